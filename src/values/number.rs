@@ -1,0 +1,127 @@
+//! Go's float printing, which Helm users see in `{{ v }}`, `toString`, `toYaml` and `toJson`.
+
+/// Shortest round-trip digits of `f` and its decimal exponent: `1234567.0` is `("1234567", 6)`.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() {
+        "0".to_owned()
+    } else {
+        digits.to_owned()
+    };
+    (digits, exponent.parse().unwrap_or(0))
+}
+
+fn format_with_exponent_limits(f: f64, low: i32, high: i32, exponent_width: usize) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let sign = if f < 0.0 { "-" } else { "" };
+    let (digits, exp) = shortest_digits(f);
+    if exp < low || exp >= high {
+        let (head, tail) = digits.split_at(1);
+        let mantissa = if tail.is_empty() {
+            head.to_owned()
+        } else {
+            format!("{head}.{tail}")
+        };
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        return format!(
+            "{sign}{mantissa}e{exp_sign}{:0width$}",
+            exp.abs(),
+            width = exponent_width
+        );
+    }
+    let point = exp + 1;
+    let body = if point <= 0 {
+        format!("0.{}{}", "0".repeat((-point) as usize), digits)
+    } else if point as usize >= digits.len() {
+        format!("{}{}", digits, "0".repeat(point as usize - digits.len()))
+    } else {
+        let (int, frac) = digits.split_at(point as usize);
+        format!("{int}.{frac}")
+    };
+    format!("{sign}{body}")
+}
+
+/// Go's `%v` / `strconv.FormatFloat(f, 'g', -1, 64)`: exponent form below 1e-4 and from 1e6 on
+/// (`1.234567e+06`), as Helm prints float64 values in templates.
+pub fn format_go_float(f: f64) -> String {
+    format_with_exponent_limits(f, -4, 6, 2)
+}
+
+/// Go's `encoding/json` float printing: plain digits from 1e-6 up to 1e21, exponent form outside.
+pub fn format_json_float(f: f64) -> String {
+    let s = format_with_exponent_limits(f, -6, 21, 1);
+    // encoding/json writes two-digit negative exponents as `e-07`, positive as `e+21`.
+    if let Some((mantissa, exp)) = s.split_once("e-") {
+        if exp.len() == 1 {
+            return format!("{mantissa}e-0{exp}");
+        }
+    }
+    s
+}
+
+/// How `toYaml` prints a float: integral values that fit 64 bits as integers, others as `%v`.
+pub fn format_yaml_float(f: f64) -> String {
+    // Helm's YAML comes from JSON text: integral digits that fit an int64/uint64 read back as one.
+    if f.fract() == 0.0 && (-9.223372036854775808e18..1.8446744073709552e19).contains(&f) {
+        return format_json_float(f);
+    }
+    format_go_float(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_v_switches_to_exponent_at_a_million() {
+        assert_eq!(format_go_float(999999.0), "999999");
+        assert_eq!(format_go_float(1000000.0), "1e+06");
+        assert_eq!(format_go_float(1234567.5), "1.2345675e+06");
+        assert_eq!(format_go_float(0.0001), "0.0001");
+        assert_eq!(format_go_float(0.00001), "1e-05");
+        assert_eq!(format_go_float(123456.7), "123456.7");
+        assert_eq!(format_go_float(1.5), "1.5");
+    }
+
+    #[test]
+    fn json_floats_stay_plain_below_1e21() {
+        assert_eq!(format_json_float(1234567.5), "1234567.5");
+        assert_eq!(format_json_float(1e20), "100000000000000000000");
+        assert_eq!(format_json_float(0.00001), "0.00001");
+        assert_eq!(format_json_float(1e21), "1e+21");
+        assert_eq!(format_json_float(1e-7), "1e-07");
+    }
+
+    #[test]
+    fn yaml_prints_integral_floats_as_integers() {
+        assert_eq!(format_yaml_float(1000000.0), "1000000");
+        assert_eq!(
+            format_yaml_float(12345678901234567890.0),
+            "12345678901234567000"
+        );
+        assert_eq!(format_yaml_float(1e20), "1e+20");
+        assert_eq!(
+            format_yaml_float(1.8446744073709552e19),
+            "1.8446744073709552e+19"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! The values tree: the one data model shared by values files, `--set`, templates and manifests.
+
+use std::collections::BTreeMap;
+
+/// A map with string keys, iterated in byte order of its keys, as Go prints maps.
+pub type Map = BTreeMap<String, Value>;
+
+/// A YAML/JSON value with integers kept exact (Helm would turn them into float64).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Value {
+    /// YAML `null` / `~` / an empty scalar.
+    #[default]
+    Null,
+    /// `true` / `false` (and the YAML 1.1 spellings in values files).
+    Bool(bool),
+    /// An integer that fits 64 bits.
+    Int(i64),
+    /// Any other number.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// A list.
+    Seq(Vec<Value>),
+    /// A map.
+    Map(Map),
+}
+
+impl Value {
+    /// Returns the map inside, if this is a map.
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Returns the mutable map inside, if this is a map.
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Returns the string inside, if this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Follows a path of map keys.
+    pub fn get_path<S: AsRef<str>>(&self, path: &[S]) -> Option<&Value> {
+        let mut current = self;
+        for key in path {
+            current = current.as_map()?.get(key.as_ref())?;
+        }
+        Some(current)
+    }
+
+    /// Helm's notion of emptiness (`default`, `empty`, `required`): nil, false, 0, "", [] and {}.
+    pub fn is_empty_like(&self) -> bool {
+        match self {
+            Value::Null => true,
+            Value::Bool(b) => !b,
+            Value::Int(i) => *i == 0,
+            Value::Float(f) => *f == 0.0,
+            Value::String(s) => s.is_empty(),
+            Value::Seq(s) => s.is_empty(),
+            Value::Map(m) => m.is_empty(),
+        }
+    }
+
+    /// A short name of the value's type for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::String(_) => "string",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "map",
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_owned())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Self {
+        Value::Int(i)
+    }
+}
+
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Map(m)
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::Seq(v)
+    }
+}

@@ -1,0 +1,535 @@
+//! Reads YAML text into [`Value`]s, resolving plain scalars the way Helm's YAML 1.1 reader does.
+//!
+//! Built on `yaml-rust2`'s event stream rather than a serde layer because Helm's resolution
+//! depends on the scalar *style* (a plain `yes` is a boolean, a quoted one a string), which serde
+//! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
+//! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
+
+use crate::values::{Map, Value};
+use yaml_rust2::parser::{Event, Parser, Tag};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// Deepest nesting of sequences and maps accepted.
+pub const MAX_DEPTH: usize = 200;
+/// Most nodes that alias expansion may add to one stream.
+pub const MAX_ALIAS_NODES: usize = 1_000_000;
+
+/// A position in YAML text (1-based line and column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// Why YAML text could not be read.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[error("line {}, column {}: {message}", position.line, position.column)]
+pub struct YamlError {
+    /// Where the problem is.
+    pub position: Position,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Where each leaf of a document came from, keyed by its path of map keys and list indices.
+pub type Positions = Vec<(Vec<String>, Position)>;
+
+/// Parses every document of a YAML stream; an empty document is `Value::Null`.
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    Ok(Loader::new(text, false).run()?.0)
+}
+
+/// Parses the first document of a YAML stream (later ones are ignored, as Helm does for values).
+pub fn parse_document(text: &str) -> Result<Value, YamlError> {
+    Ok(parse_documents(text)?
+        .into_iter()
+        .next()
+        .unwrap_or(Value::Null))
+}
+
+/// Parses the first document and records the line of every leaf, for `values --explain`.
+pub fn parse_document_with_positions(text: &str) -> Result<(Value, Positions), YamlError> {
+    let (docs, positions) = Loader::new(text, true).run()?;
+    Ok((docs.into_iter().next().unwrap_or(Value::Null), positions))
+}
+
+fn position(mark: &Marker) -> Position {
+    Position {
+        line: mark.line(),
+        column: mark.col() + 1,
+    }
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+    Map {
+        map: Map,
+        key: Option<String>,
+        anchor: usize,
+        merges: Vec<Value>,
+    },
+}
+
+struct Loader<'a> {
+    parser: Parser<std::str::Chars<'a>>,
+    stack: Vec<Frame>,
+    anchors: Vec<Option<(Value, usize)>>,
+    alias_nodes: usize,
+    docs: Vec<Value>,
+    track_positions: bool,
+    path: Vec<String>,
+    positions: Positions,
+}
+
+impl<'a> Loader<'a> {
+    fn new(text: &'a str, track_positions: bool) -> Self {
+        Loader {
+            parser: Parser::new_from_str(text),
+            stack: Vec::new(),
+            anchors: Vec::new(),
+            alias_nodes: 0,
+            docs: Vec::new(),
+            track_positions,
+            path: Vec::new(),
+            positions: Vec::new(),
+        }
+    }
+
+    fn run(mut self) -> Result<(Vec<Value>, Positions), YamlError> {
+        let mut in_document = false;
+        let mut document_value: Option<Value> = None;
+        loop {
+            let (event, mark) = self.parser.next_token().map_err(|e| YamlError {
+                position: position(e.marker()),
+                message: e.info().to_owned(),
+            })?;
+            let at = position(&mark);
+            match event {
+                Event::StreamStart | Event::Nothing => {}
+                Event::StreamEnd => break,
+                Event::DocumentStart => {
+                    in_document = true;
+                    document_value = None;
+                }
+                Event::DocumentEnd => {
+                    if in_document {
+                        self.docs.push(document_value.take().unwrap_or(Value::Null));
+                    }
+                    in_document = false;
+                }
+                Event::Alias(id) => {
+                    let (value, size) = self
+                        .anchors
+                        .get(id)
+                        .and_then(|a| a.as_ref())
+                        .cloned()
+                        .ok_or_else(|| err(at, "alias refers to an unknown anchor"))?;
+                    self.alias_nodes += size;
+                    if self.alias_nodes > MAX_ALIAS_NODES {
+                        return Err(err(
+                            at,
+                            format!("aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?)"),
+                        ));
+                    }
+                    if let Some(v) = self.push_value(value, at)? {
+                        document_value = Some(v);
+                    }
+                }
+                Event::Scalar(text, style, anchor, tag) => {
+                    let expecting_key =
+                        matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+                    if expecting_key {
+                        let key = resolve_key(&text, style, tag.as_ref(), at)?;
+                        if anchor > 0 {
+                            self.set_anchor(anchor, Value::String(key.clone()), 1);
+                        }
+                        if let Some(Frame::Map { key: slot, .. }) = self.stack.last_mut() {
+                            *slot = Some(key.clone());
+                        }
+                        if self.track_positions {
+                            self.path.push(key);
+                        }
+                        continue;
+                    }
+                    let value = resolve_scalar(&text, style, tag.as_ref(), at)?;
+                    if self.track_positions {
+                        self.positions.push((self.path.clone(), at));
+                    }
+                    if anchor > 0 {
+                        self.set_anchor(anchor, value.clone(), 1);
+                    }
+                    if let Some(v) = self.push_value(value, at)? {
+                        document_value = Some(v);
+                    }
+                }
+                Event::SequenceStart(anchor, _) => {
+                    self.check_depth(at)?;
+                    self.stack.push(Frame::Seq {
+                        items: Vec::new(),
+                        anchor,
+                    });
+                    if self.track_positions {
+                        self.path.push("0".to_owned());
+                    }
+                }
+                Event::MappingStart(anchor, _) => {
+                    self.check_depth(at)?;
+                    self.stack.push(Frame::Map {
+                        map: Map::new(),
+                        key: None,
+                        anchor,
+                        merges: Vec::new(),
+                    });
+                }
+                Event::SequenceEnd => {
+                    if self.track_positions {
+                        self.path.pop();
+                    }
+                    let Some(Frame::Seq { items, anchor }) = self.stack.pop() else {
+                        return Err(err(at, "unbalanced sequence end"));
+                    };
+                    let value = Value::Seq(items);
+                    if anchor > 0 {
+                        let size = node_count(&value);
+                        self.set_anchor(anchor, value.clone(), size);
+                    }
+                    if let Some(v) = self.push_value(value, at)? {
+                        document_value = Some(v);
+                    }
+                }
+                Event::MappingEnd => {
+                    let Some(Frame::Map {
+                        mut map,
+                        anchor,
+                        merges,
+                        ..
+                    }) = self.stack.pop()
+                    else {
+                        return Err(err(at, "unbalanced mapping end"));
+                    };
+                    // `<<` merge keys: explicit keys win, earlier merge sources win over later ones.
+                    for source in merges {
+                        let sources = match source {
+                            Value::Seq(items) => items,
+                            other => vec![other],
+                        };
+                        for source in sources {
+                            let Value::Map(entries) = source else {
+                                return Err(err(
+                                    at,
+                                    "a `<<` merge key needs a map or a list of maps",
+                                ));
+                            };
+                            for (k, v) in entries {
+                                map.entry(k).or_insert(v);
+                            }
+                        }
+                    }
+                    let value = Value::Map(map);
+                    if anchor > 0 {
+                        let size = node_count(&value);
+                        self.set_anchor(anchor, value.clone(), size);
+                    }
+                    if let Some(v) = self.push_value(value, at)? {
+                        document_value = Some(v);
+                    }
+                }
+            }
+        }
+        Ok((self.docs, self.positions))
+    }
+
+    fn check_depth(&self, at: Position) -> Result<(), YamlError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(err(at, format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    fn set_anchor(&mut self, id: usize, value: Value, size: usize) {
+        if self.anchors.len() <= id {
+            self.anchors.resize(id + 1, None);
+        }
+        self.anchors[id] = Some((value, size));
+    }
+
+    /// Adds a finished node to its parent; returns it when it is a whole document.
+    fn push_value(&mut self, value: Value, at: Position) -> Result<Option<Value>, YamlError> {
+        match self.stack.last_mut() {
+            None => Ok(Some(value)),
+            Some(Frame::Seq { items, .. }) => {
+                items.push(value);
+                if self.track_positions {
+                    if let Some(last) = self.path.last_mut() {
+                        *last = items.len().to_string();
+                    }
+                }
+                Ok(None)
+            }
+            Some(Frame::Map {
+                map, key, merges, ..
+            }) => {
+                match key.take() {
+                    Some(k) => {
+                        if self.track_positions {
+                            self.path.pop();
+                        }
+                        if k == "<<" && matches!(value, Value::Map(_) | Value::Seq(_)) {
+                            merges.push(value);
+                        } else {
+                            map.insert(k, value);
+                        }
+                    }
+                    None => {
+                        return Err(err(
+                            at,
+                            "a map key must be a plain value, not a list or a map",
+                        ))
+                    }
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+fn err(position: Position, message: impl Into<String>) -> YamlError {
+    YamlError {
+        position,
+        message: message.into(),
+    }
+}
+
+fn node_count(value: &Value) -> usize {
+    match value {
+        Value::Seq(items) => 1 + items.iter().map(node_count).sum::<usize>(),
+        Value::Map(map) => 1 + map.values().map(node_count).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn is_str_tag(tag: Option<&Tag>) -> bool {
+    tag.is_some_and(|t| t.suffix == "str" || t.suffix == "tag:yaml.org,2002:str")
+}
+
+/// Resolves a scalar in value position.
+pub fn resolve_scalar(
+    text: &str,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    at: Position,
+) -> Result<Value, YamlError> {
+    if style != TScalarStyle::Plain || is_str_tag(tag) {
+        return Ok(Value::String(text.to_owned()));
+    }
+    resolve_plain(text).map_err(|m| err(at, m))
+}
+
+fn resolve_key(
+    text: &str,
+    style: TScalarStyle,
+    tag: Option<&Tag>,
+    at: Position,
+) -> Result<String, YamlError> {
+    if style != TScalarStyle::Plain || is_str_tag(tag) || text == "<<" {
+        return Ok(text.to_owned());
+    }
+    Ok(match resolve_plain(text).map_err(|m| err(at, m))? {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => crate::values::format_go_float(f),
+        Value::String(s) => s,
+        Value::Seq(_) | Value::Map(_) => text.to_owned(),
+    })
+}
+
+/// YAML 1.1 resolution of a plain scalar as go-yaml v2 does it, keeping integers exact.
+pub fn resolve_plain(text: &str) -> Result<Value, String> {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Ok(Value::Bool(true))
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Ok(Value::Bool(false))
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => {
+            return Err(format!(
+                "unsupported value {text}: infinity and NaN have no JSON form"
+            ));
+        }
+        _ => {}
+    }
+    let first = text.as_bytes()[0];
+    if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
+        return Ok(Value::String(text.to_owned()));
+    }
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    if let Some(number) = parse_go_integer(&plain) {
+        return Ok(match i64::try_from(number) {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Float(number as f64),
+        });
+    }
+    if is_yaml_float(&plain) {
+        if let Ok(f) = plain.parse::<f64>() {
+            return Ok(Value::Float(f));
+        }
+    }
+    Ok(Value::String(text.to_owned()))
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` extended to the u64 range: sign, then `0x`, `0o`, `0b` or a
+/// leading `0` for octal.
+fn parse_go_integer(s: &str) -> Option<i128> {
+    let (negative, digits) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
+        (16, rest)
+    } else if let Some(rest) = lower.strip_prefix("0o") {
+        (8, rest)
+    } else if let Some(rest) = lower.strip_prefix("0b") {
+        (2, rest)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(body, radix).ok()? as i128;
+    let value = if negative { -magnitude } else { magnitude };
+    if value < i64::MIN as i128 {
+        return None;
+    }
+    Some(value)
+}
+
+/// go-yaml v2's float syntax: `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`.
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_digits = i - int_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let frac_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if int_digits == 0 && i == frac_start {
+            return false;
+        }
+    } else if int_digits == 0 {
+        return false;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        let exp_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exp_start {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_1_1_booleans_resolve_in_plain_scalars_only() {
+        let v = parse_document("a: yes\nb: 'yes'\nc: Off\n").unwrap();
+        assert_eq!(v.get_path(&["a"]), Some(&Value::Bool(true)));
+        assert_eq!(v.get_path(&["b"]), Some(&Value::String("yes".into())));
+        assert_eq!(v.get_path(&["c"]), Some(&Value::Bool(false)));
+    }
+
+    #[test]
+    fn integers_stay_exact_and_octal_follows_go() {
+        let v =
+            parse_document("a: 1234567\nb: 0755\nc: 0x1F\nd: 1_000\ne: 08\nf: 1e3\ng: \"0755\"\n")
+                .unwrap();
+        assert_eq!(v.get_path(&["a"]), Some(&Value::Int(1234567)));
+        assert_eq!(v.get_path(&["b"]), Some(&Value::Int(493)));
+        assert_eq!(v.get_path(&["c"]), Some(&Value::Int(31)));
+        assert_eq!(v.get_path(&["d"]), Some(&Value::Int(1000)));
+        assert_eq!(v.get_path(&["e"]), Some(&Value::Float(8.0)));
+        assert_eq!(v.get_path(&["f"]), Some(&Value::Float(1000.0)));
+        assert_eq!(v.get_path(&["g"]), Some(&Value::String("0755".into())));
+    }
+
+    #[test]
+    fn keys_that_look_like_booleans_become_their_json_string() {
+        let v = parse_document("y: 1\nOff: 2\n").unwrap();
+        assert!(v.get_path(&["true"]).is_some());
+        assert!(v.get_path(&["false"]).is_some());
+    }
+
+    #[test]
+    fn merge_keys_fill_in_without_overriding() {
+        let v = parse_document("base: &b {x: 1, z: 2}\nchild:\n  <<: *b\n  z: 3\n").unwrap();
+        assert_eq!(v.get_path(&["child", "x"]), Some(&Value::Int(1)));
+        assert_eq!(v.get_path(&["child", "z"]), Some(&Value::Int(3)));
+    }
+
+    #[test]
+    fn alias_bomb_is_rejected_quickly() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let p = i - 1;
+            text.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        let e = parse_document(&text).unwrap_err();
+        assert!(e.message.contains("alias bomb"), "{e}");
+    }
+
+    #[test]
+    fn deep_nesting_is_rejected() {
+        let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let e = parse_document(&text).unwrap_err();
+        assert!(
+            e.message.contains("nesting") || e.message.contains("recursion limit"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let e = parse_document("a: 1\nb: [unclosed\n").unwrap_err();
+        assert!(e.position.line >= 2, "{e}");
+    }
+
+    #[test]
+    fn positions_name_each_leaf() {
+        let (_, pos) = parse_document_with_positions("a:\n  b: 1\nl:\n  - x\n  - y\n").unwrap();
+        let find = |p: &[&str]| pos.iter().find(|(k, _)| k == p).map(|(_, at)| at.line);
+        assert_eq!(find(&["a", "b"]), Some(2));
+        assert_eq!(find(&["l", "0"]), Some(4));
+        assert_eq!(find(&["l", "1"]), Some(5));
+    }
+}
