@@ -1,0 +1,102 @@
+//! `include` and `tpl`: rendering other templates and strings from inside a template.
+
+use minijinja::value::Value;
+use minijinja::{Error, ErrorKind, State};
+use std::cell::RefCell;
+
+/// How deep `include` may nest before we call it runaway recursion.
+pub const MAX_INCLUDE_DEPTH: usize = 64;
+
+thread_local! {
+    static INCLUDE_STACK: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Names the top-level objects an included template inherits when no context is passed.
+const INHERITED: &[&str] = &[
+    "Values",
+    "Release",
+    "Chart",
+    "Capabilities",
+    "Template",
+    "Files",
+];
+
+/// The caller's objects (`Values`, `Release`, ...), as it currently sees them, overrides included.
+fn inherited_context(state: &State) -> Value {
+    Value::from_pairs(
+        INHERITED
+            .iter()
+            .filter_map(|name| state.lookup(name).map(|v| (*name, v))),
+    )
+}
+
+struct StackGuard;
+
+impl StackGuard {
+    fn enter(name: &str) -> Result<StackGuard, Error> {
+        INCLUDE_STACK.with(|stack| {
+            let mut stack = stack.borrow_mut();
+            if stack.len() >= MAX_INCLUDE_DEPTH {
+                let chain = stack.iter().rev().take(6).cloned().collect::<Vec<_>>().join(" <- ");
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("include nested more than {MAX_INCLUDE_DEPTH} deep (a template including itself?): {name} <- {chain} ..."),
+                ));
+            }
+            stack.push(name.to_owned());
+            Ok(StackGuard)
+        })
+    }
+}
+
+impl Drop for StackGuard {
+    fn drop(&mut self) {
+        INCLUDE_STACK.with(|stack| {
+            stack.borrow_mut().pop();
+        });
+    }
+}
+
+/// `include(name, ctx)`: renders template `name` (a path under `templates/`) to a string.
+///
+/// Without `ctx` the template sees the caller's `Values`, `Release`, ... including any the
+/// caller shadowed with `{% set %}`: that is how a component scopes its overrides.
+pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, Error> {
+    let ctx = match ctx {
+        Some(ctx) if ctx.kind() == minijinja::value::ValueKind::Map => ctx,
+        Some(other) => {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "include({name:?}, ctx): ctx must be a map of names to values, not {}",
+                    other.kind()
+                ),
+            ))
+        }
+        None => inherited_context(state),
+    };
+    let _guard = StackGuard::enter(name)?;
+    let template = state.env().get_template(name).map_err(|e| {
+        Error::new(
+            ErrorKind::TemplateNotFound,
+            format!("include: no template {name:?} in this chart"),
+        )
+        .with_source(e)
+    })?;
+    template.render(ctx).map_err(|e| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("error in included template {name}"),
+        )
+        .with_source(e)
+    })
+}
+
+/// `tpl(text, ctx)`: renders a string as a template; `Template.Name` stays the caller's.
+pub fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Error> {
+    let ctx = ctx.unwrap_or_else(|| inherited_context(state));
+    let _guard = StackGuard::enter("tpl")?;
+    state
+        .env()
+        .render_named_str(&format!("tpl string in {}", state.name()), text, ctx)
+}

@@ -1,0 +1,438 @@
+//! The engine: compiles a chart's templates once and renders them with Helm's semantics.
+
+mod context;
+mod convert;
+mod error;
+pub mod functions;
+pub mod gofmt;
+mod include;
+
+pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
+pub use convert::{from_jinja, to_jinja};
+pub use error::RenderError;
+pub use include::MAX_INCLUDE_DEPTH;
+
+use crate::chart::Chart;
+use crate::manifest::{self, kind_rank, HOOK_EVENTS};
+use crate::values::{Map, Value};
+use crate::yaml;
+use minijinja::value::Value as JValue;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use std::fmt::Write as _;
+
+/// Instructions one template render may run before we call it an endless loop.
+pub const FUEL_PER_RENDER: u64 = 50_000_000;
+
+/// The release-level inputs of a render (`helm template`'s flags besides values).
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    /// `.Release.Name`.
+    pub release_name: String,
+    /// `.Release.Namespace`.
+    pub namespace: String,
+    /// `.Capabilities.KubeVersion`.
+    pub kube_version: KubeVersion,
+    /// Extra `.Capabilities.APIVersions` entries.
+    pub api_versions: Vec<String>,
+    /// `.Release.IsUpgrade` (and not `.IsInstall`).
+    pub is_upgrade: bool,
+    /// Only emit these templates (`templates/x.yaml`, globs allowed).
+    pub show_only: Vec<String>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            release_name: "release-name".into(),
+            namespace: "default".into(),
+            kube_version: KubeVersion::default(),
+            api_versions: Vec::new(),
+            is_upgrade: false,
+            show_only: Vec::new(),
+        }
+    }
+}
+
+/// One emitted document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderedDocument {
+    /// The template it came from, relative to the chart root (`templates/identity.yaml`).
+    pub template: String,
+    /// The document text, trimmed.
+    pub text: String,
+    /// Its `kind` (empty when it has none).
+    pub kind: String,
+    /// Its `metadata.name` (empty when it has none).
+    pub name: String,
+    /// Its `metadata.namespace` (empty when it has none).
+    pub namespace: String,
+    /// Whether it is a Helm hook (printed after everything else).
+    pub is_hook: bool,
+}
+
+/// The result of rendering a chart: documents in Helm's order, and notes for stderr.
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    /// The chart's name (first part of `# Source:` lines).
+    pub chart_name: String,
+    /// Documents in output order.
+    pub documents: Vec<RenderedDocument>,
+    /// Informational messages (dropped hooks and the like).
+    pub notes: Vec<String>,
+}
+
+impl Rendered {
+    /// The multi-document stream `helm template` prints.
+    pub fn to_stream(&self) -> String {
+        let mut out = String::with_capacity(self.documents.iter().map(|d| d.text.len() + 64).sum());
+        for doc in &self.documents {
+            write_framed(&mut out, &self.chart_name, doc);
+        }
+        if out.is_empty() {
+            out.push('\n');
+        }
+        out
+    }
+
+    /// One file per template, as `--output-dir` writes them: (path under the dir, contents).
+    pub fn files(&self) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for doc in &self.documents {
+            let path = format!("{}/{}", self.chart_name, doc.template);
+            let index = match files.iter().position(|(p, _)| *p == path) {
+                Some(i) => i,
+                None => {
+                    files.push((path, String::new()));
+                    files.len() - 1
+                }
+            };
+            write_framed(&mut files[index].1, &self.chart_name, doc);
+        }
+        files
+    }
+}
+
+fn write_framed(out: &mut String, chart_name: &str, doc: &RenderedDocument) {
+    let _ = write!(
+        out,
+        "---\n# Source: {chart_name}/{}\n{}\n",
+        doc.template, doc.text
+    );
+}
+
+/// A chart's templates compiled once, ready to render with any values.
+pub struct Engine {
+    env: Environment<'static>,
+    chart_name: String,
+    chart_object: JValue,
+    templates: Vec<String>,
+}
+
+fn is_partial(name: &str) -> bool {
+    name.rsplit('/')
+        .next()
+        .is_some_and(|base| base.starts_with('_'))
+}
+
+fn is_notes(name: &str) -> bool {
+    name.ends_with("NOTES.txt")
+}
+
+impl Engine {
+    /// Compiles every template of `chart`; syntax errors are reported here with file and line.
+    pub fn new(chart: &Chart) -> Result<Engine, RenderError> {
+        let mut env = Environment::new();
+        env.set_auto_escape_callback(|_| AutoEscape::None);
+        // Go templates keep a template's final newline; Jinja drops it by default.
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .keep_trailing_newline(true)
+            .build();
+        if let Ok(syntax) = syntax {
+            env.set_syntax(syntax);
+        }
+        env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
+        env.set_fuel(Some(FUEL_PER_RENDER));
+        env.set_recursion_limit(200);
+        env.set_debug(true);
+        env.set_formatter(|out, state, value| {
+            if value.is_undefined() && state.undefined_behavior() != UndefinedBehavior::Lenient {
+                return Err(minijinja::Error::from(minijinja::ErrorKind::UndefinedError));
+            }
+            let mut text = String::new();
+            gofmt::write_display(&mut text, value);
+            out.write_str(&text).map_err(|e| {
+                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
+                    .with_source(e)
+            })
+        });
+        env.add_function("include", include::include);
+        env.add_function("tpl", include::tpl);
+        env.add_filter("tpl", include::tpl);
+        functions::register(&mut env);
+        for template in &chart.templates {
+            env.add_template_owned(template.path.clone(), template.text.clone())
+                .map_err(|e| RenderError::from_template_error(&chart.metadata.name, &e, chart))?;
+        }
+        let chart_object = to_jinja(&Value::Map(chart.metadata.template_object()));
+        Ok(Engine {
+            env,
+            chart_name: chart.metadata.name.clone(),
+            chart_object,
+            templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
+        })
+    }
+
+    /// The chart's name.
+    pub fn chart_name(&self) -> &str {
+        &self.chart_name
+    }
+
+    fn base_context(&self, values: &Value, opts: &RenderOptions) -> Map {
+        let mut release = Map::new();
+        release.insert("Name".into(), Value::String(opts.release_name.clone()));
+        release.insert("Namespace".into(), Value::String(opts.namespace.clone()));
+        release.insert("Service".into(), Value::String("Helm".into()));
+        release.insert("IsInstall".into(), Value::Bool(!opts.is_upgrade));
+        release.insert("IsUpgrade".into(), Value::Bool(opts.is_upgrade));
+        release.insert("Revision".into(), Value::Int(1));
+        let mut base = Map::new();
+        base.insert("Values".into(), values.clone());
+        base.insert("Release".into(), Value::Map(release));
+        base
+    }
+
+    fn capabilities(opts: &RenderOptions) -> JValue {
+        let mut versions: Vec<String> = DEFAULT_API_VERSIONS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        versions.extend(opts.api_versions.iter().cloned());
+        JValue::from_pairs([
+            (
+                "KubeVersion",
+                JValue::from_object(opts.kube_version.clone()),
+            ),
+            ("APIVersions", JValue::from_object(ApiVersions(versions))),
+            (
+                "HelmVersion",
+                JValue::from_pairs([("Version", "v3.17.1"), ("GitCommit", ""), ("GoVersion", "")]),
+            ),
+        ])
+    }
+
+    /// Renders every template with `values` and returns the documents in Helm's order.
+    pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
+        let base = self.base_context(values, opts);
+        let values_j = to_jinja(&base["Values"]);
+        let release_j = to_jinja(&base["Release"]);
+        let capabilities = Self::capabilities(opts);
+        let base_path = format!("{}/templates", self.chart_name);
+        let mut regular = Vec::new();
+        let mut hooks = Vec::new();
+        let mut notes = Vec::new();
+        for name in &self.templates {
+            if is_partial(name) {
+                continue;
+            }
+            let ctx = JValue::from_pairs([
+                ("Values", values_j.clone()),
+                ("Release", release_j.clone()),
+                ("Chart", self.chart_object.clone()),
+                ("Capabilities", capabilities.clone()),
+                (
+                    "Template",
+                    JValue::from_pairs([
+                        ("Name", JValue::from(format!("{base_path}/{name}"))),
+                        ("BasePath", JValue::from(base_path.as_str())),
+                    ]),
+                ),
+            ]);
+            let template = self
+                .env
+                .get_template(name)
+                .map_err(|e| self.template_error(&e))?;
+            let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
+            if is_notes(name) {
+                continue;
+            }
+            for slice in manifest::split_documents(&output) {
+                let doc = self.parse_document(name, &output, slice, &template, &ctx)?;
+                if doc.is_hook {
+                    if let Some(dropped) = unknown_hook(&doc) {
+                        notes.push(dropped);
+                        continue;
+                    }
+                    hooks.push(doc);
+                } else {
+                    regular.push(doc);
+                }
+            }
+        }
+        regular.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
+        hooks.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
+        regular.extend(hooks);
+        let documents = self.filter_show_only(regular, opts)?;
+        Ok(Rendered {
+            chart_name: self.chart_name.clone(),
+            documents,
+            notes,
+        })
+    }
+
+    fn filter_show_only(
+        &self,
+        documents: Vec<RenderedDocument>,
+        opts: &RenderOptions,
+    ) -> Result<Vec<RenderedDocument>, RenderError> {
+        if opts.show_only.is_empty() {
+            return Ok(documents);
+        }
+        for pattern in &opts.show_only {
+            if !documents.iter().any(|d| glob_match(pattern, &d.template)) {
+                return Err(RenderError::ShowOnlyNotFound {
+                    pattern: pattern.clone(),
+                });
+            }
+        }
+        Ok(documents
+            .into_iter()
+            .filter(|d| opts.show_only.iter().any(|p| glob_match(p, &d.template)))
+            .collect())
+    }
+
+    fn template_error(&self, error: &minijinja::Error) -> RenderError {
+        RenderError::from_minijinja(&self.chart_name, error, |name| {
+            self.env
+                .get_template(name)
+                .ok()
+                .map(|t| t.source().to_owned())
+        })
+    }
+
+    fn parse_document(
+        &self,
+        name: &str,
+        output: &str,
+        slice: manifest::DocumentSlice<'_>,
+        template: &minijinja::Template<'_, '_>,
+        ctx: &JValue,
+    ) -> Result<RenderedDocument, RenderError> {
+        let value = match yaml::parse_document(slice.text) {
+            Ok(v) => v,
+            Err(e) => {
+                let output_line = manifest::line_of(output, slice.offset) + e.position.line - 1;
+                // Render again with span tracking: only on this error path, so rendering stays fast.
+                let origin = template
+                    .render_with_spans(ctx)
+                    .ok()
+                    .and_then(|(text, spans)| {
+                        let line_start = line_start_offset(&text, output_line)?;
+                        let line_end = text[line_start..]
+                            .find('\n')
+                            .map_or(text.len(), |i| line_start + i);
+                        let at = (line_start + e.position.column.saturating_sub(1)).min(line_end);
+                        spans
+                            .iter()
+                            .find(|s| s.output_range().contains(&at))
+                            .or_else(|| spans.iter().find(|s| s.output_range().start >= line_start))
+                            .map(|s| {
+                                let mut line = s.line();
+                                // Raw text maps byte for byte, so find the exact source line in it.
+                                if s.kind() == minijinja::OutputSpanKind::Raw {
+                                    if let Ok(t) = self.env.get_template(s.name()) {
+                                        let offset = s.source_range().start
+                                            + at.saturating_sub(s.output_range().start);
+                                        line = manifest::line_of(t.source(), offset);
+                                    }
+                                }
+                                (s.name().to_owned(), line)
+                            })
+                    });
+                let (origin_name, template_line) = match origin {
+                    Some((n, l)) => (n, Some(l)),
+                    None => (name.to_owned(), None),
+                };
+                let source_line = template_line.and_then(|l| {
+                    self.env
+                        .get_template(&origin_name)
+                        .ok()?
+                        .source()
+                        .lines()
+                        .nth(l - 1)
+                        .map(str::to_owned)
+                });
+                return Err(RenderError::InvalidYaml {
+                    template: format!("{}/templates/{}", self.chart_name, origin_name),
+                    template_line,
+                    template_source_line: source_line,
+                    output_line,
+                    output_text: output
+                        .lines()
+                        .nth(output_line - 1)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    message: e.message,
+                });
+            }
+        };
+        let text_of = |path: &[&str]| {
+            value
+                .get_path(path)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let is_hook = value
+            .get_path(&["metadata", "annotations", "helm.sh/hook"])
+            .is_some();
+        Ok(RenderedDocument {
+            template: format!("templates/{name}"),
+            text: slice.text.to_owned(),
+            kind: text_of(&["kind"]),
+            name: text_of(&["metadata", "name"]),
+            namespace: text_of(&["metadata", "namespace"]),
+            is_hook,
+        })
+    }
+}
+
+fn line_start_offset(text: &str, line: usize) -> Option<usize> {
+    if line == 1 {
+        return Some(0);
+    }
+    text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
+}
+
+/// A note when none of a hook document's events is one Helm knows (Helm drops such documents).
+fn unknown_hook(doc: &RenderedDocument) -> Option<String> {
+    let value = yaml::parse_document(&doc.text).ok()?;
+    let events = value
+        .get_path(&["metadata", "annotations", "helm.sh/hook"])?
+        .as_str()?
+        .to_owned();
+    let known = events
+        .split(',')
+        .map(str::trim)
+        .any(|e| HOOK_EVENTS.contains(&e));
+    (!known).then(|| {
+        format!(
+            "info: skipping unknown hook: {events:?} ({} {})",
+            doc.kind, doc.name
+        )
+    })
+}
+
+/// `*` matches within one path segment, `?` one character; everything else literally.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    fn go(p: &[u8], t: &[u8]) -> bool {
+        match p.first() {
+            None => t.is_empty(),
+            Some(b'*') => (0..=t.len())
+                .take_while(|&i| i == 0 || t[i - 1] != b'/')
+                .any(|i| go(&p[1..], &t[i..])),
+            Some(b'?') => !t.is_empty() && t[0] != b'/' && go(&p[1..], &t[1..]),
+            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
+        }
+    }
+    go(pattern.as_bytes(), text.as_bytes())
+}
