@@ -81,7 +81,7 @@ pub fn format_json_float(f: f64) -> String {
 /// How `toYaml` prints a float: integral values that fit 64 bits as integers, others as `%v`.
 pub fn format_yaml_float(f: f64) -> String {
     // Helm's YAML comes from JSON text: integral digits that fit an int64/uint64 read back as one.
-    if f.fract() == 0.0 && (-9.223372036854775808e18..1.8446744073709552e19).contains(&f) {
+    if f.fract() == 0.0 && (i64::MIN as f64..u64::MAX as f64).contains(&f) {
         return format_json_float(f);
     }
     format_go_float(f)

@@ -340,7 +340,14 @@ fn resolve_key(
         return Ok(text.to_owned());
     }
     Ok(match resolve_plain(text).map_err(|m| err(at, m))? {
-        Value::Null => "null".to_owned(),
+        // Helm (via JSON) cannot have a null key: `~:`, `null:` or an empty key fail there too.
+        Value::Null if text.is_empty() => return Err(err(at, "a map key cannot be empty")),
+        Value::Null => {
+            return Err(err(
+                at,
+                format!("a map key cannot be null (`{text}`); quote it to use it as a string"),
+            ))
+        }
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => crate::values::format_go_float(f),
@@ -488,6 +495,16 @@ mod tests {
         let v = parse_document("y: 1\nOff: 2\n").unwrap();
         assert!(v.get_path(&["true"]).is_some());
         assert!(v.get_path(&["false"]).is_some());
+    }
+
+    #[test]
+    fn null_keys_are_rejected_like_helm() {
+        for text in ["m:\n  ~: x\n", "null: x\n"] {
+            let e = parse_document(text).unwrap_err();
+            assert!(e.message.contains("cannot be null"), "{e}");
+        }
+        let v = parse_document("\"null\": x\n").unwrap();
+        assert!(v.get_path(&["null"]).is_some());
     }
 
     #[test]

@@ -1,0 +1,497 @@
+//! The user's value flags (`-f`, `--set`, ...) and how they combine, in Helm's order.
+//!
+//! Helm applies the flags by *type*, not by their position on the command line: every `-f` file
+//! in order, then every `--set-json`, `--set`, `--set-string`, `--set-file` and `--set-literal`.
+//! All of them build one map of user values, which is coalesced onto the chart's defaults last.
+//! [`Assembler`] applies one [`Source`] at a time, so a caller can see what each source changed.
+
+use std::io::Read;
+
+use super::coalesce::{coalesce, merge_user_values};
+use super::set::{apply_set_with_reader, io_message, read_text_file, SetError, SetMode};
+use super::{Map, Value};
+
+/// The user's value flags, in the order given per flag type.
+#[derive(Default, Clone, Debug)]
+pub struct ValueOverrides {
+    /// `-f` / `--values` files; `-` is standard input.
+    pub files: Vec<String>,
+    /// `--set` expressions.
+    pub set: Vec<String>,
+    /// `--set-string` expressions.
+    pub set_string: Vec<String>,
+    /// `--set-file` expressions (`key=path`; `-` is standard input).
+    pub set_file: Vec<String>,
+    /// `--set-json` expressions.
+    pub set_json: Vec<String>,
+    /// `--set-literal` expressions.
+    pub set_literal: Vec<String>,
+}
+
+impl ValueOverrides {
+    /// Every source in the order it is applied; later sources win.
+    pub fn sources(&self) -> Vec<Source> {
+        let mut sources: Vec<Source> = self.files.iter().cloned().map(Source::File).collect();
+        for (mode, expressions) in [
+            (SetMode::SetJson, &self.set_json),
+            (SetMode::Set, &self.set),
+            (SetMode::SetString, &self.set_string),
+            (SetMode::SetFile, &self.set_file),
+            (SetMode::SetLiteral, &self.set_literal),
+        ] {
+            sources.extend(expressions.iter().map(|expression| Source::Set {
+                mode,
+                expression: expression.clone(),
+            }));
+        }
+        sources
+    }
+}
+
+/// One place user values come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A `-f` values file (`-` is standard input).
+    File(String),
+    /// One `--set`-family expression.
+    Set {
+        /// Which flag.
+        mode: SetMode,
+        /// The expression as given.
+        expression: String,
+    },
+}
+
+/// Why the user's values could not be assembled.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValuesError {
+    /// A values file is not valid YAML (or holds something JSON cannot, like `.inf`).
+    #[error("values file {file}, line {line}, column {column}: {message}")]
+    Yaml {
+        /// The file as given (`<stdin>` for `-`).
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A values file does not exist.
+    #[error("values file {file}: file not found")]
+    FileNotFound {
+        /// The file as given.
+        file: String,
+    },
+    /// A values file could not be read.
+    #[error("values file {file}: {message}")]
+    FileUnreadable {
+        /// The file as given (`<stdin>` for `-`).
+        file: String,
+        /// Why.
+        message: String,
+    },
+    /// A values file holds a list or a scalar instead of a map.
+    #[error("{file}: the top level must be a map, found {found}")]
+    NotAMap {
+        /// The file as given (`<stdin>` for `-`).
+        file: String,
+        /// What it holds: `a list`, `a string`, ...
+        found: &'static str,
+    },
+    /// A `--set`-family expression is malformed or conflicts with earlier values.
+    #[error(transparent)]
+    Set(#[from] SetError),
+}
+
+/// Builds the user's value map from the flags, in Helm's order. `stdin` is read (once) only if a
+/// `-f -` or `--set-file key=-` asks for it.
+pub fn user_values(o: &ValueOverrides, stdin: &mut dyn Read) -> Result<Value, ValuesError> {
+    let mut assembler = Assembler::new(stdin);
+    for source in o.sources() {
+        assembler.apply(&source)?;
+    }
+    Ok(assembler.finish())
+}
+
+/// The values templates see: the user's values coalesced onto the chart's `defaults`, plus the
+/// coalescing warnings (print each as `warning: ...`).
+pub fn effective_values(
+    defaults: &Value,
+    o: &ValueOverrides,
+    stdin: &mut dyn Read,
+) -> Result<(Value, Vec<String>), ValuesError> {
+    let user = user_values(o, stdin)?;
+    let mut warnings = Vec::new();
+    let values = coalesce(defaults, user, &mut warnings);
+    Ok((values, warnings))
+}
+
+/// Applies sources one at a time into the user's value map.
+pub struct Assembler<'a> {
+    user: Value,
+    stdin: &'a mut dyn Read,
+    stdin_text: Option<Result<String, String>>,
+}
+
+impl<'a> Assembler<'a> {
+    /// Starts with an empty map.
+    pub fn new(stdin: &'a mut dyn Read) -> Self {
+        Assembler {
+            user: Value::Map(Map::new()),
+            stdin,
+            stdin_text: None,
+        }
+    }
+
+    /// The user values so far.
+    pub fn values(&self) -> &Value {
+        &self.user
+    }
+
+    /// The user values, finished.
+    pub fn finish(self) -> Value {
+        self.user
+    }
+
+    /// Applies one more source over the values so far. On error nothing changes.
+    pub fn apply(&mut self, source: &Source) -> Result<(), ValuesError> {
+        match source {
+            Source::File(file) => {
+                let values = self.read_values_file(file)?;
+                merge_user_values(&mut self.user, values);
+            }
+            Source::Set { mode, expression } => {
+                if !matches!(self.user, Value::Map(_)) {
+                    self.user = Value::Map(Map::new());
+                }
+                let Value::Map(map) = &mut self.user else {
+                    return Ok(());
+                };
+                let stdin = &mut *self.stdin;
+                let stdin_text = &mut self.stdin_text;
+                let mut read_file = |path: &str| -> Result<String, String> {
+                    if path == "-" {
+                        read_stdin(stdin, stdin_text)
+                    } else {
+                        read_text_file(path)
+                    }
+                };
+                apply_set_with_reader(map, expression, *mode, &mut read_file)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_values_file(&mut self, file: &str) -> Result<Value, ValuesError> {
+        let shown = if file == "-" { "<stdin>" } else { file };
+        let text = if file == "-" {
+            read_stdin(self.stdin, &mut self.stdin_text).map_err(|message| {
+                ValuesError::FileUnreadable {
+                    file: shown.to_owned(),
+                    message,
+                }
+            })?
+        } else {
+            let bytes = std::fs::read(file).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => ValuesError::FileNotFound {
+                    file: file.to_owned(),
+                },
+                _ => ValuesError::FileUnreadable {
+                    file: file.to_owned(),
+                    message: io_message(&e),
+                },
+            })?;
+            String::from_utf8(bytes).map_err(|_| ValuesError::FileUnreadable {
+                file: file.to_owned(),
+                message: "the file is not UTF-8 text".to_owned(),
+            })?
+        };
+        let value = crate::yaml::parse_document(&text).map_err(|e| ValuesError::Yaml {
+            file: shown.to_owned(),
+            line: e.position.line,
+            column: e.position.column,
+            message: e.message,
+        })?;
+        match value {
+            Value::Map(_) => Ok(value),
+            // An empty (or comments-only) file adds nothing.
+            Value::Null => Ok(Value::Map(Map::new())),
+            other => Err(ValuesError::NotAMap {
+                file: shown.to_owned(),
+                found: match other {
+                    Value::Seq(_) => "a list",
+                    Value::String(_) => "a string",
+                    Value::Bool(_) => "a boolean",
+                    _ => "a number",
+                },
+            }),
+        }
+    }
+}
+
+/// Reads standard input the first time it is asked for; later readers get the same text.
+fn read_stdin(
+    stdin: &mut dyn Read,
+    cache: &mut Option<Result<String, String>>,
+) -> Result<String, String> {
+    cache
+        .get_or_insert_with(|| {
+            let mut bytes = Vec::new();
+            stdin
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("cannot read standard input: {}", io_message(&e)))?;
+            String::from_utf8(bytes).map_err(|_| "standard input is not UTF-8 text".to_owned())
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse_document;
+
+    fn yaml(text: &str) -> Value {
+        parse_document(text).unwrap()
+    }
+
+    /// A fresh directory under the system temp dir, removed when dropped.
+    struct TempDir(std::path::PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("meshchart-sources-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        fn file(&self, name: &str, content: &str) -> String {
+            let path = self.0.join(name);
+            std::fs::write(&path, content).unwrap();
+            path.to_string_lossy().into_owned()
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn user(o: &ValueOverrides) -> Result<Value, ValuesError> {
+        user_values(o, &mut std::io::empty())
+    }
+
+    #[test]
+    fn precedence_is_by_flag_type_not_position() {
+        let dir = TempDir::new("precedence");
+        let o = ValueOverrides {
+            files: vec![dir.file("a.yaml", "k: file\n")],
+            set_json: vec![r#"k="json""#.into()],
+            set: vec!["k=set".into()],
+            set_string: vec!["k=string".into()],
+            set_file: vec![format!("k={}", dir.file("k.txt", "fromfile"))],
+            set_literal: vec!["k=literal".into()],
+        };
+        assert_eq!(user(&o).unwrap(), yaml("k: literal"));
+        let order: Vec<SetMode> = o
+            .sources()
+            .iter()
+            .filter_map(|s| match s {
+                Source::Set { mode, .. } => Some(*mode),
+                Source::File(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                SetMode::SetJson,
+                SetMode::Set,
+                SetMode::SetString,
+                SetMode::SetFile,
+                SetMode::SetLiteral
+            ]
+        );
+    }
+
+    #[test]
+    fn later_files_win_over_earlier_ones() {
+        let dir = TempDir::new("later-files");
+        let a = dir.file("a.yaml", "x: a\nonlyA: 1\n");
+        let b = dir.file("b.yaml", "x: b\n");
+        let o = ValueOverrides {
+            files: vec![a, b],
+            ..Default::default()
+        };
+        assert_eq!(user(&o).unwrap(), yaml("x: b\nonlyA: 1"));
+    }
+
+    #[test]
+    fn set_index_patches_a_list_from_a_file() {
+        let dir = TempDir::new("patch-list");
+        let o = ValueOverrides {
+            files: vec![dir.file("l.yaml", "list: [a, b, c]\n")],
+            set: vec!["list[1]=x".into()],
+            ..Default::default()
+        };
+        let defaults = yaml("list: [one, two]");
+        let (v, _) = effective_values(&defaults, &o, &mut std::io::empty()).unwrap();
+        assert_eq!(v, yaml("list: [a, x, c]"));
+    }
+
+    #[test]
+    fn set_index_replaces_a_list_only_in_the_defaults() {
+        let o = ValueOverrides {
+            set: vec!["list[1]=x".into()],
+            ..Default::default()
+        };
+        let defaults = yaml("list: [one, two]");
+        let (v, _) = effective_values(&defaults, &o, &mut std::io::empty()).unwrap();
+        assert_eq!(v, yaml("list: [null, x]"));
+    }
+
+    #[test]
+    fn scalar_set_then_nested_set_fails_but_not_the_reverse() {
+        let bad = ValueOverrides {
+            set: vec!["a=2".into(), "a.b=1".into()],
+            ..Default::default()
+        };
+        let e = user(&bad).unwrap_err();
+        assert!(e.to_string().starts_with("--set a.b=1: "), "{e}");
+        let good = ValueOverrides {
+            set: vec!["a.b=1".into(), "a=2".into()],
+            ..Default::default()
+        };
+        assert_eq!(user(&good).unwrap(), yaml("a: 2"));
+    }
+
+    #[test]
+    fn empty_file_adds_nothing() {
+        let dir = TempDir::new("empty");
+        let o = ValueOverrides {
+            files: vec![
+                dir.file("e.yaml", ""),
+                dir.file("c.yaml", "# only a comment\n"),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(user(&o).unwrap(), Value::Map(Map::new()));
+    }
+
+    #[test]
+    fn missing_file_is_named() {
+        let o = ValueOverrides {
+            files: vec!["does-not-exist.yaml".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            user(&o).unwrap_err().to_string(),
+            "values file does-not-exist.yaml: file not found"
+        );
+    }
+
+    #[test]
+    fn yaml_error_names_file_line_and_column() {
+        let dir = TempDir::new("yaml-error");
+        let file = dir.file("prod.yaml", "a: 1\nb:\n\tc: x\n");
+        let o = ValueOverrides {
+            files: vec![file.clone()],
+            ..Default::default()
+        };
+        let e = user(&o).unwrap_err();
+        let ValuesError::Yaml { file: f, line, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(f, &file);
+        assert_eq!(*line, 3);
+        assert!(
+            e.to_string()
+                .starts_with(&format!("values file {file}, line 3, column ")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn top_level_list_is_rejected_naming_the_file() {
+        let dir = TempDir::new("top-list");
+        let file = dir.file("prod.yaml", "- a\n- b\n");
+        let o = ValueOverrides {
+            files: vec![file.clone()],
+            ..Default::default()
+        };
+        assert_eq!(
+            user(&o).unwrap_err().to_string(),
+            format!("{file}: the top level must be a map, found a list")
+        );
+    }
+
+    #[test]
+    fn dash_reads_values_from_stdin_once_for_all_readers() {
+        let o = ValueOverrides {
+            files: vec!["-".into()],
+            set_file: vec!["raw=-".into()],
+            ..Default::default()
+        };
+        let mut stdin: &[u8] = b"a: 1\n";
+        let v = user_values(&o, &mut stdin).unwrap();
+        assert_eq!(v, yaml("a: 1\nraw: \"a: 1\\n\""));
+    }
+
+    #[test]
+    fn stdin_yaml_errors_say_stdin() {
+        let o = ValueOverrides {
+            files: vec!["-".into()],
+            ..Default::default()
+        };
+        let mut stdin: &[u8] = b"[unclosed\n";
+        let e = user_values(&o, &mut stdin).unwrap_err();
+        assert!(
+            e.to_string().starts_with("values file <stdin>, line "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn set_file_missing_is_named() {
+        let o = ValueOverrides {
+            set_file: vec!["k=no-such-file.txt".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            user(&o).unwrap_err().to_string(),
+            r#"--set-file k=no-such-file.txt: cannot read "no-such-file.txt": file not found"#
+        );
+    }
+
+    #[test]
+    fn effective_values_reports_coalesce_warnings() {
+        let o = ValueOverrides {
+            set: vec!["keep.sub=1".into()],
+            ..Default::default()
+        };
+        let (v, w) = effective_values(&yaml("keep: x"), &o, &mut std::io::empty()).unwrap();
+        assert_eq!(v, yaml("keep: {sub: 1}"));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("\"keep\""), "{w:?}");
+    }
+
+    #[test]
+    fn assembler_shows_each_step() {
+        let mut stdin = std::io::empty();
+        let mut a = Assembler::new(&mut stdin);
+        a.apply(&Source::Set {
+            mode: SetMode::Set,
+            expression: "a=1".into(),
+        })
+        .unwrap();
+        assert_eq!(a.values(), &yaml("a: 1"));
+        let bad = Source::Set {
+            mode: SetMode::Set,
+            expression: "a.b=2".into(),
+        };
+        assert!(a.apply(&bad).is_err());
+        assert_eq!(a.finish(), yaml("a: 1"));
+    }
+}
