@@ -1,7 +1,17 @@
 //! meshchart: renders a Linkerd-compatible control plane from Jinja templates, Helm-style.
+//!
+//! The CLI in `main.rs` is a thin layer over these modules: [`chart`] reads charts, [`values`]
+//! merges values as Helm does, [`engine`] renders templates, [`manifest`] frames and orders the
+//! output, [`render`] ties them together, and [`golden`] runs golden-file cases.
 
 pub mod chart;
 pub mod engine;
+pub mod error;
+pub mod flags;
+pub mod golden;
 pub mod manifest;
+pub mod render;
 pub mod values;
 pub mod yaml;
+
+pub use error::Error;

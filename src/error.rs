@@ -1,0 +1,39 @@
+//! The library's top-level error: one variant per boundary, each already naming file, line or key.
+
+use crate::chart::ChartError;
+use crate::engine::RenderError;
+use crate::values::ValuesError;
+use camino::Utf8PathBuf;
+
+/// Anything that can stop a meshchart command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or validating a chart.
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+    /// Reading or merging values.
+    #[error(transparent)]
+    Values(#[from] ValuesError),
+    /// Rendering templates.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// A flag's value is not usable.
+    #[error("{0}")]
+    Usage(String),
+    /// Reading or writing a file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps an I/O error with its path.
+    pub fn io(path: impl Into<Utf8PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}

@@ -1,0 +1,102 @@
+//! The render flags shared by `meshchart render` and golden cases (a case's `args` file).
+
+use crate::engine::{KubeVersion, RenderOptions};
+use crate::values::ValueOverrides;
+use camino::{Utf8Path, Utf8PathBuf};
+use clap::Args;
+
+/// Flags that choose values and release settings, as `helm template` has them.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct RenderFlags {
+    /// Values file (repeatable; later files win; `-` reads stdin).
+    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    pub values: Vec<String>,
+    /// Set a value: `a.b=1,c[0]=x` (types inferred as Helm does).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Set a value, always as a string.
+    #[arg(long = "set-string", value_name = "KEY=VALUE")]
+    pub set_string: Vec<String>,
+    /// Set a value to the contents of a file: `key=path`.
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Set a value from JSON: `key={"a":1}`.
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+    /// Set a value to a literal string, no commas or escapes interpreted.
+    #[arg(long = "set-literal", value_name = "KEY=VALUE")]
+    pub set_literal: Vec<String>,
+    /// `Release.Namespace`.
+    #[arg(short = 'n', long, default_value = "default")]
+    pub namespace: String,
+    /// `Release.Name`.
+    #[arg(long, default_value = "release-name")]
+    pub release_name: String,
+    /// Kubernetes version for `Capabilities.KubeVersion` (e.g. 1.30.0).
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Extra group/versions for `Capabilities.APIVersions` (repeatable).
+    #[arg(short = 'a', long = "api-versions", value_name = "GROUP/VERSION")]
+    pub api_versions: Vec<String>,
+    /// Only print documents from this template (`templates/x.yaml`; globs allowed; repeatable).
+    #[arg(short = 's', long = "show-only", value_name = "TEMPLATE")]
+    pub show_only: Vec<String>,
+    /// Render as an upgrade (`Release.IsUpgrade`).
+    #[arg(long)]
+    pub is_upgrade: bool,
+    /// Keep generated certificates here and reuse them on later renders.
+    #[arg(long, value_name = "DIR")]
+    pub certs_dir: Option<Utf8PathBuf>,
+}
+
+impl RenderFlags {
+    /// The value flags, for the values module.
+    pub fn overrides(&self) -> ValueOverrides {
+        ValueOverrides {
+            files: self.values.clone(),
+            set: self.set.clone(),
+            set_string: self.set_string.clone(),
+            set_file: self.set_file.clone(),
+            set_json: self.set_json.clone(),
+            set_literal: self.set_literal.clone(),
+        }
+    }
+
+    /// The release settings, for the engine.
+    pub fn render_options(&self) -> Result<RenderOptions, String> {
+        let kube_version = match &self.kube_version {
+            Some(v) => KubeVersion::parse(v)?,
+            None => KubeVersion::default(),
+        };
+        Ok(RenderOptions {
+            release_name: self.release_name.clone(),
+            namespace: self.namespace.clone(),
+            kube_version,
+            api_versions: self.api_versions.clone(),
+            is_upgrade: self.is_upgrade,
+            show_only: self.show_only.clone(),
+        })
+    }
+
+    /// Resolves relative file paths against `base` (a golden case's folder).
+    pub fn resolve_paths(&mut self, base: &Utf8Path) {
+        let resolve = |path: &str| -> String {
+            if path == "-" || Utf8Path::new(path).is_absolute() {
+                path.to_owned()
+            } else {
+                base.join(path).to_string()
+            }
+        };
+        for file in &mut self.values {
+            *file = resolve(file);
+        }
+        for item in &mut self.set_file {
+            if let Some((key, path)) = item.split_once('=') {
+                *item = format!("{key}={}", resolve(path));
+            }
+        }
+        if let Some(dir) = &self.certs_dir {
+            self.certs_dir = Some(Utf8PathBuf::from(resolve(dir.as_str())));
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Golden-file cases: a folder of inputs and the exact output they must produce.
+//!
+//! A case is a folder holding an optional `args` file (one CLI argument per line, `#` comments;
+//! relative paths resolve against the case folder) and either `expected.yaml` (the exact render
+//! output) or `expected-error.txt` (the exact error message). `update` rewrites the expectation.
+
+use crate::chart::Chart;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::flags::RenderFlags;
+use crate::render::render_with;
+use camino::{Utf8Path, Utf8PathBuf};
+use clap::Parser;
+
+/// File holding a case's arguments.
+pub const ARGS_FILE: &str = "args";
+/// File holding the expected output.
+pub const EXPECTED_OUTPUT: &str = "expected.yaml";
+/// File holding the expected error message.
+pub const EXPECTED_ERROR: &str = "expected-error.txt";
+
+#[derive(Parser, Debug)]
+#[command(name = "golden-case", no_binary_name = true)]
+struct CaseArgs {
+    #[command(flatten)]
+    flags: RenderFlags,
+}
+
+/// One golden case.
+#[derive(Clone, Debug)]
+pub struct GoldenCase {
+    /// The folder's name.
+    pub name: String,
+    /// The folder.
+    pub dir: Utf8PathBuf,
+    /// Its parsed arguments, paths resolved.
+    pub flags: RenderFlags,
+}
+
+/// How a case ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    /// Output matched.
+    Passed,
+    /// Expectation rewritten (update mode) because it differed or was missing.
+    Updated,
+    /// Output differed: a unified diff from expected to actual.
+    Failed(String),
+}
+
+/// A case's name and outcome.
+#[derive(Clone, Debug)]
+pub struct CaseReport {
+    /// The case.
+    pub name: String,
+    /// What happened.
+    pub outcome: CaseOutcome,
+}
+
+/// Finds the cases under `cases_dir` (each subfolder with an `args` file or an expectation).
+pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
+    let entries = cases_dir.read_dir_utf8().map_err(Error::io(cases_dir))?;
+    let mut cases = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(Error::io(cases_dir))?;
+        let dir = entry.path().to_owned();
+        let is_case = [ARGS_FILE, EXPECTED_OUTPUT, EXPECTED_ERROR]
+            .iter()
+            .any(|f| dir.join(f).is_file());
+        if !dir.is_dir() || !is_case {
+            continue;
+        }
+        cases.push(load_case(&dir)?);
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}
+
+/// Reads one case folder.
+pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
+    let args_path = dir.join(ARGS_FILE);
+    let args: Vec<String> = if args_path.is_file() {
+        let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
+        text.lines()
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let parsed = CaseArgs::try_parse_from(&args)
+        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))?;
+    let mut flags = parsed.flags;
+    flags.resolve_paths(dir);
+    Ok(GoldenCase {
+        name: dir.file_name().unwrap_or_default().to_owned(),
+        dir: dir.to_owned(),
+        flags,
+    })
+}
+
+/// What a case produces: the stream, or the error text.
+pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> (bool, String) {
+    match render_with(engine, chart, &case.flags, &mut std::io::empty()) {
+        Ok(outcome) => (true, outcome.rendered.to_stream()),
+        Err(e) => (false, format!("{e}\n")),
+    }
+}
+
+/// Runs (or, with `update`, rewrites) every case under `cases_dir` against `chart`.
+pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<CaseReport>, Error> {
+    let engine = Engine::new(chart)?;
+    let mut reports = Vec::new();
+    for case in discover(cases_dir)? {
+        let (ok, actual) = produce(&engine, chart, &case);
+        let (expected_file, stale_file) = if ok {
+            (
+                case.dir.join(EXPECTED_OUTPUT),
+                case.dir.join(EXPECTED_ERROR),
+            )
+        } else {
+            (
+                case.dir.join(EXPECTED_ERROR),
+                case.dir.join(EXPECTED_OUTPUT),
+            )
+        };
+        let expected = std::fs::read_to_string(&expected_file).ok();
+        let outcome = if expected.as_deref() == Some(actual.as_str()) && !stale_file.exists() {
+            CaseOutcome::Passed
+        } else if update {
+            std::fs::write(&expected_file, &actual).map_err(Error::io(&expected_file))?;
+            if stale_file.exists() {
+                std::fs::remove_file(&stale_file).map_err(Error::io(&stale_file))?;
+            }
+            CaseOutcome::Updated
+        } else {
+            let expected_text = expected.unwrap_or_default();
+            let mut diff = similar::TextDiff::from_lines(&expected_text, &actual)
+                .unified_diff()
+                .context_radius(3)
+                .header(expected_file.as_str(), "actual")
+                .to_string();
+            if stale_file.exists() {
+                diff = format!(
+                    "{stale_file} exists but the case now {}\n{diff}",
+                    if ok { "renders" } else { "fails" }
+                );
+            }
+            CaseOutcome::Failed(diff)
+        };
+        reports.push(CaseReport {
+            name: case.name,
+            outcome,
+        });
+    }
+    Ok(reports)
+}
+
+/// Whether `UPDATE_GOLDEN` asks tests to rewrite golden files.
+pub fn update_requested() -> bool {
+    std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty() && v != "0")
+}

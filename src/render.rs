@@ -1,0 +1,129 @@
+//! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
+
+use crate::chart::Chart;
+use crate::engine::{Engine, Rendered};
+use crate::error::Error;
+use crate::flags::RenderFlags;
+use crate::values::{effective_values, Value};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::io::Read;
+
+/// Where a chart comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChartSource {
+    /// The control-plane chart compiled into the binary.
+    Embedded,
+    /// A chart folder on disk.
+    Path(Utf8PathBuf),
+}
+
+impl ChartSource {
+    /// `--chart` if given, else the embedded chart.
+    pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
+        match path {
+            Some(p) => ChartSource::Path(p.to_owned()),
+            None => ChartSource::Embedded,
+        }
+    }
+
+    /// Reads the chart.
+    pub fn load(&self) -> Result<Chart, Error> {
+        Ok(match self {
+            ChartSource::Embedded => Chart::embedded()?,
+            ChartSource::Path(p) => Chart::from_dir(p)?,
+        })
+    }
+}
+
+/// A finished render and what to tell the user on stderr.
+#[derive(Debug)]
+pub struct RenderOutcome {
+    /// The documents.
+    pub rendered: Rendered,
+    /// Warnings and notes (coalesce warnings, dropped hooks, generated material).
+    pub notes: Vec<String>,
+}
+
+/// The values a render uses: chart defaults, then the user's flags, as Helm merges them.
+pub fn values_for(
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+) -> Result<(Value, Vec<String>), Error> {
+    let defaults = chart.default_values()?;
+    Ok(effective_values(&defaults, &flags.overrides(), stdin)?)
+}
+
+/// Renders `chart` with the user's flags.
+pub fn render(
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+) -> Result<RenderOutcome, Error> {
+    let engine = Engine::new(chart)?;
+    render_with(&engine, chart, flags, stdin)
+}
+
+/// Renders with an engine compiled earlier (golden runs reuse one engine for many cases).
+pub fn render_with(
+    engine: &Engine,
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+) -> Result<RenderOutcome, Error> {
+    let options = flags.render_options().map_err(Error::Usage)?;
+    let (values, mut notes) = values_for(chart, flags, stdin)?;
+    let rendered = engine.render(&values, &options)?;
+    notes.extend(rendered.notes.iter().cloned());
+    Ok(RenderOutcome { rendered, notes })
+}
+
+/// Writes one file per template under `dir`, as Helm's `--output-dir` does: all or nothing.
+pub fn write_output_dir(dir: &Utf8Path, rendered: &Rendered) -> Result<Vec<Utf8PathBuf>, Error> {
+    write_output_dir_with(dir, rendered, |path, text| std::fs::write(path, text))
+}
+
+/// [`write_output_dir`] with the file writer supplied (tests use it to fail midway).
+pub fn write_output_dir_with(
+    dir: &Utf8Path,
+    rendered: &Rendered,
+    mut write: impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
+) -> Result<Vec<Utf8PathBuf>, Error> {
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let staging = dir.join(format!(".meshchart-staging-{}", std::process::id()));
+    let result = stage_and_swap(dir, &staging, rendered, &mut write);
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+fn stage_and_swap(
+    dir: &Utf8Path,
+    staging: &Utf8Path,
+    rendered: &Rendered,
+    write: &mut impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
+) -> Result<Vec<Utf8PathBuf>, Error> {
+    let new_root = staging.join("new");
+    let mut written = Vec::new();
+    for (relative, text) in rendered.files() {
+        let target = new_root.join(&relative);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+        }
+        write(&target, &text).map_err(Error::io(&target))?;
+        written.push(dir.join(&relative));
+    }
+    // Everything is staged: move the chart's folder into place in one rename each.
+    let chart_dir = dir.join(&rendered.chart_name);
+    let old = staging.join("old");
+    let had_old = chart_dir.exists();
+    if had_old {
+        std::fs::rename(&chart_dir, &old).map_err(Error::io(&chart_dir))?;
+    }
+    if let Err(e) = std::fs::rename(new_root.join(&rendered.chart_name), &chart_dir) {
+        if had_old {
+            let _ = std::fs::rename(&old, &chart_dir);
+        }
+        return Err(Error::io(&chart_dir)(e));
+    }
+    Ok(written)
+}

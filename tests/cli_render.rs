@@ -1,0 +1,157 @@
+//! `meshchart render` as a user runs it: exit codes, stdout, --output-dir, determinism.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn meshchart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshchart"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .expect("run meshchart")
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshchart-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                found.push(
+                    path.strip_prefix(dir)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn invalid_yaml_output_names_the_template_file_and_line() {
+    let out = meshchart(&["render", "--chart", &fixture("invalid-yaml")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "stdout must stay empty on error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid-yaml/templates/service.yaml:8"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("name: http: {{ Values.service.name }}"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rendered line 8:     name: http: web"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn output_dir_gets_one_file_per_template() {
+    let dir = scratch_dir("outdir");
+    let out = meshchart(&[
+        "render",
+        "--chart",
+        &fixture("output-dir"),
+        "--output-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        files_under(&dir),
+        [
+            "output-dir/templates/configmaps.yaml",
+            "output-dir/templates/service.yaml"
+        ]
+    );
+    let configmaps =
+        std::fs::read_to_string(dir.join("output-dir/templates/configmaps.yaml")).unwrap();
+    assert_eq!(
+        configmaps
+            .matches("# Source: output-dir/templates/configmaps.yaml")
+            .count(),
+        2
+    );
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        listing.matches("wrote ").count(),
+        3,
+        "one line per document, as Helm prints: {listing}"
+    );
+}
+
+#[test]
+fn a_failing_render_leaves_the_output_dir_untouched() {
+    let dir = scratch_dir("outdir-fail");
+    let out = meshchart(&[
+        "render",
+        "--chart",
+        &fixture("output-dir"),
+        "--set",
+        "fail=true",
+        "--output-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("asked to fail"));
+    assert!(files_under(&dir).is_empty());
+}
+
+#[test]
+fn render_output_is_byte_identical_across_twenty_runs() {
+    let first = meshchart(&["render", "--chart", &fixture("output-dir")]);
+    assert!(first.status.success());
+    for _ in 0..19 {
+        assert_eq!(
+            meshchart(&["render", "--chart", &fixture("output-dir")]).stdout,
+            first.stdout
+        );
+    }
+}
+
+#[test]
+fn a_bad_set_expression_exits_1_with_nothing_on_stdout() {
+    let out = meshchart(&[
+        "render",
+        "--chart",
+        &fixture("output-dir"),
+        "--set",
+        "a=x,y",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a=x,y"));
+}
+
+#[test]
+fn an_unknown_flag_is_a_usage_error() {
+    let out = meshchart(&["render", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+}
