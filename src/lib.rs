@@ -1,14 +1,16 @@
 //! meshchart: renders a Linkerd-compatible control plane from Jinja templates, Helm-style.
 //!
 //! The CLI in `main.rs` is a thin layer over these modules: [`chart`] reads charts, [`values`]
-//! merges values as Helm does, [`engine`] renders templates, [`manifest`] frames and orders the
-//! output, [`render`] ties them together, and [`golden`] runs golden-file cases.
+//! merges values as Helm does, [`identity`] fills in the certificates the values lack, [`engine`]
+//! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
+//! and [`golden`] runs golden-file cases.
 
 pub mod chart;
 pub mod engine;
 pub mod error;
 pub mod flags;
 pub mod golden;
+pub mod identity;
 pub mod manifest;
 pub mod render;
 pub mod values;

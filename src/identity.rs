@@ -1,0 +1,961 @@
+//! Identity and webhook certificate material, filled into the values before templates render.
+//!
+//! The chart cannot make credentials itself (its `required` calls want the trust anchors, the
+//! issuer certificate, key and expiry), and its webhook certificates and heartbeat schedule would
+//! be random or clock-based. [`complete_material`] fills in whatever the values lack, the way
+//! `linkerd install` does, and is deterministic whenever the inputs are given:
+//!
+//! - material the user gives is kept as given (checked, never rewritten);
+//! - with `certs_dir`, generated material is kept there as PEM files and read back on later runs;
+//! - the only clock is [`MaterialOptions::now`], which [`now_from_env`] takes from
+//!   `SOURCE_DATE_EPOCH` when it is set.
+//!
+//! With everything given it only checks the PEM framing of what is there; certificates are parsed
+//! only when something must be read from them (the issuer's expiry).
+
+mod certs_dir;
+mod generate;
+mod pem;
+
+use crate::values::{Map, Value};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::ffi::OsStr;
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use time::OffsetDateTime;
+
+/// The environment variable that pins the clock for reproducible output.
+pub const SOURCE_DATE_EPOCH: &str = "SOURCE_DATE_EPOCH";
+
+/// Inputs that make generated material reproducible.
+#[derive(Clone, Debug)]
+pub struct MaterialOptions {
+    /// Where generated material is kept and reused (`--certs-dir`); `None` keeps nothing.
+    pub certs_dir: Option<Utf8PathBuf>,
+    /// The time that certificates start from and the heartbeat schedule is derived from.
+    pub now: SystemTime,
+}
+
+/// Why the identity or webhook material could not be completed.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// Some, but not all, of the trust anchors and issuer certificate and key were given.
+    #[error(
+        "{} missing: give all of identityTrustAnchorsPEM, identity.issuer.tls.crtPEM and \
+         identity.issuer.tls.keyPEM, or none to generate them",
+        missing_list(.missing)
+    )]
+    IncompleteIssuer {
+        /// The values keys that are empty.
+        missing: Vec<String>,
+    },
+    /// A webhook's certificate was given without its key, or the other way round.
+    #[error(
+        "{missing} is missing: give both {component}.crtPEM and {component}.keyPEM, or neither \
+         to generate them (or set {component}.externalSecret)"
+    )]
+    IncompleteWebhook {
+        /// `proxyInjector` or `profileValidator`.
+        component: &'static str,
+        /// The values key that is empty.
+        missing: String,
+    },
+    /// An external issuer was chosen, yet an issuer certificate or key was given.
+    #[error(
+        "{key} is set but identity.issuer.scheme is {scheme:?}: an external issuer's certificate \
+         and key live in the cluster, so leave identity.issuer.tls empty"
+    )]
+    ExternalIssuerCredentials {
+        /// The values key that should be empty.
+        key: String,
+        /// The scheme given.
+        scheme: String,
+    },
+    /// A value has the wrong type.
+    #[error("{key} must be {expected}, not a {found}")]
+    WrongType {
+        /// The values key.
+        key: String,
+        /// What it must be.
+        expected: &'static str,
+        /// The type found.
+        found: &'static str,
+    },
+    /// A name that certificates are made for is not a valid DNS name.
+    #[error("{key} is {value:?}, which cannot name a certificate: {reason}")]
+    InvalidName {
+        /// The values key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A certificate or key does not read (bad PEM, wrong block, not P-256, …).
+    #[error("{origin}: {reason}")]
+    InvalidPem {
+        /// The values key or the file it came from.
+        origin: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The issuer key is not the key of the issuer certificate.
+    #[error("{key} is not the private key of the certificate in {crt}: their public keys differ")]
+    KeyMismatch {
+        /// The values key or file of the key.
+        key: String,
+        /// The values key or file of the certificate.
+        crt: String,
+    },
+    /// The certs dir holds part of a set.
+    #[error(
+        "certs dir {dir} holds {present} but not {missing}: restore the missing files, or remove \
+         the others to generate a new set"
+    )]
+    IncompleteCertsDir {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The files of the set that exist.
+        present: String,
+        /// The files of the set that do not.
+        missing: String,
+    },
+    /// Reading or writing the certs dir failed.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The certificate library failed.
+    #[error("cannot generate {what}: {reason}")]
+    Generate {
+        /// The certificate being made.
+        what: String,
+        /// The library's error.
+        reason: String,
+    },
+    /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
+    #[error(
+        "SOURCE_DATE_EPOCH is {value:?}: expected whole seconds since 1970-01-01T00:00:00Z, \
+         e.g. 1700000000"
+    )]
+    SourceDateEpoch {
+        /// The variable's value.
+        value: String,
+    },
+    /// The time given cannot be used for certificates or the schedule.
+    #[error(
+        "the time to generate from ({detail}) is out of range: set SOURCE_DATE_EPOCH to a time \
+         between 1970 and 9989"
+    )]
+    TimeOutOfRange {
+        /// What is wrong with it.
+        detail: String,
+    },
+}
+
+fn missing_list(missing: &[String]) -> String {
+    match missing {
+        [one] => format!("{one} is"),
+        [init @ .., last] => format!("{} and {last} are", init.join(", ")),
+        [] => "nothing is".to_owned(),
+    }
+}
+
+/// Reads SOURCE_DATE_EPOCH (seconds) or the clock: the single place a clock is read.
+pub fn now_from_env() -> Result<SystemTime, IdentityError> {
+    match source_date_epoch(std::env::var_os(SOURCE_DATE_EPOCH).as_deref())? {
+        Some(pinned) => Ok(pinned),
+        None => Ok(SystemTime::now()),
+    }
+}
+
+/// Parses a `SOURCE_DATE_EPOCH` value: `None` when unset, an error when set but not seconds.
+fn source_date_epoch(raw: Option<&OsStr>) -> Result<Option<SystemTime>, IdentityError> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let invalid = || IdentityError::SourceDateEpoch {
+        value: raw.to_string_lossy().into_owned(),
+    };
+    let text = raw.to_str().ok_or_else(invalid)?;
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    let seconds: u64 = text.parse().map_err(|_| invalid())?;
+    UNIX_EPOCH
+        .checked_add(Duration::from_secs(seconds))
+        .map(Some)
+        .ok_or_else(invalid)
+}
+
+// Values keys.
+const ANCHORS: &[&str] = &["identityTrustAnchorsPEM"];
+const ISSUER_SCHEME: &[&str] = &["identity", "issuer", "scheme"];
+const ISSUER_CRT: &[&str] = &["identity", "issuer", "tls", "crtPEM"];
+const ISSUER_KEY: &[&str] = &["identity", "issuer", "tls", "keyPEM"];
+const CRT_EXPIRY: &[&str] = &["identity", "issuer", "crtExpiry"];
+const TRUST_DOMAIN: &[&str] = &["identityTrustDomain"];
+const CLUSTER_DOMAIN: &[&str] = &["clusterDomain"];
+const NAMESPACE: &[&str] = &["namespace"];
+const SCHEDULE: &[&str] = &["heartbeatSchedule"];
+const DISABLE_HEARTBEAT: &[&str] = &["disableHeartBeat"];
+
+/// The issuer scheme whose credentials the chart holds (anything else is an external issuer).
+const LINKERD_TLS: &str = "linkerd.io/tls";
+/// Labels linkerd's identity controller accepts for the issuer key.
+const ISSUER_KEY_LABELS: &[&str] = &["EC PRIVATE KEY"];
+/// Labels Go's `tls.X509KeyPair` accepts for a serving key.
+const SERVING_KEY_LABELS: &[&str] = &["EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY"];
+
+/// The certs dir's trust anchor and issuer set, in this order.
+const ISSUER_FILES: [&str; 4] = ["ca.crt", "ca.key", "issuer.crt", "issuer.key"];
+
+/// One admission webhook whose serving certificate the chart carries.
+struct Webhook {
+    /// Its values subtree.
+    component: &'static str,
+    /// Its Service name.
+    service: &'static str,
+    /// Its files in the certs dir (certificate, key).
+    files: [&'static str; 2],
+    external: &'static [&'static str],
+    crt: &'static [&'static str],
+    key: &'static [&'static str],
+    ca_bundle: &'static [&'static str],
+}
+
+const WEBHOOKS: [Webhook; 2] = [
+    Webhook {
+        component: "proxyInjector",
+        service: "linkerd-proxy-injector",
+        files: ["proxy-injector.crt", "proxy-injector.key"],
+        external: &["proxyInjector", "externalSecret"],
+        crt: &["proxyInjector", "crtPEM"],
+        key: &["proxyInjector", "keyPEM"],
+        ca_bundle: &["proxyInjector", "caBundle"],
+    },
+    Webhook {
+        component: "profileValidator",
+        service: "linkerd-sp-validator",
+        files: ["sp-validator.crt", "sp-validator.key"],
+        external: &["profileValidator", "externalSecret"],
+        crt: &["profileValidator", "crtPEM"],
+        key: &["profileValidator", "keyPEM"],
+        ca_bundle: &["profileValidator", "caBundle"],
+    },
+];
+
+/// Where a certificate or key came from, for error messages.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    Key(&'static [&'static str]),
+    File(&'a Utf8Path),
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Key(path) => f.write_str(&path.join(".")),
+            Origin::File(path) => write!(f, "{path}"),
+        }
+    }
+}
+
+/// What [`complete_material`] will change, gathered before anything is changed.
+#[derive(Default)]
+struct Plan {
+    edits: Vec<(&'static [&'static str], Value)>,
+    files: Vec<certs_dir::NewFile>,
+    notes: Vec<String>,
+}
+
+impl Plan {
+    fn set(&mut self, path: &'static [&'static str], value: impl Into<Value>) {
+        self.edits.push((path, value.into()));
+    }
+
+    fn keep(&mut self, name: &'static str, contents: &str, secret: bool) {
+        self.files.push(certs_dir::NewFile {
+            name,
+            contents: contents.to_owned(),
+            secret,
+        });
+    }
+}
+
+/// The time to generate from, converted only when something needs it.
+#[derive(Clone, Copy)]
+struct Clock(SystemTime);
+
+impl Clock {
+    fn unix_seconds(self) -> Result<i64, IdentityError> {
+        let since =
+            self.0
+                .duration_since(UNIX_EPOCH)
+                .map_err(|_| IdentityError::TimeOutOfRange {
+                    detail: "before 1970".to_owned(),
+                })?;
+        i64::try_from(since.as_secs()).map_err(|_| IdentityError::TimeOutOfRange {
+            detail: format!("{} seconds after 1970", since.as_secs()),
+        })
+    }
+
+    fn datetime(self) -> Result<OffsetDateTime, IdentityError> {
+        let seconds = self.unix_seconds()?;
+        OffsetDateTime::from_unix_timestamp(seconds).map_err(|_| IdentityError::TimeOutOfRange {
+            detail: format!("{seconds} seconds after 1970"),
+        })
+    }
+}
+
+/// Fills whatever of the identity/webhook material and heartbeat schedule the values lack.
+/// Returns notes for stderr (what was generated or reused, and where).
+///
+/// Nothing changes on error: neither `values` nor the certs dir.
+pub fn complete_material(
+    values: &mut Value,
+    opts: &MaterialOptions,
+) -> Result<Vec<String>, IdentityError> {
+    let clock = Clock(opts.now);
+    let dir = opts.certs_dir.as_deref();
+    let mut plan = Plan::default();
+
+    plan_issuer(values, clock, dir, &mut plan)?;
+    for webhook in &WEBHOOKS {
+        plan_webhook(values, webhook, clock, dir, &mut plan)?;
+    }
+    plan_schedule(values, clock, &mut plan)?;
+
+    for (path, _) in &plan.edits {
+        check_settable(values, path)?;
+    }
+    if let Some(dir) = dir {
+        if !plan.files.is_empty() {
+            certs_dir::write_all(dir, &plan.files)?;
+            let names: Vec<&str> = plan.files.iter().map(|f| f.name).collect();
+            plan.notes.push(format!(
+                "wrote {} to {dir}; later renders with --certs-dir {dir} reuse them",
+                names.join(", ")
+            ));
+        }
+    }
+    for (path, value) in plan.edits {
+        set_path(values, path, value)?;
+    }
+    Ok(plan.notes)
+}
+
+fn plan_issuer(
+    values: &Value,
+    clock: Clock,
+    dir: Option<&Utf8Path>,
+    plan: &mut Plan,
+) -> Result<(), IdentityError> {
+    let scheme = text(values, ISSUER_SCHEME)?.unwrap_or(LINKERD_TLS);
+    let anchors = text(values, ANCHORS)?;
+    let crt = text(values, ISSUER_CRT)?;
+    let key = text(values, ISSUER_KEY)?;
+    let has_expiry = lookup(values, CRT_EXPIRY)?.is_some_and(|v| !v.is_empty_like());
+
+    if scheme != LINKERD_TLS {
+        // An external issuer: its credentials live in the cluster; nothing to make or stamp.
+        for (path, given) in [(ISSUER_CRT, crt), (ISSUER_KEY, key)] {
+            if given.is_some() {
+                return Err(IdentityError::ExternalIssuerCredentials {
+                    key: path.join("."),
+                    scheme: scheme.to_owned(),
+                });
+            }
+        }
+        if let Some(anchors) = anchors {
+            certificates(anchors, Origin::Key(ANCHORS))?;
+        }
+        return Ok(());
+    }
+
+    match (anchors, crt, key) {
+        (Some(anchors), Some(crt), Some(key)) => {
+            certificates(anchors, Origin::Key(ANCHORS))?;
+            let crt_der = certificates(crt, Origin::Key(ISSUER_CRT))?.swap_remove(0);
+            let key_der = private_key(key, Origin::Key(ISSUER_KEY), ISSUER_KEY_LABELS)?;
+            if !has_expiry {
+                let facts = read_issuer(
+                    &crt_der,
+                    Origin::Key(ISSUER_CRT),
+                    &key_der,
+                    Origin::Key(ISSUER_KEY),
+                    clock,
+                )?;
+                plan.notes.push(format!(
+                    "set identity.issuer.crtExpiry to {}, the notAfter of \
+                     identity.issuer.tls.crtPEM",
+                    facts.expiry
+                ));
+                plan.notes.extend(facts.warning);
+                plan.set(CRT_EXPIRY, facts.expiry);
+            }
+            Ok(())
+        }
+        (None, None, None) => {
+            if let Some(dir) = dir {
+                if let Some(texts) = certs_dir::load(dir, &ISSUER_FILES)? {
+                    return reuse_issuer(dir, texts, has_expiry, clock, plan);
+                }
+            }
+            generate_issuer(values, clock, dir, has_expiry, plan)
+        }
+        _ => Err(IdentityError::IncompleteIssuer {
+            missing: [(ANCHORS, anchors), (ISSUER_CRT, crt), (ISSUER_KEY, key)]
+                .iter()
+                .filter(|(_, given)| given.is_none())
+                .map(|(path, _)| path.join("."))
+                .collect(),
+        }),
+    }
+}
+
+fn reuse_issuer(
+    dir: &Utf8Path,
+    [ca_crt, ca_key, crt, key]: [String; 4],
+    has_expiry: bool,
+    clock: Clock,
+    plan: &mut Plan,
+) -> Result<(), IdentityError> {
+    let paths = ISSUER_FILES.map(|name| dir.join(name));
+    certificates(&ca_crt, Origin::File(&paths[0]))?;
+    private_key(&ca_key, Origin::File(&paths[1]), ISSUER_KEY_LABELS)?;
+    let crt_der = certificates(&crt, Origin::File(&paths[2]))?.swap_remove(0);
+    let key_der = private_key(&key, Origin::File(&paths[3]), ISSUER_KEY_LABELS)?;
+    let IssuerFacts { expiry, warning } = read_issuer(
+        &crt_der,
+        Origin::File(&paths[2]),
+        &key_der,
+        Origin::File(&paths[3]),
+        clock,
+    )?;
+    plan.notes.push(format!(
+        "reused the identity trust anchor and issuer (valid until {expiry}) from {dir}"
+    ));
+    plan.notes.extend(warning);
+    plan.set(ANCHORS, ca_crt);
+    plan.set(ISSUER_CRT, crt);
+    plan.set(ISSUER_KEY, key);
+    if !has_expiry {
+        plan.set(CRT_EXPIRY, expiry);
+    }
+    Ok(())
+}
+
+fn generate_issuer(
+    values: &Value,
+    clock: Clock,
+    dir: Option<&Utf8Path>,
+    has_expiry: bool,
+    plan: &mut Plan,
+) -> Result<(), IdentityError> {
+    let namespace = namespace(values)?;
+    let trust_domain = match text(values, TRUST_DOMAIN)? {
+        Some(domain) => (domain, "identityTrustDomain"),
+        None => (
+            text(values, CLUSTER_DOMAIN)?.unwrap_or("cluster.local"),
+            "clusterDomain",
+        ),
+    };
+    check_dns_name(trust_domain.1, trust_domain.0, false)?;
+    let root_cn = format!("root.{namespace}.{}", trust_domain.0);
+    let issuer_cn = format!("identity.{namespace}.{}", trust_domain.0);
+    let set = generate::issuer_set(&root_cn, &issuer_cn, clock.datetime()?).map_err(|reason| {
+        IdentityError::Generate {
+            what: format!("the identity trust anchor {root_cn} and issuer {issuer_cn}"),
+            reason,
+        }
+    })?;
+    let expiry = rfc3339(set.issuer.not_after);
+    plan.notes.push(format!(
+        "generated the identity trust anchor {root_cn} (valid until {}) and issuer {issuer_cn} \
+         (valid until {expiry})",
+        rfc3339(set.root.not_after)
+    ));
+    if dir.is_some() {
+        plan.keep(ISSUER_FILES[0], &set.root.crt_pem, false);
+        plan.keep(ISSUER_FILES[1], &set.root.key_pem, true);
+        plan.keep(ISSUER_FILES[2], &set.issuer.crt_pem, false);
+        plan.keep(ISSUER_FILES[3], &set.issuer.key_pem, true);
+    } else {
+        plan.notes.push(
+            "the trust anchor's key was not kept, so this issuer cannot be renewed: pass \
+             --certs-dir DIR to keep the set and reuse it"
+                .to_owned(),
+        );
+    }
+    plan.set(ANCHORS, set.root.crt_pem);
+    plan.set(ISSUER_CRT, set.issuer.crt_pem);
+    plan.set(ISSUER_KEY, set.issuer.key_pem);
+    if !has_expiry {
+        plan.set(CRT_EXPIRY, expiry);
+    }
+    Ok(())
+}
+
+fn plan_webhook(
+    values: &Value,
+    webhook: &Webhook,
+    clock: Clock,
+    dir: Option<&Utf8Path>,
+    plan: &mut Plan,
+) -> Result<(), IdentityError> {
+    if flag(values, webhook.external)? {
+        return Ok(());
+    }
+    let crt = text(values, webhook.crt)?;
+    let key = text(values, webhook.key)?;
+    let ca_bundle = text(values, webhook.ca_bundle)?;
+    if let Some(bundle) = ca_bundle {
+        certificates(bundle, Origin::Key(webhook.ca_bundle))?;
+    }
+    let component = webhook.component;
+    let (crt, key) = match (crt, key) {
+        (Some(crt), Some(key)) => {
+            certificates(crt, Origin::Key(webhook.crt))?;
+            private_key(key, Origin::Key(webhook.key), SERVING_KEY_LABELS)?;
+            if ca_bundle.is_none() {
+                plan.notes
+                    .push(format!("set {component}.caBundle to {component}.crtPEM"));
+                plan.set(webhook.ca_bundle, crt);
+            }
+            return Ok(());
+        }
+        (None, None) => {
+            let loaded = match dir {
+                Some(dir) => certs_dir::load(dir, &webhook.files)?.map(|texts| (dir, texts)),
+                None => None,
+            };
+            match loaded {
+                Some((dir, [crt, key])) => {
+                    let crt_path = dir.join(webhook.files[0]);
+                    let der = certificates(&crt, Origin::File(&crt_path))?.swap_remove(0);
+                    let host = format!("{}.{}.svc", webhook.service, namespace(values)?);
+                    check_serves(&der, &host, &crt_path, webhook.files)?;
+                    private_key(
+                        &key,
+                        Origin::File(&dir.join(webhook.files[1])),
+                        SERVING_KEY_LABELS,
+                    )?;
+                    plan.notes.push(format!(
+                        "reused the {component} serving certificate from {dir}"
+                    ));
+                    (crt, key)
+                }
+                None => {
+                    let namespace = namespace(values)?;
+                    let host = format!("{}.{namespace}.svc", webhook.service);
+                    let made =
+                        generate::serving_cert(&host, clock.datetime()?).map_err(|reason| {
+                            IdentityError::Generate {
+                                what: format!("the {component} certificate for {host}"),
+                                reason,
+                            }
+                        })?;
+                    plan.notes.push(format!(
+                        "generated a self-signed {component} serving certificate for {host} \
+                         (valid until {})",
+                        rfc3339(made.not_after)
+                    ));
+                    if dir.is_some() {
+                        plan.keep(webhook.files[0], &made.crt_pem, false);
+                        plan.keep(webhook.files[1], &made.key_pem, true);
+                    }
+                    (made.crt_pem, made.key_pem)
+                }
+            }
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            let missing = if crt.is_none() {
+                webhook.crt
+            } else {
+                webhook.key
+            };
+            return Err(IdentityError::IncompleteWebhook {
+                component,
+                missing: missing.join("."),
+            });
+        }
+    };
+    match ca_bundle {
+        None => plan.set(webhook.ca_bundle, crt.clone()),
+        Some(bundle) if bundle != crt => plan.notes.push(format!(
+            "kept the given {component}.caBundle: it must verify the {component} serving \
+             certificate, or the API server will fail to call the webhook"
+        )),
+        Some(_) => {}
+    }
+    plan.set(webhook.crt, crt);
+    plan.set(webhook.key, key);
+    Ok(())
+}
+
+fn plan_schedule(values: &Value, clock: Clock, plan: &mut Plan) -> Result<(), IdentityError> {
+    if flag(values, DISABLE_HEARTBEAT)? {
+        return Ok(());
+    }
+    if lookup(values, SCHEDULE)?.is_some_and(|v| !v.is_empty_like()) {
+        return Ok(());
+    }
+    // Upstream's rule: daily, at the UTC minute and hour ten minutes after install.
+    let at = clock.unix_seconds()? + 600;
+    let minute = at.rem_euclid(3600) / 60;
+    let hour = at.rem_euclid(86_400) / 3600;
+    let schedule = format!("{minute:02} {hour:02} * * *");
+    plan.notes.push(format!(
+        "set heartbeatSchedule to {schedule:?} (daily, 10 minutes after now in UTC)"
+    ));
+    plan.set(SCHEDULE, schedule);
+    Ok(())
+}
+
+/// Checks that `text` is one or more PEM certificates; returns their DER.
+fn certificates(text: &str, origin: Origin<'_>) -> Result<Vec<Vec<u8>>, IdentityError> {
+    pem::certificates(text).map_err(|reason| IdentityError::InvalidPem {
+        origin: origin.to_string(),
+        reason,
+    })
+}
+
+/// Checks that `text` is one PEM private key with one of `labels`; returns its DER.
+fn private_key(text: &str, origin: Origin<'_>, labels: &[&str]) -> Result<Vec<u8>, IdentityError> {
+    pem::private_key(text, labels).map_err(|reason| IdentityError::InvalidPem {
+        origin: origin.to_string(),
+        reason,
+    })
+}
+
+/// What reading the issuer certificate found.
+struct IssuerFacts {
+    /// Its notAfter, RFC 3339.
+    expiry: String,
+    /// A warning when `now` is outside its validity.
+    warning: Option<String>,
+}
+
+/// Parses the issuer certificate, checks it is P-256 and that `key_der` (SEC1) is its key, and
+/// returns its notAfter as RFC 3339 (with a warning when it is not valid at `clock`).
+fn read_issuer(
+    crt_der: &[u8],
+    crt_origin: Origin<'_>,
+    key_der: &[u8],
+    key_origin: Origin<'_>,
+    clock: Clock,
+) -> Result<IssuerFacts, IdentityError> {
+    let crt_error = |reason: String| IdentityError::InvalidPem {
+        origin: crt_origin.to_string(),
+        reason,
+    };
+    let (_, cert) = x509_parser::parse_x509_certificate(crt_der)
+        .map_err(|e| crt_error(format!("not a valid X.509 certificate ({e})")))?;
+    let spki = cert.public_key();
+    let is_p256 = spki.algorithm.algorithm.as_bytes() == pem::EC_PUBLIC_KEY_OID
+        && spki
+            .algorithm
+            .parameters
+            .as_ref()
+            .is_some_and(|p| p.data == pem::P256_OID);
+    if !is_p256 {
+        return Err(crt_error(
+            "the issuer certificate must have an ECDSA P-256 key, the only kind linkerd's \
+             identity controller uses"
+                .to_owned(),
+        ));
+    }
+    let key_error = |reason: String| IdentityError::InvalidPem {
+        origin: key_origin.to_string(),
+        reason,
+    };
+    let key = pem::parse_sec1(key_der).map_err(key_error)?;
+    // A SEC1 key without its public half cannot be compared without curve arithmetic; every
+    // common tool (Go, OpenSSL) writes the public half, so such keys are let through unchecked.
+    if let Some(public) = &key.public {
+        // ring checks that the private scalar and the public point belong together.
+        let pair = rcgen::KeyPair::try_from(pem::pkcs8_der(&key.private, public))
+            .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))?;
+        if pair.public_key_raw() != &*spki.subject_public_key.data {
+            return Err(IdentityError::KeyMismatch {
+                key: key_origin.to_string(),
+                crt: crt_origin.to_string(),
+            });
+        }
+    }
+    let stamp = |seconds: i64| {
+        OffsetDateTime::from_unix_timestamp(seconds)
+            .map(rfc3339)
+            .map_err(|_| {
+                crt_error(format!(
+                    "its validity ({seconds} s after 1970) is out of range"
+                ))
+            })
+    };
+    let validity = cert.validity();
+    let (starts, ends) = (
+        validity.not_before.timestamp(),
+        validity.not_after.timestamp(),
+    );
+    let expiry = stamp(ends)?;
+    let warning = match clock.unix_seconds() {
+        Ok(now) if now < starts || now > ends => Some(format!(
+            "warning: {crt_origin} is valid from {} to {expiry}, which does not include now \
+             ({}): linkerd's identity controller cannot issue proxy certificates with it",
+            stamp(starts)?,
+            stamp(now)?
+        )),
+        _ => None,
+    };
+    Ok(IssuerFacts { expiry, warning })
+}
+
+/// Checks that a reused serving certificate names `host`: a certs dir filled for another
+/// namespace would otherwise give the webhook a certificate the API server rejects.
+fn check_serves(
+    der: &[u8],
+    host: &str,
+    path: &Utf8Path,
+    files: [&str; 2],
+) -> Result<(), IdentityError> {
+    let invalid = |reason: String| IdentityError::InvalidPem {
+        origin: path.to_string(),
+        reason,
+    };
+    let (_, cert) = x509_parser::parse_x509_certificate(der)
+        .map_err(|e| invalid(format!("not a valid X.509 certificate ({e})")))?;
+    let names: Vec<&str> = cert
+        .subject_alternative_name()
+        .map_err(|e| invalid(format!("unreadable subjectAltName ({e})")))?
+        .map(|san| {
+            san.value
+                .general_names
+                .iter()
+                .filter_map(|name| match name {
+                    x509_parser::extensions::GeneralName::DNSName(dns) => Some(*dns),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.contains(&host) {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "it is for {}, not {host}: remove {} and {} to generate a new pair",
+            if names.is_empty() {
+                "no DNS name".to_owned()
+            } else {
+                names.join(", ")
+            },
+            files[0],
+            files[1]
+        )))
+    }
+}
+
+/// `2030-08-26T07:13:47Z`.
+fn rfc3339(at: OffsetDateTime) -> String {
+    let at = at.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    )
+}
+
+fn namespace(values: &Value) -> Result<&str, IdentityError> {
+    let namespace = text(values, NAMESPACE)?.unwrap_or("linkerd");
+    check_dns_name("namespace", namespace, true)?;
+    Ok(namespace)
+}
+
+/// Checks a DNS-1123 label (`single_label`) or subdomain, as Kubernetes and linkerd require.
+fn check_dns_name(key: &'static str, value: &str, single_label: bool) -> Result<(), IdentityError> {
+    let invalid = |reason| IdentityError::InvalidName {
+        key,
+        value: value.to_owned(),
+        reason,
+    };
+    if value.len() > if single_label { 63 } else { 253 } {
+        return Err(invalid("it is too long"));
+    }
+    if single_label && value.contains('.') {
+        return Err(invalid("it must be a single DNS label (no dots)"));
+    }
+    for label in value.split('.') {
+        let bytes = label.as_bytes();
+        let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+            return Err(invalid("it has an empty DNS label"));
+        };
+        if label.len() > 63 {
+            return Err(invalid("a DNS label is longer than 63 characters"));
+        }
+        let allowed = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-';
+        if !bytes.iter().all(allowed)
+            || !first.is_ascii_alphanumeric()
+            || !last.is_ascii_alphanumeric()
+        {
+            return Err(invalid(
+                "DNS labels are lowercase letters, digits and '-', starting and ending with a \
+                 letter or digit",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn key_name(path: &[&str]) -> String {
+    if path.is_empty() {
+        "the values".to_owned()
+    } else {
+        path.join(".")
+    }
+}
+
+/// Follows `path`; `None` when a key is absent or a map on the way is null.
+fn lookup<'v>(values: &'v Value, path: &[&str]) -> Result<Option<&'v Value>, IdentityError> {
+    let mut current = values;
+    for (depth, key) in path.iter().enumerate() {
+        current = match current {
+            Value::Map(map) => match map.get(*key) {
+                Some(value) => value,
+                None => return Ok(None),
+            },
+            Value::Null => return Ok(None),
+            other => {
+                return Err(IdentityError::WrongType {
+                    key: key_name(&path[..depth]),
+                    expected: "a map",
+                    found: other.type_name(),
+                })
+            }
+        };
+    }
+    Ok(Some(current))
+}
+
+/// A string value; `None` when absent, null or empty.
+fn text<'v>(values: &'v Value, path: &[&str]) -> Result<Option<&'v str>, IdentityError> {
+    match lookup(values, path)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok((!s.is_empty()).then_some(s.as_str())),
+        Some(other) => Err(IdentityError::WrongType {
+            key: path.join("."),
+            expected: "a string",
+            found: other.type_name(),
+        }),
+    }
+}
+
+/// A value's truth as Helm's `if` sees it; absent is false.
+fn flag(values: &Value, path: &[&str]) -> Result<bool, IdentityError> {
+    Ok(lookup(values, path)?.is_some_and(|v| !v.is_empty_like()))
+}
+
+/// Checks that [`set_path`] will succeed, so that nothing is written before a failure.
+fn check_settable(values: &Value, path: &[&str]) -> Result<(), IdentityError> {
+    let parent = &path[..path.len().saturating_sub(1)];
+    match lookup(values, parent)? {
+        None | Some(Value::Null) | Some(Value::Map(_)) => Ok(()),
+        Some(other) => Err(IdentityError::WrongType {
+            key: key_name(parent),
+            expected: "a map",
+            found: other.type_name(),
+        }),
+    }
+}
+
+/// Sets `path` to `value`, making maps on the way where keys are absent or null.
+fn set_path(values: &mut Value, path: &[&str], value: Value) -> Result<(), IdentityError> {
+    let Some((last, parents)) = path.split_last() else {
+        return Ok(());
+    };
+    let mut current = values;
+    for (depth, key) in parents.iter().enumerate() {
+        current = map_at(current, &path[..depth])?
+            .entry((*key).to_owned())
+            .or_insert(Value::Null);
+    }
+    map_at(current, parents)?.insert((*last).to_owned(), value);
+    Ok(())
+}
+
+/// The map in `value`, turning null into an empty map.
+fn map_at<'v>(value: &'v mut Value, path: &[&str]) -> Result<&'v mut Map, IdentityError> {
+    if matches!(value, Value::Null) {
+        *value = Value::Map(Map::new());
+    }
+    match value {
+        Value::Map(map) => Ok(map),
+        other => Err(IdentityError::WrongType {
+            key: key_name(path),
+            expected: "a map",
+            found: other.type_name(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_date_epoch_unset_means_the_clock() {
+        assert!(source_date_epoch(None).expect("unset is fine").is_none());
+    }
+
+    #[test]
+    fn source_date_epoch_gives_that_many_seconds_after_1970() {
+        let pinned = source_date_epoch(Some(OsStr::new("1700000000")))
+            .expect("valid")
+            .expect("set");
+        assert_eq!(pinned, UNIX_EPOCH + Duration::from_secs(1_700_000_000));
+    }
+
+    #[test]
+    fn source_date_epoch_that_is_not_seconds_is_an_error_naming_the_variable() {
+        for bad in [
+            "",
+            "17e8",
+            "-5",
+            "+5",
+            " 1700000000",
+            "1700000000.5",
+            "soon",
+        ] {
+            let err = source_date_epoch(Some(OsStr::new(bad)))
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} should be rejected"));
+            let text = err.to_string();
+            assert!(text.starts_with("SOURCE_DATE_EPOCH is "), "{text}");
+            assert!(text.contains(&format!("{bad:?}")), "{text}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_is_utc_with_seconds() {
+        let at = OffsetDateTime::from_unix_timestamp(1_913_958_827).expect("in range");
+        assert_eq!(rfc3339(at), "2030-08-26T07:13:47Z");
+    }
+
+    #[test]
+    fn dns_names_follow_rfc_1123() {
+        assert!(check_dns_name("namespace", "linkerd", true).is_ok());
+        assert!(check_dns_name("identityTrustDomain", "cluster.local", false).is_ok());
+        assert!(check_dns_name("namespace", "a.b", true).is_err());
+        assert!(check_dns_name("identityTrustDomain", "Cluster.local", false).is_err());
+        assert!(check_dns_name("identityTrustDomain", "cluster..local", false).is_err());
+        assert!(check_dns_name("identityTrustDomain", "-x.local", false).is_err());
+    }
+}
