@@ -1,0 +1,734 @@
+//! Identity and webhook material: what `complete_material` generates, keeps, reuses and rejects.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use meshchart::identity::{complete_material, IdentityError, MaterialOptions};
+use meshchart::values::Value;
+use meshchart::yaml::parse_document;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use x509_parser::certificate::X509Certificate;
+use x509_parser::extensions::GeneralName;
+use x509_parser::pem::Pem;
+
+/// The identity-related defaults of the chart's values.yaml (spec §4).
+const DEFAULTS: &str = r#"
+namespace: linkerd
+clusterDomain: cluster.local
+identityTrustAnchorsPEM: ""
+identityTrustDomain: ""
+identity:
+  issuer:
+    scheme: linkerd.io/tls
+    clockSkewAllowance: 20s
+    crtExpiry:
+    issuanceLifetime: 24h0m0s
+    tls:
+      crtPEM: ""
+      keyPEM: ""
+disableHeartBeat: false
+proxyInjector:
+  externalSecret: false
+  crtPEM: ""
+  keyPEM: ""
+  caBundle: ""
+profileValidator:
+  externalSecret: false
+  crtPEM: ""
+  keyPEM: ""
+  caBundle: ""
+"#;
+
+/// 2023-11-14T22:13:20Z.
+const NOW: u64 = 1_700_000_000;
+const DAY: u64 = 86_400;
+
+fn defaults() -> Value {
+    parse_document(DEFAULTS).expect("defaults parse")
+}
+
+fn at(seconds: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(seconds)
+}
+
+fn options(certs_dir: Option<&Utf8Path>) -> MaterialOptions {
+    MaterialOptions {
+        certs_dir: certs_dir.map(Utf8Path::to_owned),
+        now: at(NOW),
+    }
+}
+
+fn get<'v>(values: &'v Value, dotted: &str) -> &'v Value {
+    let path: Vec<&str> = dotted.split('.').collect();
+    values
+        .get_path(&path)
+        .unwrap_or_else(|| panic!("{dotted} is absent"))
+}
+
+fn get_str<'v>(values: &'v Value, dotted: &str) -> &'v str {
+    get(values, dotted)
+        .as_str()
+        .unwrap_or_else(|| panic!("{dotted} is not a string"))
+}
+
+fn set(values: &mut Value, dotted: &str, value: impl Into<Value>) {
+    let mut current = values;
+    let keys: Vec<&str> = dotted.split('.').collect();
+    for key in &keys[..keys.len() - 1] {
+        current = current
+            .as_map_mut()
+            .expect("map")
+            .entry((*key).to_owned())
+            .or_insert_with(|| Value::Map(BTreeMap::new()));
+    }
+    current
+        .as_map_mut()
+        .expect("map")
+        .insert(keys[keys.len() - 1].to_owned(), value.into());
+}
+
+fn reference(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Values with the reference trust anchors, issuer certificate and key.
+fn with_reference_issuer() -> Value {
+    let mut values = defaults();
+    set(
+        &mut values,
+        "identityTrustAnchorsPEM",
+        reference("valid-trust-anchors.pem"),
+    );
+    set(
+        &mut values,
+        "identity.issuer.tls.crtPEM",
+        reference("valid-crt.pem"),
+    );
+    set(
+        &mut values,
+        "identity.issuer.tls.keyPEM",
+        reference("valid-key.pem"),
+    );
+    values
+}
+
+/// Parses the first PEM block of `text` (with x509-parser's own reader) and hands the
+/// certificate to `check`.
+fn with_cert<R>(text: &str, check: impl FnOnce(&X509Certificate<'_>) -> R) -> R {
+    let pem = Pem::iter_from_buffer(text.as_bytes())
+        .next()
+        .expect("a PEM block")
+        .expect("valid PEM");
+    assert_eq!(pem.label, "CERTIFICATE");
+    let cert = pem.parse_x509().expect("valid X.509");
+    check(&cert)
+}
+
+fn common_name(cert: &X509Certificate<'_>) -> String {
+    cert.subject()
+        .iter_common_name()
+        .next()
+        .and_then(|cn| cn.as_str().ok())
+        .expect("a CN")
+        .to_owned()
+}
+
+fn dns_names(cert: &X509Certificate<'_>) -> Vec<String> {
+    cert.subject_alternative_name()
+        .expect("valid SAN")
+        .map(|san| {
+            san.value
+                .general_names
+                .iter()
+                .filter_map(|name| match name {
+                    GeneralName::DNSName(dns) => Some((*dns).to_owned()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn complete(values: &mut Value) -> Vec<String> {
+    complete_material(values, &options(None)).expect("material completes")
+}
+
+fn error(values: &mut Value) -> String {
+    let before = values.clone();
+    let err: IdentityError = complete_material(values, &options(None)).expect_err("an error");
+    assert_eq!(*values, before, "values are unchanged on error");
+    err.to_string()
+}
+
+/// A folder under the system temp dir, removed when dropped.
+struct Scratch(Utf8PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = Utf8PathBuf::from_path_buf(std::env::temp_dir())
+            .expect("UTF-8 temp dir")
+            .join(format!("meshchart-identity-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every file of `dir` with its contents, mode and modification time.
+fn snapshot(dir: &Utf8Path) -> BTreeMap<String, (String, u32, SystemTime)> {
+    std::fs::read_dir(dir)
+        .expect("readable dir")
+        .map(|entry| {
+            let entry = entry.expect("entry");
+            let meta = entry.metadata().expect("metadata");
+            #[cfg(unix)]
+            let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777;
+            #[cfg(not(unix))]
+            let mode = 0;
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                (
+                    std::fs::read_to_string(entry.path()).expect("text"),
+                    mode,
+                    meta.modified().expect("mtime"),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Seq(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Map(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn generated_issuer_is_a_pathlen_0_ca_signed_by_the_generated_anchor() {
+    let mut values = defaults();
+    complete(&mut values);
+    let anchors = get_str(&values, "identityTrustAnchorsPEM");
+    let issuer = get_str(&values, "identity.issuer.tls.crtPEM");
+    with_cert(anchors, |root| {
+        assert_eq!(common_name(root), "root.linkerd.cluster.local");
+        root.verify_signature(None)
+            .expect("the anchor is self-signed");
+        let constraints = root.basic_constraints().expect("valid").expect("present");
+        assert!(constraints.value.ca);
+        with_cert(issuer, |issuer| {
+            assert_eq!(common_name(issuer), "identity.linkerd.cluster.local");
+            issuer
+                .verify_signature(Some(root.public_key()))
+                .expect("the issuer chains to the anchor");
+            let constraints = issuer.basic_constraints().expect("valid").expect("present");
+            assert!(constraints.value.ca);
+            assert_eq!(constraints.value.path_len_constraint, Some(0));
+        });
+    });
+    assert!(get_str(&values, "identity.issuer.tls.keyPEM")
+        .starts_with("-----BEGIN EC PRIVATE KEY-----\n"));
+}
+
+#[test]
+fn generated_material_passes_the_checks_for_given_material() {
+    let mut values = defaults();
+    complete(&mut values);
+    // Feeding the result back with crtExpiry cleared parses the issuer and matches its key.
+    let expiry = get(&values, "identity.issuer.crtExpiry").clone();
+    set(&mut values, "identity.issuer.crtExpiry", Value::Null);
+    let before = values.clone();
+    let notes = complete(&mut values);
+    assert_eq!(get(&values, "identity.issuer.crtExpiry"), &expiry);
+    set(&mut values, "identity.issuer.crtExpiry", Value::Null);
+    assert_eq!(values, before, "nothing else changes");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+}
+
+#[test]
+fn generated_anchor_and_issuer_last_ten_years_and_one_year() {
+    let mut values = defaults();
+    complete(&mut values);
+    let not_after = |text: &str| with_cert(text, |c| c.validity().not_after.timestamp());
+    let not_before = |text: &str| with_cert(text, |c| c.validity().not_before.timestamp());
+    let anchors = get_str(&values, "identityTrustAnchorsPEM");
+    let issuer = get_str(&values, "identity.issuer.tls.crtPEM");
+    assert_eq!(not_after(anchors), (NOW + 3650 * DAY) as i64);
+    assert_eq!(not_after(issuer), (NOW + 365 * DAY) as i64);
+    assert!(not_before(issuer) <= NOW as i64);
+}
+
+#[test]
+fn crt_expiry_of_a_generated_issuer_is_its_not_after() {
+    let mut values = defaults();
+    complete(&mut values);
+    assert_eq!(
+        get_str(&values, "identity.issuer.crtExpiry"),
+        "2024-11-13T22:13:20Z"
+    );
+    let not_after = with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |c| {
+        c.validity().not_after.timestamp()
+    });
+    assert_eq!(not_after, (NOW + 365 * DAY) as i64);
+}
+
+#[test]
+fn reference_issuer_crt_gives_crt_expiry_2030_08_26t07_13_47z() {
+    // `openssl x509 -noout -enddate -in valid-crt.pem`: notAfter=Aug 26 07:13:47 2030 GMT
+    let mut values = with_reference_issuer();
+    let notes = complete(&mut values);
+    assert_eq!(
+        get_str(&values, "identity.issuer.crtExpiry"),
+        "2030-08-26T07:13:47Z"
+    );
+    assert!(notes.iter().any(|n| n.contains("crtExpiry")), "{notes:?}");
+}
+
+#[test]
+fn given_material_is_kept_untouched() {
+    let mut values = with_reference_issuer();
+    set(
+        &mut values,
+        "identity.issuer.crtExpiry",
+        "2030-01-01T00:00:00Z",
+    );
+    for component in ["proxyInjector", "profileValidator"] {
+        set(
+            &mut values,
+            &format!("{component}.crtPEM"),
+            reference("valid-crt.pem"),
+        );
+        set(
+            &mut values,
+            &format!("{component}.keyPEM"),
+            reference("valid-key.pem"),
+        );
+        set(
+            &mut values,
+            &format!("{component}.caBundle"),
+            reference("valid-trust-anchors.pem"),
+        );
+    }
+    set(&mut values, "heartbeatSchedule", "1 2 * * *");
+    let before = values.clone();
+    let notes = complete(&mut values);
+    assert_eq!(values, before);
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+#[test]
+fn given_crt_expiry_is_kept_as_is() {
+    let mut values = with_reference_issuer();
+    set(
+        &mut values,
+        "identity.issuer.crtExpiry",
+        "2031-02-03T04:05:06Z",
+    );
+    complete(&mut values);
+    assert_eq!(
+        get_str(&values, "identity.issuer.crtExpiry"),
+        "2031-02-03T04:05:06Z"
+    );
+}
+
+#[test]
+fn given_webhook_cert_without_ca_bundle_gets_the_cert_as_ca_bundle() {
+    let mut values = defaults();
+    set(
+        &mut values,
+        "proxyInjector.crtPEM",
+        reference("valid-crt.pem"),
+    );
+    set(
+        &mut values,
+        "proxyInjector.keyPEM",
+        reference("valid-key.pem"),
+    );
+    complete(&mut values);
+    assert_eq!(
+        get_str(&values, "proxyInjector.crtPEM"),
+        reference("valid-crt.pem")
+    );
+    assert_eq!(
+        get_str(&values, "proxyInjector.keyPEM"),
+        reference("valid-key.pem")
+    );
+    assert_eq!(
+        get_str(&values, "proxyInjector.caBundle"),
+        reference("valid-crt.pem")
+    );
+}
+
+#[test]
+fn generated_webhook_certs_name_their_service_and_fill_the_ca_bundle() {
+    let mut values = defaults();
+    set(&mut values, "namespace", "mesh");
+    complete(&mut values);
+    for (component, host) in [
+        ("proxyInjector", "linkerd-proxy-injector.mesh.svc"),
+        ("profileValidator", "linkerd-sp-validator.mesh.svc"),
+    ] {
+        let crt = get_str(&values, &format!("{component}.crtPEM"));
+        with_cert(crt, |cert| {
+            assert_eq!(common_name(cert), host);
+            assert_eq!(dns_names(cert), [host]);
+            cert.verify_signature(None).expect("self-signed");
+            assert_eq!(
+                cert.validity().not_after.timestamp(),
+                (NOW + 365 * DAY) as i64
+            );
+        });
+        assert_eq!(get_str(&values, &format!("{component}.caBundle")), crt);
+        assert!(get_str(&values, &format!("{component}.keyPEM")).contains("PRIVATE KEY"));
+    }
+}
+
+#[test]
+fn webhook_with_external_secret_is_left_alone() {
+    let mut values = defaults();
+    set(&mut values, "proxyInjector.externalSecret", true);
+    complete(&mut values);
+    assert_eq!(get_str(&values, "proxyInjector.crtPEM"), "");
+    assert_eq!(get_str(&values, "proxyInjector.caBundle"), "");
+    assert_ne!(get_str(&values, "profileValidator.crtPEM"), "");
+}
+
+#[test]
+fn trust_domain_names_the_generated_certificates() {
+    let mut values = defaults();
+    set(&mut values, "identityTrustDomain", "example.org");
+    complete(&mut values);
+    with_cert(get_str(&values, "identityTrustAnchorsPEM"), |c| {
+        assert_eq!(common_name(c), "root.linkerd.example.org");
+    });
+    let mut values = defaults();
+    set(&mut values, "clusterDomain", "corp.internal");
+    complete(&mut values);
+    with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |c| {
+        assert_eq!(common_name(c), "identity.linkerd.corp.internal");
+    });
+}
+
+#[test]
+fn external_issuer_scheme_generates_nothing_for_the_issuer() {
+    let mut values = defaults();
+    set(&mut values, "identity.issuer.scheme", "kubernetes.io/tls");
+    complete(&mut values);
+    assert_eq!(get_str(&values, "identityTrustAnchorsPEM"), "");
+    assert_eq!(get_str(&values, "identity.issuer.tls.crtPEM"), "");
+    assert_eq!(get(&values, "identity.issuer.crtExpiry"), &Value::Null);
+}
+
+#[test]
+fn partial_issuer_material_error_names_the_missing_key() {
+    let mut values = with_reference_issuer();
+    set(&mut values, "identity.issuer.tls.keyPEM", "");
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.keyPEM is missing: give all of identityTrustAnchorsPEM, \
+         identity.issuer.tls.crtPEM and identity.issuer.tls.keyPEM, or none to generate them"
+    );
+}
+
+#[test]
+fn partial_issuer_material_error_names_every_missing_key() {
+    let mut values = defaults();
+    set(
+        &mut values,
+        "identityTrustAnchorsPEM",
+        reference("valid-trust-anchors.pem"),
+    );
+    let message = error(&mut values);
+    assert!(
+        message
+            .starts_with("identity.issuer.tls.crtPEM and identity.issuer.tls.keyPEM are missing: "),
+        "{message}"
+    );
+}
+
+#[test]
+fn partial_webhook_material_error_names_the_missing_key() {
+    let mut values = defaults();
+    set(
+        &mut values,
+        "profileValidator.keyPEM",
+        reference("valid-key.pem"),
+    );
+    let message = error(&mut values);
+    assert!(
+        message.starts_with("profileValidator.crtPEM is missing: give both"),
+        "{message}"
+    );
+}
+
+#[test]
+fn corrupt_pem_error_names_the_key() {
+    let mut values = with_reference_issuer();
+    let corrupt = reference("valid-crt.pem").replacen("MII", "MI*", 1);
+    set(&mut values, "identity.issuer.tls.crtPEM", corrupt);
+    let message = error(&mut values);
+    assert!(
+        message.starts_with("identity.issuer.tls.crtPEM: ") && message.contains("base64"),
+        "{message}"
+    );
+}
+
+#[test]
+fn key_in_a_certificate_slot_error_names_the_key_and_the_block() {
+    let mut values = with_reference_issuer();
+    set(
+        &mut values,
+        "identityTrustAnchorsPEM",
+        reference("valid-key.pem"),
+    );
+    let message = error(&mut values);
+    assert_eq!(
+        message,
+        "identityTrustAnchorsPEM: expected CERTIFICATE blocks, found a EC PRIVATE KEY block"
+    );
+}
+
+#[test]
+fn truncated_webhook_key_error_names_the_key() {
+    let mut values = defaults();
+    let key = reference("valid-key.pem");
+    set(
+        &mut values,
+        "proxyInjector.crtPEM",
+        reference("valid-crt.pem"),
+    );
+    set(&mut values, "proxyInjector.keyPEM", &key[..key.len() - 30]);
+    let message = error(&mut values);
+    assert!(message.starts_with("proxyInjector.keyPEM: "), "{message}");
+}
+
+#[test]
+fn issuer_key_of_another_certificate_is_rejected() {
+    let mut generated = defaults();
+    complete(&mut generated);
+    let mut values = with_reference_issuer();
+    set(
+        &mut values,
+        "identity.issuer.tls.keyPEM",
+        get_str(&generated, "identity.issuer.tls.keyPEM"),
+    );
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.keyPEM is not the private key of the certificate in \
+         identity.issuer.tls.crtPEM: their public keys differ"
+    );
+}
+
+#[test]
+fn pkcs8_issuer_key_is_rejected_naming_the_label_linkerd_reads() {
+    let mut values = with_reference_issuer();
+    let pkcs8 = reference("valid-key.pem").replace("EC PRIVATE KEY", "PRIVATE KEY");
+    set(&mut values, "identity.issuer.tls.keyPEM", pkcs8);
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.keyPEM: expected a EC PRIVATE KEY block, found a PRIVATE KEY block"
+    );
+}
+
+#[test]
+fn non_string_pem_value_error_names_the_key() {
+    let mut values = defaults();
+    set(&mut values, "identityTrustAnchorsPEM", 5i64);
+    assert_eq!(
+        error(&mut values),
+        "identityTrustAnchorsPEM must be a string, not a int"
+    );
+}
+
+#[test]
+fn heartbeat_schedule_is_the_utc_minute_and_hour_ten_minutes_after_now() {
+    // 2023-11-14T23:55:30Z; ten minutes later is 00:05:30 the next day.
+    let now = 19_675 * DAY + 23 * 3600 + 55 * 60 + 30;
+    let mut values = defaults();
+    complete_material(
+        &mut values,
+        &MaterialOptions {
+            certs_dir: None,
+            now: at(now),
+        },
+    )
+    .expect("completes");
+    assert_eq!(get_str(&values, "heartbeatSchedule"), "05 00 * * *");
+}
+
+#[test]
+fn heartbeat_schedule_is_left_out_when_the_heartbeat_is_disabled() {
+    let mut values = defaults();
+    set(&mut values, "disableHeartBeat", true);
+    complete(&mut values);
+    assert!(values.get_path(&["heartbeatSchedule"]).is_none());
+}
+
+#[test]
+fn certs_dir_round_trip_gives_identical_values_and_leaves_the_dir_unchanged() {
+    let scratch = Scratch::new("round-trip");
+    let dir = scratch.0.join("certs");
+    let mut first = defaults();
+    complete_material(&mut first, &options(Some(&dir))).expect("first render");
+    let files = snapshot(&dir);
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "ca.crt",
+            "ca.key",
+            "issuer.crt",
+            "issuer.key",
+            "proxy-injector.crt",
+            "proxy-injector.key",
+            "sp-validator.crt",
+            "sp-validator.key",
+        ]
+    );
+
+    let mut second = defaults();
+    let notes = complete_material(&mut second, &options(Some(&dir))).expect("second render");
+    assert_eq!(second, first);
+    assert_eq!(snapshot(&dir), files);
+    assert!(
+        notes.iter().all(|n| !n.starts_with("generated")),
+        "{notes:?}"
+    );
+    assert_eq!(
+        get_str(&second, "identityTrustAnchorsPEM"),
+        files["ca.crt"].0
+    );
+    assert_eq!(
+        get_str(&second, "identity.issuer.tls.keyPEM"),
+        files["issuer.key"].0
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn certs_dir_keys_are_mode_0600() {
+    let scratch = Scratch::new("modes");
+    complete_material(&mut defaults(), &options(Some(&scratch.0))).expect("render");
+    for (name, (_, mode, _)) in snapshot(&scratch.0) {
+        if name.ends_with(".key") {
+            assert_eq!(mode, 0o600, "{name}");
+        }
+    }
+}
+
+#[test]
+fn certs_dir_root_key_never_reaches_the_values() {
+    let scratch = Scratch::new("root-key");
+    let mut values = defaults();
+    complete_material(&mut values, &options(Some(&scratch.0))).expect("render");
+    let ca_key = std::fs::read_to_string(scratch.0.join("ca.key")).expect("ca.key written");
+    let mut all = Vec::new();
+    strings(&values, &mut all);
+    assert!(all.iter().all(|s| !s.contains(ca_key.trim())));
+}
+
+#[test]
+fn certs_dir_with_part_of_a_set_is_an_error_and_is_left_as_it_was() {
+    let scratch = Scratch::new("partial");
+    complete_material(&mut defaults(), &options(Some(&scratch.0))).expect("render");
+    std::fs::remove_file(scratch.0.join("issuer.key")).expect("remove");
+    let files = snapshot(&scratch.0);
+    let mut values = defaults();
+    let message = complete_material(&mut values, &options(Some(&scratch.0)))
+        .expect_err("an error")
+        .to_string();
+    assert!(
+        message.contains(scratch.0.as_str()) && message.contains("but not issuer.key"),
+        "{message}"
+    );
+    assert_eq!(snapshot(&scratch.0), files);
+    assert_eq!(values, defaults());
+}
+
+#[test]
+fn certs_dir_is_not_created_when_the_values_are_in_error() {
+    let scratch = Scratch::new("untouched");
+    let mut values = defaults();
+    set(
+        &mut values,
+        "proxyInjector.crtPEM",
+        reference("valid-crt.pem"),
+    );
+    complete_material(&mut values, &options(Some(&scratch.0)))
+        .expect_err("proxyInjector.keyPEM is missing");
+    assert!(!scratch.0.exists());
+}
+
+#[test]
+fn certs_dir_given_values_win_and_only_missing_sets_are_written() {
+    let scratch = Scratch::new("mixed");
+    let mut values = with_reference_issuer();
+    complete_material(&mut values, &options(Some(&scratch.0))).expect("render");
+    let names: Vec<String> = snapshot(&scratch.0).into_keys().collect();
+    assert_eq!(
+        names,
+        [
+            "proxy-injector.crt",
+            "proxy-injector.key",
+            "sp-validator.crt",
+            "sp-validator.key"
+        ]
+    );
+    assert_eq!(
+        get_str(&values, "identity.issuer.tls.crtPEM"),
+        reference("valid-crt.pem")
+    );
+}
+
+#[test]
+fn issuer_crt_outside_its_validity_at_now_gives_a_warning_note() {
+    let mut values = with_reference_issuer();
+    // 2031-01-01T00:00:00Z, after valid-crt.pem's notAfter.
+    let notes = complete_material(
+        &mut values,
+        &MaterialOptions {
+            certs_dir: None,
+            now: at(1_924_992_000),
+        },
+    )
+    .expect("an expired issuer is a warning, not an error");
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "warning: identity.issuer.tls.crtPEM is valid from 2020-08-28T07:13:47Z to \
+             2030-08-26T07:13:47Z, which does not include now (2031-01-01T00:00:00Z)"
+        )),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn certs_dir_serving_cert_for_another_namespace_is_rejected() {
+    let scratch = Scratch::new("namespace");
+    complete_material(&mut defaults(), &options(Some(&scratch.0))).expect("render");
+    let files = snapshot(&scratch.0);
+    let mut values = defaults();
+    set(&mut values, "namespace", "mesh");
+    let message = complete_material(&mut values, &options(Some(&scratch.0)))
+        .expect_err("the kept certificate names the linkerd namespace")
+        .to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{}: it is for linkerd-proxy-injector.linkerd.svc, not \
+             linkerd-proxy-injector.mesh.svc: remove proxy-injector.crt and proxy-injector.key \
+             to generate a new pair",
+            scratch.0.join("proxy-injector.crt")
+        )
+    );
+    assert_eq!(snapshot(&scratch.0), files);
+}
