@@ -2,6 +2,7 @@
 
 use crate::chart::ChartError;
 use crate::engine::RenderError;
+use crate::identity::IdentityError;
 use crate::values::ValuesError;
 use camino::Utf8PathBuf;
 
@@ -17,6 +18,9 @@ pub enum Error {
     /// Rendering templates.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// Identity or webhook certificate material.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

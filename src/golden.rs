@@ -8,7 +8,7 @@ use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::flags::RenderFlags;
-use crate::render::render_with;
+use crate::render::{render_with, Clock};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::Parser;
 
@@ -100,9 +100,13 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     })
 }
 
+/// The instant golden cases render at (2023-11-14T22:13:20Z), so schedules and expiries are fixed.
+pub const GOLDEN_EPOCH: u64 = 1_700_000_000;
+
 /// What a case produces: the stream, or the error text.
 pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> (bool, String) {
-    match render_with(engine, chart, &case.flags, &mut std::io::empty()) {
+    let clock = Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH));
+    match render_with(engine, chart, &case.flags, &mut std::io::empty(), clock) {
         Ok(outcome) => (true, outcome.rendered.to_stream()),
         Err(e) => (false, format!("{e}\n")),
     }

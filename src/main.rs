@@ -4,7 +4,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 use meshchart::flags::RenderFlags;
 use meshchart::golden::{self, CaseOutcome};
-use meshchart::render::{self, ChartSource};
+use meshchart::render::{self, ChartSource, Clock};
 use meshchart::Error;
 use std::io::Write;
 use std::process::ExitCode;
@@ -78,7 +78,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             flags,
         } => {
             let chart = ChartSource::from_flag(chart.as_deref()).load()?;
-            let outcome = render::render(&chart, &flags, &mut std::io::stdin().lock())?;
+            let outcome =
+                render::render(&chart, &flags, &mut std::io::stdin().lock(), Clock::FromEnv)?;
             print_notes(&outcome.notes);
             match output_dir {
                 Some(dir) => {

@@ -4,9 +4,41 @@ use crate::chart::Chart;
 use crate::engine::{Engine, Rendered};
 use crate::error::Error;
 use crate::flags::RenderFlags;
+use crate::identity::{complete_material, now_from_env, MaterialOptions};
 use crate::values::{effective_values, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
+use std::time::SystemTime;
+
+/// The `Chart.yaml` annotation by which a chart asks for identity material to be filled in.
+pub const IDENTITY_MATERIAL_ANNOTATION: &str = "meshchart.io/identity-material";
+
+/// Where "now" comes from for generated material and schedules: the only clock input.
+#[derive(Clone, Copy, Debug)]
+pub enum Clock {
+    /// `SOURCE_DATE_EPOCH` when set, else the system clock (read only when needed).
+    FromEnv,
+    /// A fixed instant (golden cases, benchmarks).
+    Fixed(SystemTime),
+}
+
+impl Clock {
+    fn now(self) -> Result<SystemTime, Error> {
+        match self {
+            Clock::FromEnv => Ok(now_from_env()?),
+            Clock::Fixed(t) => Ok(t),
+        }
+    }
+}
+
+fn wants_identity_material(chart: &Chart) -> bool {
+    chart
+        .metadata
+        .fields
+        .get("annotations")
+        .and_then(|a| a.get_path(&[IDENTITY_MATERIAL_ANNOTATION]))
+        .is_some_and(|v| matches!(v, Value::Bool(true)) || v.as_str() == Some("true"))
+}
 
 /// Where a chart comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,14 +76,24 @@ pub struct RenderOutcome {
     pub notes: Vec<String>,
 }
 
-/// The values a render uses: chart defaults, then the user's flags, as Helm merges them.
+/// The values a render uses: chart defaults, then the user's flags, as Helm merges them, then
+/// any identity material the chart asks for and the values lack.
 pub fn values_for(
     chart: &Chart,
     flags: &RenderFlags,
     stdin: &mut dyn Read,
+    clock: Clock,
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values()?;
-    Ok(effective_values(&defaults, &flags.overrides(), stdin)?)
+    let (mut values, mut notes) = effective_values(&defaults, &flags.overrides(), stdin)?;
+    if wants_identity_material(chart) {
+        let options = MaterialOptions {
+            certs_dir: flags.certs_dir.clone(),
+            now: clock.now()?,
+        };
+        notes.extend(complete_material(&mut values, &options)?);
+    }
+    Ok((values, notes))
 }
 
 /// Renders `chart` with the user's flags.
@@ -59,9 +101,10 @@ pub fn render(
     chart: &Chart,
     flags: &RenderFlags,
     stdin: &mut dyn Read,
+    clock: Clock,
 ) -> Result<RenderOutcome, Error> {
     let engine = Engine::new(chart)?;
-    render_with(&engine, chart, flags, stdin)
+    render_with(&engine, chart, flags, stdin, clock)
 }
 
 /// Renders with an engine compiled earlier (golden runs reuse one engine for many cases).
@@ -70,9 +113,10 @@ pub fn render_with(
     chart: &Chart,
     flags: &RenderFlags,
     stdin: &mut dyn Read,
+    clock: Clock,
 ) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
-    let (values, mut notes) = values_for(chart, flags, stdin)?;
+    let (values, mut notes) = values_for(chart, flags, stdin, clock)?;
     let rendered = engine.render(&values, &options)?;
     notes.extend(rendered.notes.iter().cloned());
     Ok(RenderOutcome { rendered, notes })
