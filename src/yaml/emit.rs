@@ -295,7 +295,7 @@ impl Emitter {
                     }
                     spaces = true;
                 } else {
-                    self.write_char(c);
+                    self.put(c);
                     self.indention = false;
                     spaces = false;
                 }
@@ -339,7 +339,7 @@ impl Emitter {
                 if c == '\'' {
                     self.put('\'');
                 }
-                self.write_char(c);
+                self.put(c);
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -406,7 +406,7 @@ impl Emitter {
                 }
                 spaces = true;
             } else {
-                self.write_char(c);
+                self.put(c);
                 spaces = false;
             }
         }
@@ -445,7 +445,7 @@ impl Emitter {
                 if breaks {
                     self.write_indent();
                 }
-                self.write_char(c);
+                self.put(c);
                 self.indention = false;
                 breaks = false;
             }
@@ -489,12 +489,8 @@ impl Emitter {
         self.indention = self.indention && is_indention;
     }
 
+    /// Writes one character (of the value or of the syntax) on the current line.
     fn put(&mut self, c: char) {
-        self.out.push(c);
-        self.column += 1;
-    }
-
-    fn write_char(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
     }
@@ -509,7 +505,7 @@ impl Emitter {
         if c == '\n' {
             self.put_break();
         } else {
-            self.write_char(c);
+            self.put(c);
             self.column = 0;
         }
     }
