@@ -386,7 +386,8 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         });
     }
     if is_yaml_float(&plain) {
-        if let Ok(f) = plain.parse::<f64>() {
+        // An overflowing literal such as `1e400` stays a string, as it does in Helm.
+        if let Ok(Some(f)) = plain.parse::<f64>().map(|f| f.is_finite().then_some(f)) {
             return Ok(Value::Float(f));
         }
     }
@@ -401,7 +402,10 @@ fn parse_go_integer(s: &str) -> Option<i128> {
         b'+' => (false, &s[1..]),
         _ => (false, s),
     };
+    let signed = s.len() != digits.len();
     let lower = digits.to_ascii_lowercase();
+    // Go's ParseUint (the u64 fallback) takes no sign, so `+0x...` beyond i64 is not an integer.
+    let unsigned_only = |value: u64| signed && !negative && value > i64::MAX as u64;
     let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
         (16, rest)
     } else if let Some(rest) = lower.strip_prefix("0o") {
@@ -416,7 +420,11 @@ fn parse_go_integer(s: &str) -> Option<i128> {
     if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
-    let magnitude = u64::from_str_radix(body, radix).ok()? as i128;
+    let unsigned = u64::from_str_radix(body, radix).ok()?;
+    if unsigned_only(unsigned) {
+        return None;
+    }
+    let magnitude = unsigned as i128;
     let value = if negative { -magnitude } else { magnitude };
     if value < i64::MIN as i128 {
         return None;
@@ -488,6 +496,12 @@ mod tests {
         assert_eq!(v.get_path(&["e"]), Some(&Value::Float(8.0)));
         assert_eq!(v.get_path(&["f"]), Some(&Value::Float(1000.0)));
         assert_eq!(v.get_path(&["g"]), Some(&Value::String("0755".into())));
+    }
+
+    #[test]
+    fn an_overflowing_float_literal_stays_a_string() {
+        let v = parse_document("a: 1e400\n").unwrap();
+        assert_eq!(v.get_path(&["a"]), Some(&Value::String("1e400".into())));
     }
 
     #[test]
