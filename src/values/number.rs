@@ -1,9 +1,27 @@
 //! Go's float printing, which Helm users see in `{{ v }}`, `toString`, `toYaml` and `toJson`.
 
 /// Shortest round-trip digits of `f` and its decimal exponent: `1234567.0` is `("1234567", 6)`.
+///
+/// When two digit strings of the shortest length are equally close to `f`, Go (like Python)
+/// takes the even one; Rust's shortest formatting does not, so the digits are re-rounded to that
+/// length with Rust's exact formatting, which rounds half to even (`-959879266437.65625` is
+/// `-959879266437.6562` in Helm's JSON, not `...6563`).
 fn shortest_digits(f: f64) -> (String, i32) {
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let abs = f.abs();
+    let shortest = format!("{abs:e}");
+    let (digits, exponent) = split_scientific(&shortest);
+    if digits.len() > 1 {
+        let rounded = format!("{:.*e}", digits.len() - 1, abs);
+        if rounded != shortest && rounded.parse::<f64>() == Ok(abs) {
+            return split_scientific(&rounded);
+        }
+    }
+    (digits, exponent)
+}
+
+/// `"1.2345e6"` → `("12345", 6)`, trailing zeros of the digits dropped.
+fn split_scientific(sci: &str) -> (String, i32) {
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci, "0"));
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let digits = digits.trim_end_matches('0');
     let digits = if digits.is_empty() {
@@ -74,16 +92,19 @@ pub fn format_json_float(f: f64) -> String {
     format_with_exponent_limits(f, -6, 21, 1)
 }
 
-/// How `toYaml` prints a float: integral values that fit 64 bits as integers, others as `%v`.
+/// How `toYaml` prints a float: as Helm's JSON digits when go-yaml reads those back as an int64
+/// or uint64, else as `%v`.
+///
+/// The JSON digits are the shortest round-trip digits padded with zeros, so the test is on that
+/// text, not on the value: -2^63 is written `-9223372036854776000`, which overflows int64, and
+/// prints as `-9.223372036854776e+18`; `-0` reads back as the integer 0.
 pub fn format_yaml_float(f: f64) -> String {
-    // Helm's YAML comes from JSON text: integral digits that fit an int64/uint64 read back as one.
-    // That includes `-0`, which go-yaml reads as the integer 0.
-    if f == 0.0 {
-        return "0".into();
+    let json = format_json_float(f);
+    if let Ok(i) = json.parse::<i64>() {
+        return i.to_string();
     }
-    // `u64::MAX as f64` is 2^64: the range is [-2^63, 2^64).
-    if f.fract() == 0.0 && (i64::MIN as f64..u64::MAX as f64).contains(&f) {
-        return format_json_float(f);
+    if json.parse::<u64>().is_ok() {
+        return json;
     }
     format_go_float(f)
 }
@@ -101,6 +122,18 @@ mod tests {
         assert_eq!(format_go_float(0.00001), "1e-05");
         assert_eq!(format_go_float(123456.7), "123456.7");
         assert_eq!(format_go_float(1.5), "1.5");
+    }
+
+    #[test]
+    fn ties_between_shortest_digit_strings_go_to_the_even_one() {
+        // -959879266437.65625, halfway between ...6562 and ...6563.
+        // Helm 3.17.1: toJson -959879266437.6562, toYaml -9.598792664376562e+11.
+        let tie = -(959879266437.0 + 21.0 / 32.0);
+        assert_eq!(format_json_float(tie), "-959879266437.6562");
+        assert_eq!(format_go_float(tie), "-9.598792664376562e+11");
+        assert_eq!(format_go_float(0.3), "0.3");
+        assert_eq!(format_go_float(5e-324), "5e-324");
+        assert_eq!(format_go_float(f64::MAX), "1.7976931348623157e+308");
     }
 
     #[test]
@@ -127,6 +160,11 @@ mod tests {
             "1.8446744073709552e+19"
         );
         assert_eq!(format_yaml_float(-0.0), "0");
+        // -2^63's JSON digits overflow int64; 2^63's still fit uint64 (Helm 3.17.1 output).
+        let two_63 = 2f64.powi(63);
+        assert_eq!(format_yaml_float(-two_63), "-9.223372036854776e+18");
+        assert_eq!(format_yaml_float(two_63), "9223372036854776000");
+        assert_eq!(format_yaml_float(two_63 - 1024.0), "9223372036854775000");
         assert_eq!(format_yaml_float(1e-7), "1e-07");
     }
 }
