@@ -40,7 +40,8 @@ enum Ours {
     Error(&'static str),
 }
 
-const FLOAT64: &str = "our values keep whole numbers as integers; Helm's values file made it a float64";
+const FLOAT64: &str =
+    "our values keep whole numbers as integers; Helm's values file made it a float64";
 const SEMI_STRICT: &str =
     "printing an undefined value is an error here (SemiStrict), Helm prints nothing";
 
@@ -87,7 +88,11 @@ const DELIBERATE_DIFFERENCES: &[(usize, &str, Ours)] = &[
         Ours::Error("fromJson(text): invalid JSON"),
     ),
     (248, FLOAT64, Ours::Output("3")),
-    (253, FLOAT64, Ours::Output("12345678 12345678.0 1.2345678e+07")),
+    (
+        253,
+        FLOAT64,
+        Ours::Output("12345678 12345678.0 1.2345678e+07"),
+    ),
     (264, SEMI_STRICT, Ours::Error("is undefined")),
     (268, SEMI_STRICT, Ours::Error("is undefined")),
     (
@@ -138,8 +143,7 @@ struct Translation {
 fn load_cases() -> Vec<Case> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/reference/helm-corpus/functions/cases.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let json: Vec<Json> = serde_json::from_str(&text).expect("cases.json is JSON");
     json.into_iter()
         .map(|c| Case {
@@ -154,8 +158,7 @@ fn load_cases() -> Vec<Case> {
 
 fn load_translations() -> Vec<Translation> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/helm_corpus/functions_jinja.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let json: Vec<Json> = serde_json::from_str(&text).expect("functions_jinja.json is JSON");
     json.into_iter()
         .map(|t| Translation {
@@ -238,7 +241,11 @@ fn helm_function_corpus_renders_the_same_in_jinja() {
     // Every case is translated or skipped, exactly once, and each translation names its case.
     let mut seen = vec![0usize; cases.len()];
     for t in &translations {
-        assert!(t.index < cases.len(), "translation of case {} that does not exist", t.index);
+        assert!(
+            t.index < cases.len(),
+            "translation of case {} that does not exist",
+            t.index
+        );
         assert_eq!(
             t.fn_name, cases[t.index].fn_name,
             "translation {} names the wrong function",
@@ -336,6 +343,9 @@ fn deliberate_differences_really_differ_from_helm() {
             Ours::Output(o) => case.output.as_deref() == Some(*o),
             Ours::Error(_) => case.error.is_some(),
         };
-        assert!(!same, "case {index} is listed as different ({why}) but Helm agrees");
+        assert!(
+            !same,
+            "case {index} is listed as different ({why}) but Helm agrees"
+        );
     }
 }
