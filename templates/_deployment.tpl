@@ -77,6 +77,9 @@ spec:
       - {{ include("_proxy.tpl") | indent(8) | trim }}
       {%- endif %}
       - {{ container | indent(8) | trim }}
+      {%- if Values.debugContainer.enabled %}
+      - {{ include("_debug.tpl") | indent(8) | trim }}
+      {%- endif %}
       {%- if not proxy_first %}
       - {{ include("_proxy.tpl") | indent(8) | trim }}
       {%- endif %}

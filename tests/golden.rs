@@ -1,0 +1,64 @@
+//! Every golden case in the repository, through the same library code as `meshchart golden`.
+//!
+//! `UPDATE_GOLDEN=1 cargo test` rewrites the expected files in one run.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use meshchart::chart::Chart;
+use meshchart::golden::{self, CaseOutcome};
+
+fn repo() -> Utf8PathBuf {
+    Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn check(chart: &Chart, cases: &Utf8Path) {
+    let reports = golden::run(chart, cases, golden::update_requested()).unwrap();
+    assert!(!reports.is_empty(), "no golden cases under {cases}");
+    let failures: Vec<String> = reports
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            CaseOutcome::Failed(diff) => Some(format!("golden case {} differs:\n{diff}", r.name)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{}\n(if the change is intended: UPDATE_GOLDEN=1 cargo test)",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn control_plane_golden_cases_match() {
+    check(
+        &Chart::embedded().unwrap(),
+        &repo().join("tests/golden/control-plane"),
+    );
+}
+
+#[test]
+fn every_golden_case_is_listed_in_its_readme() {
+    let dir = repo().join("tests/golden/control-plane");
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    for case in golden::discover(&dir).unwrap() {
+        assert!(
+            readme.contains(&format!("`{}`", case.name)),
+            "README.md has no line for case {}",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn fixture_charts_golden_cases_match() {
+    let fixtures = repo().join("tests/fixtures");
+    let mut checked = 0;
+    for entry in fixtures.read_dir_utf8().unwrap() {
+        let chart_dir = entry.unwrap().path().to_owned();
+        let cases = chart_dir.join("golden");
+        if cases.is_dir() {
+            check(&Chart::from_dir(&chart_dir).unwrap(), &cases);
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no fixture chart has golden cases");
+}
