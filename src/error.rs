@@ -17,6 +17,9 @@ pub enum Error {
     /// Rendering templates.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// Packaging a chart.
+    #[error(transparent)]
+    Package(#[from] crate::package::PackageError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

@@ -10,6 +10,7 @@ pub mod error;
 pub mod flags;
 pub mod golden;
 pub mod manifest;
+pub mod package;
 pub mod render;
 pub mod values;
 pub mod yaml;

@@ -15,12 +15,15 @@ pub enum ChartSource {
     Embedded,
     /// A chart folder on disk.
     Path(Utf8PathBuf),
+    /// A chart archive (`.tgz`), read in memory.
+    Archive(Utf8PathBuf),
 }
 
 impl ChartSource {
-    /// `--chart` if given, else the embedded chart.
+    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
     pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
         match path {
+            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
             Some(p) => ChartSource::Path(p.to_owned()),
             None => ChartSource::Embedded,
         }
@@ -31,6 +34,7 @@ impl ChartSource {
         Ok(match self {
             ChartSource::Embedded => Chart::embedded()?,
             ChartSource::Path(p) => Chart::from_dir(p)?,
+            ChartSource::Archive(p) => Chart::from_archive(p)?,
         })
     }
 }
