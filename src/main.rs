@@ -4,6 +4,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 use meshchart::flags::RenderFlags;
 use meshchart::golden::{self, CaseOutcome};
+use meshchart::package::archive::mtime_from_env;
+use meshchart::package::{self, PackageError, PackageOptions};
 use meshchart::render::{self, ChartSource};
 use meshchart::Error;
 use std::io::Write;
@@ -21,14 +23,35 @@ struct Cli {
 enum Command {
     /// Render the chart to a multi-document YAML stream.
     Render {
-        /// A chart folder to render instead of the embedded control plane.
-        #[arg(long, value_name = "DIR")]
+        /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
+        #[arg(long, value_name = "DIR|TGZ")]
         chart: Option<Utf8PathBuf>,
         /// Write one file per template under DIR instead of printing (all or nothing).
         #[arg(long, value_name = "DIR")]
         output_dir: Option<Utf8PathBuf>,
         #[command(flatten)]
         flags: Box<RenderFlags>,
+    },
+    /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
+    #[command(disable_version_flag = true)]
+    Package {
+        /// The chart folder (or archive) to package (default: the embedded control plane).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart: Option<Utf8PathBuf>,
+        /// Folder to write the archive into.
+        #[arg(
+            short = 'd',
+            long = "destination",
+            value_name = "OUT",
+            default_value = "."
+        )]
+        destination: Utf8PathBuf,
+        /// Set the chart's version (SemVer 2), rewriting only that line of Chart.yaml.
+        #[arg(long, value_name = "VERSION")]
+        version: Option<String>,
+        /// Set the chart's appVersion, rewriting only that line of Chart.yaml.
+        #[arg(long, value_name = "VERSION")]
+        app_version: Option<String>,
     },
     /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
     Golden {
@@ -95,6 +118,25 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 }
                 None => write_stdout(&outcome.rendered.to_stream())?,
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Package {
+            chart,
+            destination,
+            version,
+            app_version,
+        } => {
+            let options = PackageOptions {
+                version,
+                app_version,
+                mtime: mtime_from_env().map_err(PackageError::Mtime)?,
+            };
+            let source = ChartSource::from_flag(chart.as_deref());
+            let (package, notes) = package::package_source(&source, &options)?;
+            print_notes(&notes);
+            let path = package::write_package(&package, &destination)?;
+            // sha256sum's format, so `sha256sum -c` can check it.
+            write_stdout(&format!("{}  {path}\n", package.sha256))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Golden {
