@@ -5,10 +5,12 @@
 //! output, [`render`] ties them together, and [`golden`] runs golden-file cases.
 
 pub mod chart;
+pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod flags;
 pub mod golden;
+pub mod lint;
 pub mod manifest;
 pub mod package;
 pub mod render;
