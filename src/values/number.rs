@@ -1,9 +1,27 @@
 //! Go's float printing, which Helm users see in `{{ v }}`, `toString`, `toYaml` and `toJson`.
 
 /// Shortest round-trip digits of `f` and its decimal exponent: `1234567.0` is `("1234567", 6)`.
+///
+/// When two digit strings of the shortest length are equally close to `f`, Go (like Python)
+/// takes the even one; Rust's shortest formatting does not, so the digits are re-rounded to that
+/// length with Rust's exact formatting, which rounds half to even (`-959879266437.65625` is
+/// `-959879266437.6562` in Helm's JSON, not `...6563`).
 fn shortest_digits(f: f64) -> (String, i32) {
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let abs = f.abs();
+    let shortest = format!("{abs:e}");
+    let (digits, exponent) = split_scientific(&shortest);
+    if digits.len() > 1 {
+        let rounded = format!("{:.*e}", digits.len() - 1, abs);
+        if rounded != shortest && rounded.parse::<f64>() == Ok(abs) {
+            return split_scientific(&rounded);
+        }
+    }
+    (digits, exponent)
+}
+
+/// `"1.2345e6"` → `("12345", 6)`, trailing zeros of the digits dropped.
+fn split_scientific(sci: &str) -> (String, i32) {
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci, "0"));
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let digits = digits.trim_end_matches('0');
     let digits = if digits.is_empty() {
@@ -67,22 +85,26 @@ pub fn format_go_float(f: f64) -> String {
 }
 
 /// Go's `encoding/json` float printing: plain digits from 1e-6 up to 1e21, exponent form outside.
+///
+/// The exponent has no zero padding (`1e-7`, `1e+21`): encoding/json strips the `0` that
+/// `strconv` writes in `e-07` (Helm's `toJson` of `1.0e-7` is `1e-7` in the toyaml corpus).
 pub fn format_json_float(f: f64) -> String {
-    let s = format_with_exponent_limits(f, -6, 21, 1);
-    // encoding/json writes two-digit negative exponents as `e-07`, positive as `e+21`.
-    if let Some((mantissa, exp)) = s.split_once("e-") {
-        if exp.len() == 1 {
-            return format!("{mantissa}e-0{exp}");
-        }
-    }
-    s
+    format_with_exponent_limits(f, -6, 21, 1)
 }
 
-/// How `toYaml` prints a float: integral values that fit 64 bits as integers, others as `%v`.
+/// How `toYaml` prints a float: as Helm's JSON digits when go-yaml reads those back as an int64
+/// or uint64, else as `%v`.
+///
+/// The JSON digits are the shortest round-trip digits padded with zeros, so the test is on that
+/// text, not on the value: -2^63 is written `-9223372036854776000`, which overflows int64, and
+/// prints as `-9.223372036854776e+18`; `-0` reads back as the integer 0.
 pub fn format_yaml_float(f: f64) -> String {
-    // Helm's YAML comes from JSON text: integral digits that fit an int64/uint64 read back as one.
-    if f.fract() == 0.0 && (i64::MIN as f64..u64::MAX as f64).contains(&f) {
-        return format_json_float(f);
+    let json = format_json_float(f);
+    if let Ok(i) = json.parse::<i64>() {
+        return i.to_string();
+    }
+    if json.parse::<u64>().is_ok() {
+        return json;
     }
     format_go_float(f)
 }
@@ -103,12 +125,26 @@ mod tests {
     }
 
     #[test]
+    fn ties_between_shortest_digit_strings_go_to_the_even_one() {
+        // -959879266437.65625, halfway between ...6562 and ...6563.
+        // Helm 3.17.1: toJson -959879266437.6562, toYaml -9.598792664376562e+11.
+        let tie = -(959879266437.0 + 21.0 / 32.0);
+        assert_eq!(format_json_float(tie), "-959879266437.6562");
+        assert_eq!(format_go_float(tie), "-9.598792664376562e+11");
+        assert_eq!(format_go_float(0.3), "0.3");
+        assert_eq!(format_go_float(5e-324), "5e-324");
+        assert_eq!(format_go_float(f64::MAX), "1.7976931348623157e+308");
+    }
+
+    #[test]
     fn json_floats_stay_plain_below_1e21() {
         assert_eq!(format_json_float(1234567.5), "1234567.5");
         assert_eq!(format_json_float(1e20), "100000000000000000000");
         assert_eq!(format_json_float(0.00001), "0.00001");
         assert_eq!(format_json_float(1e21), "1e+21");
-        assert_eq!(format_json_float(1e-7), "1e-07");
+        assert_eq!(format_json_float(1e-7), "1e-7");
+        assert_eq!(format_json_float(1.5e-10), "1.5e-10");
+        assert_eq!(format_json_float(-0.0), "-0");
     }
 
     #[test]
@@ -123,5 +159,12 @@ mod tests {
             format_yaml_float(1.8446744073709552e19),
             "1.8446744073709552e+19"
         );
+        assert_eq!(format_yaml_float(-0.0), "0");
+        // -2^63's JSON digits overflow int64; 2^63's still fit uint64 (Helm 3.17.1 output).
+        let two_63 = 2f64.powi(63);
+        assert_eq!(format_yaml_float(-two_63), "-9.223372036854776e+18");
+        assert_eq!(format_yaml_float(two_63), "9223372036854776000");
+        assert_eq!(format_yaml_float(two_63 - 1024.0), "9223372036854775000");
+        assert_eq!(format_yaml_float(1e-7), "1e-07");
     }
 }
