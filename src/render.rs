@@ -131,3 +131,29 @@ fn stage_and_swap(
     }
     Ok(written)
 }
+
+/// What `meshchart values` prints: the effective values as `toYaml` writes them, each leaf
+/// annotated with its origin when `explain` is set; and the coalescing warnings.
+pub fn show_values(
+    chart: &Chart,
+    overrides: &crate::values::ValueOverrides,
+    explain: bool,
+    stdin: &mut dyn Read,
+) -> Result<(String, Vec<String>), Error> {
+    use crate::values::explain::{annotate, explain as explain_values, DefaultsFile};
+    let defaults = chart.default_values()?;
+    let file = chart.default_values.as_ref().map(|f| DefaultsFile {
+        name: &f.path,
+        text: &f.text,
+    });
+    let explained = explain_values(file, &defaults, overrides, stdin)?;
+    let yaml = crate::yaml::try_to_yaml(&explained.values)
+        .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))?
+        + "\n";
+    let text = if explain {
+        annotate(&yaml, &explained.origins)
+    } else {
+        yaml
+    };
+    Ok((text, explained.warnings))
+}

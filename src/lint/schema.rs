@@ -191,6 +191,24 @@ pub fn schema_key_paths(schema: &Json) -> Vec<Vec<String>> {
     out
 }
 
+/// The chart's schema with every key of its defaults declared: its `values.schema.json` with the
+/// missing keys added (types inferred from the defaults), or a schema inferred from scratch.
+/// Returns the schema as written (two-space JSON, final newline) and the keys added.
+pub fn complete_schema(chart: &crate::chart::Chart) -> Result<(String, Vec<String>), String> {
+    let defaults = chart.default_values().map_err(|e| e.to_string())?;
+    let (schema, added) = match chart.file(SCHEMA_FILE) {
+        Some(file) => {
+            let mut existing: Json = serde_json::from_str(&file.text)
+                .map_err(|e| format!("{}: not valid JSON: {e}", file.path))?;
+            let added = add_missing(&mut existing, &infer(&defaults));
+            (existing, added)
+        }
+        None => (infer_document(&defaults), vec!["(all keys)".to_owned()]),
+    };
+    let text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())? + "\n";
+    Ok((text, added))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
