@@ -372,17 +372,43 @@ fn rendering_an_archive_gives_the_same_bytes_as_its_folder() {
     }
 }
 
+/// The values the control plane requires and cannot default (certificates, schedule).
+fn required_values() -> Vec<String> {
+    let reference = format!("{ROOT}/../shared/reference");
+    vec![
+        "--set-file".into(),
+        format!("identityTrustAnchorsPEM={reference}/valid-trust-anchors.pem"),
+        "--set-file".into(),
+        format!("identity.issuer.tls.crtPEM={reference}/valid-crt.pem"),
+        "--set-file".into(),
+        format!("identity.issuer.tls.keyPEM={reference}/valid-key.pem"),
+        "--set".into(),
+        "identity.issuer.crtExpiry=2030-01-01T00:00:00Z,heartbeatSchedule=1 2 3 4 5".into(),
+        "--set".into(),
+        "proxyInjector.crtPEM=c,proxyInjector.keyPEM=k,proxyInjector.caBundle=b".into(),
+        "--set".into(),
+        "profileValidator.crtPEM=c,profileValidator.keyPEM=k,profileValidator.caBundle=b".into(),
+    ]
+}
+
 #[test]
 fn rendering_the_packaged_control_plane_equals_the_embedded_render() {
     let (archive, _) = package(None, &scratch_dir("control-plane"), &[]);
-    assert_eq!(
-        ok(&meshchart(&[
-            "render",
-            "--chart",
-            archive.to_str().unwrap()
-        ])),
-        ok(&meshchart(&["render"]))
-    );
+    let required = required_values();
+    let render = |chart: Option<&str>, extra: &[&str]| {
+        let mut args = vec!["render"];
+        if let Some(chart) = chart {
+            args.extend(["--chart", chart]);
+        }
+        args.extend(required.iter().map(String::as_str));
+        args.extend(extra);
+        ok(&meshchart(&args))
+    };
+    for extra in [&[][..], &["-f", "values/values-ha.yaml"][..]] {
+        let embedded = render(None, extra);
+        assert!(embedded.contains("kind: Deployment"), "{embedded}");
+        assert_eq!(render(Some(archive.to_str().unwrap()), extra), embedded);
+    }
 }
 
 /// Helm, if this machine has it: `HELM_BIN`, else `helm` on PATH.
