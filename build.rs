@@ -35,6 +35,8 @@ fn main() {
         "values",
         "values.schema.json",
         "README.md",
+        "LICENSE",
+        ".helmignore",
     ] {
         let path = root.join(top);
         println!("cargo:rerun-if-changed={}", path.display());

@@ -21,6 +21,9 @@ pub enum Error {
     /// Identity or webhook certificate material.
     #[error(transparent)]
     Identity(#[from] IdentityError),
+    /// Packaging a chart.
+    #[error(transparent)]
+    Package(#[from] crate::package::PackageError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

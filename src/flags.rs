@@ -100,3 +100,40 @@ impl RenderFlags {
         }
     }
 }
+
+/// Only the value flags (for commands that do not render: `values`).
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct ValueFlags {
+    /// Values file (repeatable; later files win; `-` reads stdin).
+    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    pub values: Vec<String>,
+    /// Set a value: `a.b=1,c[0]=x` (types inferred as Helm does).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Set a value, always as a string.
+    #[arg(long = "set-string", value_name = "KEY=VALUE")]
+    pub set_string: Vec<String>,
+    /// Set a value to the contents of a file: `key=path`.
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Set a value from JSON: `key={"a":1}`.
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+    /// Set a value to a literal string, no commas or escapes interpreted.
+    #[arg(long = "set-literal", value_name = "KEY=VALUE")]
+    pub set_literal: Vec<String>,
+}
+
+impl ValueFlags {
+    /// The value flags, for the values module.
+    pub fn overrides(&self) -> ValueOverrides {
+        ValueOverrides {
+            files: self.values.clone(),
+            set: self.set.clone(),
+            set_string: self.set_string.clone(),
+            set_file: self.set_file.clone(),
+            set_json: self.set_json.clone(),
+            set_literal: self.set_literal.clone(),
+        }
+    }
+}

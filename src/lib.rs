@@ -6,12 +6,15 @@
 //! and [`golden`] runs golden-file cases.
 
 pub mod chart;
+pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod flags;
 pub mod golden;
 pub mod identity;
+pub mod lint;
 pub mod manifest;
+pub mod package;
 pub mod render;
 pub mod values;
 pub mod yaml;

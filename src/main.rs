@@ -2,10 +2,13 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
-use meshchart::flags::RenderFlags;
+use meshchart::flags::{RenderFlags, ValueFlags};
 use meshchart::golden::{self, CaseOutcome};
+use meshchart::package::archive::mtime_from_env;
+use meshchart::package::{self, PackageError, PackageOptions};
 use meshchart::render::{self, ChartSource, Clock};
 use meshchart::Error;
+use meshchart::{diff, lint};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -21,12 +24,90 @@ struct Cli {
 enum Command {
     /// Render the chart to a multi-document YAML stream.
     Render {
-        /// A chart folder to render instead of the embedded control plane.
-        #[arg(long, value_name = "DIR")]
+        /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
+        #[arg(long, value_name = "DIR|TGZ")]
         chart: Option<Utf8PathBuf>,
         /// Write one file per template under DIR instead of printing (all or nothing).
         #[arg(long, value_name = "DIR")]
         output_dir: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        flags: Box<RenderFlags>,
+    },
+    /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
+    #[command(disable_version_flag = true)]
+    Package {
+        /// The chart folder (or archive) to package (default: the embedded control plane).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart: Option<Utf8PathBuf>,
+        /// Folder to write the archive into.
+        #[arg(
+            short = 'd',
+            long = "destination",
+            value_name = "OUT",
+            default_value = "."
+        )]
+        destination: Utf8PathBuf,
+        /// Set the chart's version (SemVer 2), rewriting only that line of Chart.yaml.
+        #[arg(long, value_name = "VERSION")]
+        version: Option<String>,
+        /// Set the chart's appVersion, rewriting only that line of Chart.yaml.
+        #[arg(long, value_name = "VERSION")]
+        app_version: Option<String>,
+    },
+    /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
+    Lint {
+        /// The chart folder or archive (default: the embedded control plane).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        flags: Box<RenderFlags>,
+    },
+    /// Print the effective values (chart defaults, then -f files, then --set flags).
+    Values {
+        /// The chart folder or archive (default: the embedded control plane).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart: Option<Utf8PathBuf>,
+        /// Annotate each value with where it came from (file:line or the flag).
+        #[arg(long)]
+        explain: bool,
+        #[command(flatten)]
+        flags: ValueFlags,
+    },
+    /// Print the chart's values.schema.json with every key of its defaults declared.
+    Schema {
+        /// The chart folder (default: the embedded control plane).
+        #[arg(long, value_name = "DIR")]
+        chart: Option<Utf8PathBuf>,
+        /// Write the result to <chart>/values.schema.json instead of printing it.
+        #[arg(long, requires = "chart")]
+        write: bool,
+    },
+    /// Compare two renders resource by resource (exit 1 when they differ, 2 on error).
+    Diff {
+        /// Two rendered streams to compare (`-` is stdin); without them, two renders of a chart.
+        #[arg(value_name = "FILE", num_args = 0..=2)]
+        files: Vec<String>,
+        /// The chart both sides render (default: the embedded control plane).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart: Option<Utf8PathBuf>,
+        /// The chart side A renders (default: --chart).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart_a: Option<Utf8PathBuf>,
+        /// The chart side B renders (default: --chart).
+        #[arg(long, value_name = "DIR|TGZ")]
+        chart_b: Option<Utf8PathBuf>,
+        /// A values file for side A only (repeatable; after the shared -f files).
+        #[arg(long = "values-a", value_name = "FILE")]
+        values_a: Vec<String>,
+        /// A values file for side B only.
+        #[arg(long = "values-b", value_name = "FILE")]
+        values_b: Vec<String>,
+        /// A --set for side A only (repeatable; after the shared --set flags).
+        #[arg(long = "set-a", value_name = "KEY=VALUE")]
+        set_a: Vec<String>,
+        /// A --set for side B only.
+        #[arg(long = "set-b", value_name = "KEY=VALUE")]
+        set_b: Vec<String>,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -70,6 +151,17 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
+/// A file's text, or standard input for `-`.
+fn read_input(path: &str) -> Result<String, Error> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .map_err(Error::io("<stdin>"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).map_err(Error::io(path))
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Render {
@@ -97,6 +189,124 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 None => write_stdout(&outcome.rendered.to_stream())?,
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Package {
+            chart,
+            destination,
+            version,
+            app_version,
+        } => {
+            let options = PackageOptions {
+                version,
+                app_version,
+                mtime: mtime_from_env().map_err(PackageError::Mtime)?,
+            };
+            let source = ChartSource::from_flag(chart.as_deref());
+            let (package, notes) = package::package_source(&source, &options)?;
+            print_notes(&notes);
+            let path = package::write_package(&package, &destination)?;
+            // sha256sum's format, so `sha256sum -c` can check it.
+            write_stdout(&format!("{}  {path}\n", package.sha256))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Lint { chart, flags } => {
+            let source = ChartSource::from_flag(chart.as_deref());
+            let report = lint::lint(&source, &flags, &mut std::io::stdin().lock());
+            write_stdout(&report.to_text())?;
+            Ok(if report.failed() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Values {
+            chart,
+            explain,
+            flags,
+        } => {
+            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+            let (text, warnings) = render::show_values(
+                &chart,
+                &flags.overrides(),
+                explain,
+                &mut std::io::stdin().lock(),
+            )?;
+            print_notes(&warnings);
+            write_stdout(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Schema { chart, write } => {
+            let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
+            let (text, added) = lint::schema::complete_schema(&loaded).map_err(Error::Usage)?;
+            match (write, chart) {
+                (true, Some(dir)) => {
+                    let path = dir.join(lint::schema::SCHEMA_FILE);
+                    let temp = dir.join(format!(".{}.partial", lint::schema::SCHEMA_FILE));
+                    std::fs::write(&temp, &text)
+                        .and_then(|_| std::fs::rename(&temp, &path))
+                        .map_err(Error::io(&path))?;
+                    print_notes(&[format!("wrote {path} ({} key(s) added)", added.len())]);
+                }
+                _ => {
+                    print_notes(
+                        &added
+                            .iter()
+                            .map(|k| format!("added {k}"))
+                            .collect::<Vec<_>>(),
+                    );
+                    write_stdout(&text)?;
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff {
+            files,
+            chart,
+            chart_a,
+            chart_b,
+            values_a,
+            values_b,
+            set_a,
+            set_b,
+            flags,
+        } => {
+            let compared = (|| -> Result<diff::DiffReport, Error> {
+                let (a, a_label, b, b_label) = match files.as_slice() {
+                    [a, b] => (read_input(a)?, a.clone(), read_input(b)?, b.clone()),
+                    [] => {
+                        let side = |chart: &Option<Utf8PathBuf>, values: &[String], set: &[String]| diff::SideFlags {
+                            chart: chart.clone(),
+                            values: values.to_vec(),
+                            set: set.to_vec(),
+                        };
+                        let (a, b) = diff::render_pair(
+                            chart.as_deref(),
+                            &flags,
+                            &side(&chart_a, &values_a, &set_a),
+                            &side(&chart_b, &values_b, &set_b),
+                            Clock::FromEnv,
+                        )?;
+                        (a, "A".to_owned(), b, "B".to_owned())
+                    }
+                    _ => {
+                        return Err(Error::Usage(
+                            "diff takes two files, or none (then it renders the chart twice)"
+                                .into(),
+                        ))
+                    }
+                };
+                diff::diff_streams(&a, &a_label, &b, &b_label)
+            })();
+            match compared {
+                Ok(report) => {
+                    write_stdout(&report.to_text())?;
+                    Ok(ExitCode::from(u8::from(!report.is_empty())))
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    Ok(ExitCode::from(2))
+                }
+            }
         }
         Command::Golden {
             chart,

@@ -23,7 +23,8 @@ pub enum Clock {
 }
 
 impl Clock {
-    fn now(self) -> Result<SystemTime, Error> {
+    /// The instant this clock stands for.
+    pub fn now(self) -> Result<SystemTime, Error> {
         match self {
             Clock::FromEnv => Ok(now_from_env()?),
             Clock::Fixed(t) => Ok(t),
@@ -47,12 +48,15 @@ pub enum ChartSource {
     Embedded,
     /// A chart folder on disk.
     Path(Utf8PathBuf),
+    /// A chart archive (`.tgz`), read in memory.
+    Archive(Utf8PathBuf),
 }
 
 impl ChartSource {
-    /// `--chart` if given, else the embedded chart.
+    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
     pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
         match path {
+            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
             Some(p) => ChartSource::Path(p.to_owned()),
             None => ChartSource::Embedded,
         }
@@ -63,6 +67,7 @@ impl ChartSource {
         Ok(match self {
             ChartSource::Embedded => Chart::embedded()?,
             ChartSource::Path(p) => Chart::from_dir(p)?,
+            ChartSource::Archive(p) => Chart::from_archive(p)?,
         })
     }
 }
@@ -86,14 +91,22 @@ pub fn values_for(
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values()?;
     let (mut values, mut notes) = effective_values(&defaults, &flags.overrides(), stdin)?;
-    if wants_identity_material(chart) {
-        let options = MaterialOptions {
-            certs_dir: flags.certs_dir.clone(),
-            now: clock.now()?,
-        };
-        notes.extend(complete_material(&mut values, &options)?);
-    }
+    notes.extend(complete_chart_material(chart, &mut values, flags, clock)?);
     Ok((values, notes))
+}
+
+/// Fills in the identity material a chart asks for (see [`IDENTITY_MATERIAL_ANNOTATION`]).
+pub fn complete_chart_material(
+    chart: &Chart,
+    values: &mut Value,
+    flags: &RenderFlags,
+    clock: Clock,
+) -> Result<Vec<String>, Error> {
+    if !wants_identity_material(chart) {
+        return Ok(Vec::new());
+    }
+    let options = MaterialOptions { certs_dir: flags.certs_dir.clone(), now: clock.now()? };
+    Ok(complete_material(values, &options)?)
 }
 
 /// Renders `chart` with the user's flags.
@@ -170,4 +183,30 @@ fn stage_and_swap(
         return Err(Error::io(&chart_dir)(e));
     }
     Ok(written)
+}
+
+/// What `meshchart values` prints: the effective values as `toYaml` writes them, each leaf
+/// annotated with its origin when `explain` is set; and the coalescing warnings.
+pub fn show_values(
+    chart: &Chart,
+    overrides: &crate::values::ValueOverrides,
+    explain: bool,
+    stdin: &mut dyn Read,
+) -> Result<(String, Vec<String>), Error> {
+    use crate::values::explain::{annotate, explain as explain_values, DefaultsFile};
+    let defaults = chart.default_values()?;
+    let file = chart.default_values.as_ref().map(|f| DefaultsFile {
+        name: &f.path,
+        text: &f.text,
+    });
+    let explained = explain_values(file, &defaults, overrides, stdin)?;
+    let yaml = crate::yaml::try_to_yaml(&explained.values)
+        .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))?
+        + "\n";
+    let text = if explain {
+        annotate(&yaml, &explained.origins)
+    } else {
+        yaml
+    };
+    Ok((text, explained.warnings))
 }

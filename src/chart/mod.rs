@@ -4,6 +4,8 @@ mod metadata;
 
 pub use metadata::ChartMetadata;
 
+use crate::package::read::read_archive_file;
+use crate::package::walk::{walk_chart_dir, Hidden};
 use crate::values::Value;
 use crate::yaml::{self, YamlError};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -58,6 +60,34 @@ pub enum ChartError {
         /// The file inside the chart.
         file: String,
     },
+    /// `.helmignore` has a malformed line.
+    #[error("{origin}/{source}")]
+    HelmIgnore {
+        /// Where the chart came from.
+        origin: String,
+        /// The line and what is wrong with it.
+        source: crate::package::helmignore::PatternError,
+    },
+    /// `.helmignore` leaves `Chart.yaml` out (usually a `!` line: Helm 3 negation ignores every
+    /// path that does not match it).
+    #[error("{origin}: Chart.yaml is excluded by {rule}")]
+    ChartYamlIgnored {
+        /// Where the chart came from.
+        origin: String,
+        /// The rule, with its line.
+        rule: String,
+    },
+    /// A chart file is a device, socket or pipe.
+    #[error("{origin}/{file}: not a regular file")]
+    IrregularFile {
+        /// Where the chart came from.
+        origin: String,
+        /// The file inside the chart.
+        file: String,
+    },
+    /// A chart archive is unsafe, broken or too large.
+    #[error(transparent)]
+    Archive(#[from] crate::package::read::ArchiveError),
     /// The chart is larger than we agree to read.
     #[error("{origin}: the chart is larger than the limit ({what})")]
     TooLarge {
@@ -110,12 +140,43 @@ impl Chart {
         Chart::from_files("embedded chart", files.collect())
     }
 
-    /// Reads a chart folder (recursively; hidden files and folders are skipped).
+    /// Reads a chart folder: every file `.helmignore` keeps, hidden files and folders skipped.
     pub fn from_dir(dir: &Utf8Path) -> Result<Chart, ChartError> {
-        let mut files = Vec::new();
-        let mut total: u64 = 0;
-        collect_dir(dir, dir, &mut files, &mut total)?;
-        Chart::from_files(dir.as_str(), files)
+        let walked = walk_chart_dir(dir, Hidden::Skip)?;
+        Chart::from_files(dir.as_str(), text_files(dir.as_str(), walked.files)?)
+    }
+
+    /// Reads a chart archive (`.tgz`) in memory, refusing unsafe entries and oversized content;
+    /// nothing is written to disk.
+    pub fn from_archive(path: &Utf8Path) -> Result<Chart, ChartError> {
+        let contents = read_archive_file(path.as_str())?;
+        Chart::from_files(path.as_str(), text_files(path.as_str(), contents.files)?)
+    }
+
+    /// Reads a chart folder or, when `path` is a file, a chart archive.
+    pub fn load(path: &Utf8Path) -> Result<Chart, ChartError> {
+        if path.is_file() {
+            Chart::from_archive(path)
+        } else {
+            Chart::from_dir(path)
+        }
+    }
+
+    /// Every file of the chart with its path relative to the chart root, sorted by path.
+    pub fn all_files(&self) -> Vec<ChartFile> {
+        let mut files = vec![ChartFile {
+            path: "Chart.yaml".to_owned(),
+            text: self.chart_yaml.clone(),
+        }];
+        files.extend(self.templates.iter().map(|t| ChartFile {
+            path: format!("templates/{}", t.path),
+            text: t.text.clone(),
+        }));
+        files.extend(self.default_values.iter().cloned());
+        files.extend(self.value_overlays.iter().cloned());
+        files.extend(self.other_files.iter().cloned());
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files
     }
 
     /// Builds a chart from its files (paths relative to the chart root).
@@ -213,50 +274,15 @@ impl Chart {
     }
 }
 
-fn collect_dir(
-    root: &Utf8Path,
-    dir: &Utf8Path,
-    files: &mut Vec<ChartFile>,
-    total: &mut u64,
-) -> Result<(), ChartError> {
-    let io = |path: &Utf8Path| {
-        let path = path.to_owned();
-        move |source| ChartError::Io { path, source }
-    };
-    let entries = dir.read_dir_utf8().map_err(io(dir))?;
-    let mut entries: Vec<_> = entries.collect::<Result<_, _>>().map_err(io(dir))?;
-    entries.sort_by(|a, b| a.file_name().cmp(b.file_name()));
-    for entry in entries {
-        if entry.file_name().starts_with('.') || entry.file_name() == "target" {
-            continue;
-        }
-        let path = entry.path();
-        let file_type = entry.file_type().map_err(io(path))?;
-        if file_type.is_dir() {
-            collect_dir(root, path, files, total)?;
-            continue;
-        }
-        let bytes = std::fs::read(path).map_err(io(path))?;
-        *total += bytes.len() as u64;
-        if files.len() >= MAX_CHART_FILES || *total > MAX_CHART_BYTES {
-            return Err(ChartError::TooLarge {
-                origin: root.to_string(),
-                what: format!("{MAX_CHART_FILES} files or {MAX_CHART_BYTES} bytes"),
-            });
-        }
-        let relative = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .as_str()
-            .replace('\\', "/");
-        let text = String::from_utf8(bytes).map_err(|_| ChartError::NotText {
-            origin: root.to_string(),
-            file: relative.clone(),
-        })?;
-        files.push(ChartFile {
-            path: relative,
-            text,
-        });
-    }
-    Ok(())
+fn text_files(origin: &str, files: Vec<(String, Vec<u8>)>) -> Result<Vec<ChartFile>, ChartError> {
+    files
+        .into_iter()
+        .map(|(path, bytes)| match String::from_utf8(bytes) {
+            Ok(text) => Ok(ChartFile { path, text }),
+            Err(_) => Err(ChartError::NotText {
+                origin: origin.to_owned(),
+                file: path,
+            }),
+        })
+        .collect()
 }

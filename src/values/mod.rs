@@ -1,7 +1,9 @@
 //! Values: the tree, how Helm's sources of values merge, and Go-style number printing.
 
 pub mod coalesce;
+pub mod explain;
 mod number;
+pub mod positions;
 pub mod set;
 pub mod sources;
 mod value;

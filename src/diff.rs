@@ -1,0 +1,296 @@
+//! `meshchart diff`: two renders compared resource by resource.
+//!
+//! Each side is a multi-document stream (a file, or a render of a chart with its own value
+//! flags). Documents are matched by kind, namespace and name; a changed resource prints a
+//! unified diff, and added and removed resources are listed by name. Documents without a kind
+//! (comment-only ones) are matched by their `# Source:` line.
+
+use crate::error::Error;
+use crate::flags::RenderFlags;
+use crate::manifest::split_documents;
+use crate::render::{render, ChartSource, Clock};
+use camino::{Utf8Path, Utf8PathBuf};
+use crate::values::Value;
+use std::fmt::{self, Write as _};
+
+/// What identifies a resource across two renders.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ResourceKey {
+    /// `kind` (empty for a document without one).
+    pub kind: String,
+    /// `metadata.namespace` (empty when unset).
+    pub namespace: String,
+    /// `metadata.name`, or the `# Source:` of a document without a kind.
+    pub name: String,
+    /// 1 for the first resource with this kind/namespace/name, 2 for a repeat, ...
+    pub occurrence: usize,
+}
+
+impl fmt::Display for ResourceKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.kind.is_empty() {
+            "(no kind)"
+        } else {
+            &self.kind
+        };
+        match self.namespace.as_str() {
+            "" => write!(f, "{kind} {}", self.name)?,
+            ns => write!(f, "{kind} {ns}/{}", self.name)?,
+        }
+        if self.occurrence > 1 {
+            write!(f, " (#{})", self.occurrence)?;
+        }
+        Ok(())
+    }
+}
+
+/// One document of a stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// Its identity.
+    pub key: ResourceKey,
+    /// Its text (trimmed, framing comments included).
+    pub text: String,
+}
+
+fn field<'a>(map: &'a crate::values::Map, path: &[&str]) -> &'a str {
+    let mut current = map;
+    for (i, key) in path.iter().enumerate() {
+        match current.get(*key) {
+            Some(Value::Map(m)) if i + 1 < path.len() => current = m,
+            Some(Value::String(s)) if i + 1 == path.len() => return s,
+            _ => return "",
+        }
+    }
+    ""
+}
+
+/// Splits a stream into resources; `label` names it in errors.
+pub fn resources(stream: &str, label: &str) -> Result<Vec<Resource>, Error> {
+    let mut out: Vec<Resource> = Vec::new();
+    for (index, doc) in split_documents(stream).into_iter().enumerate() {
+        let parsed = crate::yaml::parse_document(doc.text).map_err(|e| {
+            Error::Usage(format!(
+                "{label}: document {} (line {}) is not valid YAML: {e}",
+                index + 1,
+                crate::manifest::line_of(stream, doc.offset)
+            ))
+        })?;
+        let (kind, namespace, mut name) = match &parsed {
+            Value::Map(m) => (
+                field(m, &["kind"]).to_owned(),
+                field(m, &["metadata", "namespace"]).to_owned(),
+                field(m, &["metadata", "name"]).to_owned(),
+            ),
+            _ => Default::default(),
+        };
+        if kind.is_empty() && name.is_empty() {
+            name = doc
+                .text
+                .lines()
+                .find_map(|l| l.strip_prefix("# Source: "))
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("document {}", index + 1));
+        }
+        let occurrence = 1 + out
+            .iter()
+            .filter(|r| r.key.kind == kind && r.key.namespace == namespace && r.key.name == name)
+            .count();
+        out.push(Resource {
+            key: ResourceKey {
+                kind,
+                namespace,
+                name,
+                occurrence,
+            },
+            text: doc.text.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// How two streams differ.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiffReport {
+    /// Resources in both with different text, and their unified diff.
+    pub changed: Vec<(ResourceKey, String)>,
+    /// Resources only in B.
+    pub added: Vec<ResourceKey>,
+    /// Resources only in A.
+    pub removed: Vec<ResourceKey>,
+}
+
+impl DiffReport {
+    /// Whether the two sides are the same.
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// The diffs, then the added and removed resources, then a count; empty when equal.
+    pub fn to_text(&self) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
+        let mut out = String::new();
+        for (_, diff) in &self.changed {
+            out.push_str(diff);
+        }
+        for key in &self.added {
+            let _ = writeln!(out, "added: {key}");
+        }
+        for key in &self.removed {
+            let _ = writeln!(out, "removed: {key}");
+        }
+        let _ = writeln!(
+            out,
+            "{} changed, {} added, {} removed",
+            self.changed.len(),
+            self.added.len(),
+            self.removed.len()
+        );
+        out
+    }
+}
+
+/// Compares two streams resource by resource.
+pub fn diff_streams(a: &str, a_label: &str, b: &str, b_label: &str) -> Result<DiffReport, Error> {
+    let a = resources(a, a_label)?;
+    let b = resources(b, b_label)?;
+    let mut report = DiffReport::default();
+    for old in &a {
+        match b.iter().find(|r| r.key == old.key) {
+            None => report.removed.push(old.key.clone()),
+            Some(new) if new.text != old.text => {
+                let (old_text, new_text) = (format!("{}\n", old.text), format!("{}\n", new.text));
+                let diff = similar::TextDiff::from_lines(&old_text, &new_text)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a: {}", old.key), &format!("b: {}", new.key))
+                    .to_string();
+                report.changed.push((old.key.clone(), diff));
+            }
+            Some(_) => {}
+        }
+    }
+    for new in &b {
+        if !a.iter().any(|r| r.key == new.key) {
+            report.added.push(new.key.clone());
+        }
+    }
+    Ok(report)
+}
+
+/// One side of a diff that renders a chart.
+#[derive(Clone, Debug)]
+pub struct RenderSide {
+    /// The chart.
+    pub chart: ChartSource,
+    /// Its flags (shared ones plus this side's own).
+    pub flags: RenderFlags,
+}
+
+impl RenderSide {
+    /// Renders this side to a stream.
+    pub fn render(&self, clock: Clock) -> Result<String, Error> {
+        let chart = self.chart.load()?;
+        Ok(render(&chart, &self.flags, &mut std::io::empty(), clock)?
+            .rendered
+            .to_stream())
+    }
+}
+
+/// What one side of `diff --values-a/--set-a/--chart-a` adds to the shared flags.
+#[derive(Clone, Debug, Default)]
+pub struct SideFlags {
+    /// `--chart-a`/`--chart-b`, else the shared chart.
+    pub chart: Option<Utf8PathBuf>,
+    /// Extra values files.
+    pub values: Vec<String>,
+    /// Extra `--set` expressions.
+    pub set: Vec<String>,
+}
+
+/// Renders the chart once per side at one instant and with one set of generated certificates,
+/// so only what the side's flags change shows in the diff.
+pub fn render_pair(
+    chart: Option<&Utf8Path>,
+    shared: &RenderFlags,
+    a: &SideFlags,
+    b: &SideFlags,
+    clock: Clock,
+) -> Result<(String, String), Error> {
+    let clock = Clock::Fixed(clock.now()?);
+    let scratch = match shared.certs_dir {
+        Some(_) => None,
+        None => {
+            let dir = std::env::temp_dir().join(format!("meshchart-diff-certs-{}", std::process::id()));
+            Some(Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::Usage(format!("temporary folder {} is not UTF-8", p.display())))?)
+        }
+    };
+    let side = |own: &SideFlags| {
+        let mut flags = shared.clone();
+        flags.values.extend(own.values.iter().cloned());
+        flags.set.extend(own.set.iter().cloned());
+        if let Some(dir) = &scratch {
+            flags.certs_dir = Some(dir.clone());
+        }
+        RenderSide { chart: ChartSource::from_flag(own.chart.as_deref().or(chart)), flags }
+    };
+    let result = side(a).render(clock).and_then(|left| Ok((left, side(b).render(clock)?)));
+    if let Some(dir) = &scratch {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: linkerd\ndata:\n  x: \"1\"\n---\n# Source: c/templates/b.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n";
+    const B: &str = "---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: linkerd\ndata:\n  x: \"2\"\n---\n# Source: c/templates/c.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: new\n";
+
+    #[test]
+    fn equal_streams_have_no_differences() {
+        let report = diff_streams(A, "a", A, "b").unwrap();
+        assert!(report.is_empty());
+        assert_eq!(report.to_text(), "");
+    }
+
+    #[test]
+    fn changed_added_and_removed_resources_are_reported() {
+        let report = diff_streams(A, "a", B, "b").unwrap();
+        assert_eq!(report.changed.len(), 1);
+        assert_eq!(report.changed[0].0.to_string(), "ConfigMap linkerd/cfg");
+        assert!(
+            report.changed[0].1.contains("-  x: \"1\"\n+  x: \"2\"\n"),
+            "{}",
+            report.changed[0].1
+        );
+        assert!(report.changed[0]
+            .1
+            .starts_with("--- a: ConfigMap linkerd/cfg\n+++ b: ConfigMap linkerd/cfg\n"));
+        assert_eq!(report.added[0].to_string(), "Secret new");
+        assert_eq!(report.removed[0].to_string(), "Service gone");
+        assert!(report.to_text().ends_with(
+            "added: Secret new\nremoved: Service gone\n1 changed, 1 added, 1 removed\n"
+        ));
+    }
+
+    #[test]
+    fn order_does_not_matter_only_identity_and_text() {
+        let swapped = format!(
+            "{}\n{}",
+            &A[A.find("---\n# Source: c/templates/b").unwrap()..],
+            &A[..A.find("---\n# Source: c/templates/b").unwrap()]
+        );
+        assert!(diff_streams(A, "a", &swapped, "b").unwrap().is_empty());
+    }
+
+    #[test]
+    fn repeated_identities_are_told_apart_by_occurrence() {
+        let doc = "---\nkind: ConfigMap\nmetadata:\n  name: x\n";
+        let r = resources(&format!("{doc}{doc}"), "s").unwrap();
+        assert_eq!(r[1].key.to_string(), "ConfigMap x (#2)");
+    }
+}

@@ -1,0 +1,429 @@
+//! `meshchart lint`: everything that can be checked without a cluster.
+//!
+//! - Chart.yaml: the loader's validation (every field named), plus maintainers, URLs, icon.
+//! - Values: the user's files parse; YAML 1.1 booleans (`yes`, `on`) are warned about; keys the
+//!   chart does not know are errors with a "did you mean" ([`keys`]); the effective values are
+//!   checked against `values.schema.json` when the chart has one ([`schema`]), each violation
+//!   naming the key path and where the value came from.
+//! - Templates: allowed file extensions; every template renders with the effective values;
+//!   every document parses, has `apiVersion` and `kind`, and a DNS-1123 `metadata.name`.
+//!
+//! Errors fail the lint (exit 1); warnings and notes do not.
+
+pub mod keys;
+pub mod schema;
+pub mod yaml11;
+
+use crate::chart::Chart;
+use crate::engine::Engine;
+use crate::flags::RenderFlags;
+use crate::render::{complete_chart_material, ChartSource, Clock};
+use crate::values::explain::{explain, DefaultsFile};
+use crate::values::Value;
+use std::fmt::Write as _;
+use std::io::Read;
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Fails the lint.
+    Error,
+    /// Worth fixing; does not fail the lint.
+    Warning,
+    /// A suggestion.
+    Info,
+}
+
+impl Severity {
+    fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "ERROR",
+            Severity::Warning => "WARNING",
+            Severity::Info => "INFO",
+        }
+    }
+}
+
+/// One thing lint found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// How bad.
+    pub severity: Severity,
+    /// Where: a chart file, `file:line`, or a `--set` expression.
+    pub location: String,
+    /// What.
+    pub message: String,
+}
+
+/// Everything lint found in one chart.
+#[derive(Clone, Debug, Default)]
+pub struct LintReport {
+    /// The chart, as named on the command line.
+    pub origin: String,
+    /// Findings in the order they were found.
+    pub findings: Vec<Finding>,
+}
+
+impl LintReport {
+    /// Whether any finding is an error.
+    pub fn failed(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    fn push(
+        &mut self,
+        severity: Severity,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.findings.push(Finding {
+            severity,
+            location: location.into(),
+            message: message.into(),
+        });
+    }
+
+    /// The report as printed, in Helm's shape.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("==> Linting {}\n", self.origin);
+        for f in &self.findings {
+            let _ = writeln!(
+                out,
+                "[{}] {}: {}",
+                f.severity.label(),
+                f.location,
+                f.message
+            );
+        }
+        let _ = write!(
+            out,
+            "\n1 chart(s) linted, {} chart(s) failed\n",
+            usize::from(self.failed())
+        );
+        out
+    }
+}
+
+/// Lints the chart `source` with the user's flags.
+pub fn lint(source: &ChartSource, flags: &RenderFlags, stdin: &mut dyn Read) -> LintReport {
+    let mut report = LintReport {
+        origin: match source {
+            ChartSource::Embedded => "embedded chart".to_owned(),
+            ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
+        },
+        findings: Vec::new(),
+    };
+    let chart = match source.load() {
+        Ok(chart) => chart,
+        Err(e) => {
+            report.push(Severity::Error, "Chart.yaml", e.to_string());
+            return report;
+        }
+    };
+    check_chart_yaml(&chart, &mut report);
+    let Some(mut values) = check_values(&chart, flags, stdin, &mut report) else {
+        return report;
+    };
+    // Templates need the identity material a render would fill in; lint never keeps it.
+    if let Err(e) = complete_chart_material(&chart, &mut values, flags, Clock::FromEnv) {
+        report.push(Severity::Error, "values", e.to_string());
+        return report;
+    }
+    check_templates(&chart, flags, &values, &mut report);
+    report
+}
+
+fn check_chart_yaml(chart: &Chart, report: &mut LintReport) {
+    let fields = &chart.metadata.fields;
+    if !fields.contains_key("icon") {
+        report.push(Severity::Info, "Chart.yaml", "icon is recommended");
+    }
+    let is_url = |s: &str| s.starts_with("https://") || s.starts_with("http://");
+    for field in ["icon", "home"] {
+        match fields.get(field) {
+            Some(Value::String(s)) if !is_url(s) => report.push(
+                Severity::Error,
+                "Chart.yaml",
+                format!("{field}: {s:?} is not an http(s) URL"),
+            ),
+            Some(Value::String(_)) | None => {}
+            Some(other) => report.push(
+                Severity::Error,
+                "Chart.yaml",
+                format!("{field}: must be a string, found a {}", other.type_name()),
+            ),
+        }
+    }
+    if let Some(Value::Seq(sources)) = fields.get("sources") {
+        for (i, s) in sources.iter().enumerate() {
+            if !s.as_str().is_some_and(is_url) {
+                report.push(
+                    Severity::Error,
+                    "Chart.yaml",
+                    format!("sources[{i}]: is not an http(s) URL"),
+                );
+            }
+        }
+    }
+    match fields.get("maintainers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Seq(maintainers)) => {
+            for (i, m) in maintainers.iter().enumerate() {
+                let name = m
+                    .as_map()
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str);
+                if name.is_none_or(str::is_empty) {
+                    report.push(
+                        Severity::Error,
+                        "Chart.yaml",
+                        format!("maintainers[{i}]: name is required"),
+                    );
+                }
+                if let Some(email) = m
+                    .as_map()
+                    .and_then(|m| m.get("email"))
+                    .and_then(Value::as_str)
+                {
+                    if !email.contains('@') {
+                        report.push(
+                            Severity::Error,
+                            "Chart.yaml",
+                            format!("maintainers[{i}]: email {email:?} is not an address"),
+                        );
+                    }
+                }
+            }
+        }
+        Some(_) => report.push(Severity::Error, "Chart.yaml", "maintainers: must be a list"),
+    }
+    if chart.metadata.api_version == "v1" {
+        for field in ["type", "dependencies"] {
+            if fields.contains_key(field) {
+                report.push(
+                    Severity::Error,
+                    "Chart.yaml",
+                    format!("{field}: not valid in apiVersion \"v1\"; use \"v2\""),
+                );
+            }
+        }
+    }
+}
+
+/// Checks values; returns the effective values when they could be built.
+fn check_values(
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+    report: &mut LintReport,
+) -> Option<Value> {
+    let overrides = flags.overrides();
+    let reads_stdin = overrides.files.iter().any(|f| f == "-")
+        || overrides.set_file.iter().any(|e| e.ends_with("=-"));
+    let mut stdin_bytes = Vec::new();
+    if reads_stdin {
+        if let Err(e) = stdin.read_to_end(&mut stdin_bytes) {
+            report.push(Severity::Error, "<stdin>", e.to_string());
+            return None;
+        }
+    }
+    let defaults = match chart.default_values() {
+        Ok(v) => v,
+        Err(e) => {
+            report.push(Severity::Error, "values", e.to_string());
+            return None;
+        }
+    };
+    // YAML 1.1 booleans in the chart's defaults and in each values file.
+    let mut texts: Vec<(String, String)> = Vec::new();
+    if let Some(file) = &chart.default_values {
+        texts.push((file.path.clone(), file.text.clone()));
+    }
+    for file in &overrides.files {
+        let text = if file == "-" {
+            Some(String::from_utf8_lossy(&stdin_bytes).into_owned())
+        } else {
+            std::fs::read_to_string(file).ok()
+        };
+        if let Some(text) = text {
+            texts.push((
+                if file == "-" {
+                    "<stdin>".into()
+                } else {
+                    file.clone()
+                },
+                text,
+            ));
+        }
+    }
+    for (name, text) in &texts {
+        for found in yaml11::find(text) {
+            report.push(
+                Severity::Warning,
+                format!("{name}:{}", found.line),
+                found.describe(),
+            );
+        }
+    }
+    let defaults_file = chart.default_values.as_ref().map(|f| DefaultsFile {
+        name: &f.path,
+        text: &f.text,
+    });
+    let mut replay: &[u8] = &stdin_bytes;
+    let explained = match explain(defaults_file, &defaults, &overrides, &mut replay) {
+        Ok(e) => e,
+        Err(e) => {
+            report.push(Severity::Error, "values", e.to_string());
+            return None;
+        }
+    };
+    for warning in &explained.warnings {
+        report.push(Severity::Warning, "values", warning.clone());
+    }
+    let schema_file = chart.file(schema::SCHEMA_FILE);
+    let schema_json =
+        schema_file.and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok());
+    let known = keys::KnownKeys::new(&defaults, schema_json.as_ref());
+    let mut reported = std::collections::BTreeSet::new();
+    for (path, origin) in &explained.user_origins {
+        if let Some(unknown) = known.unknown_prefix(path) {
+            if !reported.insert((unknown.clone(), origin.clone())) {
+                continue;
+            }
+            let hint = match known.suggest(&unknown) {
+                Some(s) => format!(" (did you mean {s}?)"),
+                None => String::new(),
+            };
+            report.push(
+                Severity::Error,
+                origin.clone(),
+                format!(
+                    "unknown key {}: the chart does not use it{hint}",
+                    unknown.join(".")
+                ),
+            );
+        }
+    }
+    if let Some(file) = schema_file {
+        match schema::validate(&file.text, &explained.values) {
+            Err(reason) => report.push(Severity::Error, file.path.clone(), reason),
+            Ok(violations) => {
+                for v in violations {
+                    let from = explained
+                        .origins
+                        .iter()
+                        .find(|(p, _)| p.starts_with(&v.path))
+                        .map(|(_, o)| format!(" (from {o})"))
+                        .unwrap_or_default();
+                    report.push(Severity::Error, "values", format!("{}{from}", v.describe()));
+                }
+            }
+        }
+    }
+    Some(explained.values)
+}
+
+const TEMPLATE_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".tpl", ".txt"];
+
+fn check_templates(chart: &Chart, flags: &RenderFlags, values: &Value, report: &mut LintReport) {
+    for template in &chart.templates {
+        if !TEMPLATE_EXTENSIONS
+            .iter()
+            .any(|e| template.path.ends_with(e))
+        {
+            report.push(
+                Severity::Error,
+                format!("templates/{}", template.path),
+                "file extension must be .yaml, .yml, .tpl or .txt",
+            );
+        }
+    }
+    let options = match flags.render_options() {
+        Ok(o) => o,
+        Err(e) => {
+            report.push(Severity::Error, "flags", e);
+            return;
+        }
+    };
+    let rendered = match Engine::new(chart).and_then(|engine| engine.render(values, &options)) {
+        Ok(r) => r,
+        Err(e) => {
+            report.push(Severity::Error, "templates/", e.to_string());
+            return;
+        }
+    };
+    for doc in &rendered.documents {
+        let location = format!("{}/{}", rendered.chart_name, doc.template);
+        let parsed = match crate::yaml::parse_document(&doc.text) {
+            Ok(v) => v,
+            Err(e) => {
+                report.push(
+                    Severity::Error,
+                    location,
+                    format!("rendered YAML does not parse: {e}"),
+                );
+                continue;
+            }
+        };
+        let Value::Map(map) = parsed else {
+            if parsed != Value::Null {
+                report.push(
+                    Severity::Error,
+                    location,
+                    "a rendered document must be a map",
+                );
+            }
+            continue;
+        };
+        for field in ["apiVersion", "kind"] {
+            if map
+                .get(field)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                report.push(
+                    Severity::Error,
+                    location.clone(),
+                    format!("document has no {field}"),
+                );
+            }
+        }
+        if !doc.name.is_empty() && !is_dns1123_subdomain(&doc.name) {
+            report.push(
+                Severity::Warning,
+                location,
+                format!(
+                    "{} {:?}: metadata.name must be lowercase letters, digits, '-' and '.', start and end with a letter or digit, at most 253 characters",
+                    doc.kind, doc.name
+                ),
+            );
+        }
+    }
+}
+
+/// Kubernetes' DNS-1123 subdomain rule for object names.
+pub fn is_dns1123_subdomain(name: &str) -> bool {
+    name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dns1123_names() {
+        assert!(is_dns1123_subdomain("linkerd-identity"));
+        assert!(is_dns1123_subdomain("a.b-c"));
+        assert!(!is_dns1123_subdomain("Bad_Name"));
+        assert!(!is_dns1123_subdomain("-x"));
+        assert!(!is_dns1123_subdomain(""));
+    }
+}

@@ -1,0 +1,256 @@
+//! `values.schema.json`: validating values against it, and inferring one from a chart's defaults.
+
+use crate::values::{Map, Value};
+use serde_json::{json, Value as Json};
+
+/// The schema file's name inside a chart.
+pub const SCHEMA_FILE: &str = "values.schema.json";
+
+/// A value as JSON (integers stay integers; NaN and infinities become null).
+pub fn to_json(value: &Value) -> Json {
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Int(i) => Json::from(*i),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        Value::String(s) => Json::String(s.clone()),
+        Value::Seq(items) => Json::Array(items.iter().map(to_json).collect()),
+        Value::Map(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+    }
+}
+
+/// One way the values break the schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Path of map keys and list indices to the offending value (empty: the root).
+    pub path: Vec<String>,
+    /// What is wrong, e.g. `"yes" is not of type "boolean"`.
+    pub message: String,
+}
+
+impl Violation {
+    /// `proxy.await: "yes" is not of type "boolean"`.
+    pub fn describe(&self) -> String {
+        if self.path.is_empty() {
+            format!("(root): {}", self.message)
+        } else {
+            format!("{}: {}", self.path.join("."), self.message)
+        }
+    }
+}
+
+/// Checks `values` against the schema text; an unusable schema is an `Err` with the reason.
+pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, String> {
+    let schema: Json =
+        serde_json::from_str(schema_text).map_err(|e| format!("not valid JSON: {e}"))?;
+    let validator =
+        jsonschema::validator_for(&schema).map_err(|e| format!("not a valid JSON Schema: {e}"))?;
+    let instance = to_json(values);
+    let mut violations: Vec<Violation> = validator
+        .iter_errors(&instance)
+        .map(|e| Violation {
+            path: pointer_parts(&e.instance_path().to_string()),
+            message: e.to_string(),
+        })
+        .collect();
+    violations.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
+    violations.dedup();
+    Ok(violations)
+}
+
+fn pointer_parts(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The JSON Schema type of a default value; `None` for null (anything goes).
+fn json_type(value: &Value) -> Option<&'static str> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Bool(_) => "boolean",
+        Value::Int(_) => "integer",
+        Value::Float(_) => "number",
+        Value::String(_) => "string",
+        Value::Seq(_) => "array",
+        Value::Map(_) => "object",
+    })
+}
+
+/// A schema inferred from default values: each key's type is its default's type; maps with
+/// entries list them as `properties`; empty maps, lists and nulls are left open.
+pub fn infer(defaults: &Value) -> Json {
+    let mut schema = serde_json::Map::new();
+    if let Some(t) = json_type(defaults) {
+        schema.insert("type".into(), json!(t));
+    }
+    if let Value::Map(m) = defaults {
+        if !m.is_empty() {
+            let properties: serde_json::Map<String, Json> =
+                m.iter().map(|(k, v)| (k.clone(), infer(v))).collect();
+            schema.insert("properties".into(), Json::Object(properties));
+        }
+    }
+    Json::Object(schema)
+}
+
+/// A complete schema document for `defaults`.
+pub fn infer_document(defaults: &Value) -> Json {
+    let mut schema = infer(defaults);
+    if let Json::Object(m) = &mut schema {
+        m.insert(
+            "$schema".into(),
+            json!("http://json-schema.org/draft-07/schema#"),
+        );
+    }
+    schema
+}
+
+/// Adds to `existing` every property of `inferred` it lacks (recursively), keeping everything
+/// written by hand. Returns the dotted paths it added.
+pub fn add_missing(existing: &mut Json, inferred: &Json) -> Vec<String> {
+    let mut added = Vec::new();
+    add_missing_at(existing, inferred, &mut Vec::new(), &mut added);
+    added
+}
+
+fn add_missing_at(
+    existing: &mut Json,
+    inferred: &Json,
+    path: &mut Vec<String>,
+    added: &mut Vec<String>,
+) {
+    let Some(inferred_props) = inferred.get("properties").and_then(Json::as_object) else {
+        return;
+    };
+    let Json::Object(object) = existing else {
+        return;
+    };
+    let props = object
+        .entry("properties")
+        .or_insert_with(|| Json::Object(Default::default()));
+    let Json::Object(props) = props else {
+        return;
+    };
+    for (key, schema) in inferred_props {
+        path.push(key.clone());
+        match props.get_mut(key) {
+            Some(existing_child) => add_missing_at(existing_child, schema, path, added),
+            None => {
+                props.insert(key.clone(), schema.clone());
+                added.push(path.join("."));
+            }
+        }
+        path.pop();
+    }
+}
+
+/// Dotted paths of keys in `defaults` that the schema does not declare under `properties`
+/// (keys below an empty map, a list or a null are not keys of the chart).
+pub fn undeclared_keys(schema: &Json, defaults: &Value) -> Vec<String> {
+    let mut copy = schema.clone();
+    add_missing(&mut copy, &infer(defaults))
+}
+
+/// Every key path the defaults define, as dotted strings, maps included (`proxy`,
+/// `proxy.await`); list items are not keys.
+pub fn default_key_paths(defaults: &Value) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    fn walk(m: &Map, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        for (k, v) in m {
+            path.push(k.clone());
+            out.push(path.clone());
+            if let Value::Map(inner) = v {
+                walk(inner, path, out);
+            }
+            path.pop();
+        }
+    }
+    if let Value::Map(m) = defaults {
+        walk(m, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Every key path the schema declares under `properties`.
+pub fn schema_key_paths(schema: &Json) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    fn walk(schema: &Json, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        if let Some(props) = schema.get("properties").and_then(Json::as_object) {
+            for (k, v) in props {
+                path.push(k.clone());
+                out.push(path.clone());
+                walk(v, path, out);
+                path.pop();
+            }
+        }
+    }
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The chart's schema with every key of its defaults declared: its `values.schema.json` with the
+/// missing keys added (types inferred from the defaults), or a schema inferred from scratch.
+/// Returns the schema as written (two-space JSON, final newline) and the keys added.
+pub fn complete_schema(chart: &crate::chart::Chart) -> Result<(String, Vec<String>), String> {
+    let defaults = chart.default_values().map_err(|e| e.to_string())?;
+    let (schema, added) = match chart.file(SCHEMA_FILE) {
+        Some(file) => {
+            let mut existing: Json = serde_json::from_str(&file.text)
+                .map_err(|e| format!("{}: not valid JSON: {e}", file.path))?;
+            let added = add_missing(&mut existing, &infer(&defaults));
+            (existing, added)
+        }
+        None => (infer_document(&defaults), vec!["(all keys)".to_owned()]),
+    };
+    let text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())? + "\n";
+    Ok((text, added))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse_document;
+
+    #[test]
+    fn a_wrong_type_names_the_key_path() {
+        let schema = infer_document(&parse_document("proxy:\n  await: true\n").unwrap());
+        let values = parse_document("proxy:\n  await: \"yes\"\n").unwrap();
+        let v = validate(&schema.to_string(), &values).unwrap();
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            v[0].describe(),
+            "proxy.await: \"yes\" is not of type \"boolean\""
+        );
+    }
+
+    #[test]
+    fn the_defaults_pass_the_schema_inferred_from_them() {
+        let defaults = parse_document("a: 1\nb: [x]\nc: {}\nd: ~\ne: {f: 1.5, g: s}\n").unwrap();
+        let schema = infer_document(&defaults);
+        assert_eq!(validate(&schema.to_string(), &defaults).unwrap(), []);
+    }
+
+    #[test]
+    fn missing_properties_are_added_and_hand_written_ones_kept() {
+        let mut schema = json!({"properties": {"a": {"type": "string", "enum": ["x"]}}});
+        let defaults = parse_document("a: x\nb: {c: 1}\n").unwrap();
+        assert_eq!(undeclared_keys(&schema, &defaults), ["b"]);
+        assert_eq!(add_missing(&mut schema, &infer(&defaults)), ["b"]);
+        assert_eq!(schema["properties"]["a"]["enum"], json!(["x"]));
+        assert_eq!(
+            schema["properties"]["b"]["properties"]["c"]["type"],
+            json!("integer")
+        );
+        assert_eq!(undeclared_keys(&schema, &defaults), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_unusable_schema_is_reported() {
+        assert!(validate("{", &Value::Null)
+            .unwrap_err()
+            .starts_with("not valid JSON"));
+    }
+}

@@ -1,0 +1,138 @@
+//! The control-plane chart's values.schema.json: it declares every key of values/values.yaml
+//! (and of the HA overlay), the defaults pass it, and it catches what it should.
+//!
+//! When values.yaml gains a key, `cargo run -- schema --chart . --write` adds it to the schema
+//! with its type inferred from the default; refine it by hand there.
+
+use meshchart::chart::Chart;
+use meshchart::lint::schema::{undeclared_keys, validate, SCHEMA_FILE};
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn chart() -> Chart {
+    Chart::embedded().unwrap()
+}
+
+fn schema(chart: &Chart) -> serde_json::Value {
+    let file = chart
+        .file(SCHEMA_FILE)
+        .expect("the chart has a values.schema.json");
+    serde_json::from_str(&file.text).unwrap()
+}
+
+/// The values the chart requires and cannot default (certificates, schedule), as flags.
+fn required_values() -> Vec<String> {
+    let reference = format!("{ROOT}/../shared/reference");
+    vec![
+        "--set-file".into(),
+        format!("identityTrustAnchorsPEM={reference}/valid-trust-anchors.pem"),
+        "--set-file".into(),
+        format!("identity.issuer.tls.crtPEM={reference}/valid-crt.pem"),
+        "--set-file".into(),
+        format!("identity.issuer.tls.keyPEM={reference}/valid-key.pem"),
+        "--set".into(),
+        "identity.issuer.crtExpiry=2030-01-01T00:00:00Z,heartbeatSchedule=1 2 3 4 5".into(),
+        "--set".into(),
+        "proxyInjector.crtPEM=c,proxyInjector.keyPEM=k,proxyInjector.caBundle=b".into(),
+        "--set".into(),
+        "profileValidator.crtPEM=c,profileValidator.keyPEM=k,profileValidator.caBundle=b".into(),
+    ]
+}
+
+fn lint(extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshchart"))
+        .arg("lint")
+        .args(required_values())
+        .args(extra)
+        .current_dir(ROOT)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_key_of_values_yaml_is_declared_in_the_schema() {
+    let chart = chart();
+    let missing = undeclared_keys(&schema(&chart), &chart.default_values().unwrap());
+    assert!(
+        missing.is_empty(),
+        "values/values.yaml has keys values.schema.json lacks: {missing:?}\n\
+         run `cargo run -- schema --chart . --write` and refine the new entries"
+    );
+}
+
+#[test]
+fn every_key_of_the_ha_overlay_is_declared_in_the_schema() {
+    let chart = chart();
+    let overlay = chart.overlay("values-ha.yaml").unwrap();
+    let values = chart.parse_values_file(overlay).unwrap();
+    let missing = undeclared_keys(&schema(&chart), &values);
+    assert!(
+        missing.is_empty(),
+        "values-ha.yaml keys missing from the schema: {missing:?}"
+    );
+}
+
+#[test]
+fn the_default_values_pass_the_schema() {
+    let chart = chart();
+    let text = &chart.file(SCHEMA_FILE).unwrap().text;
+    let violations = validate(text, &chart.default_values().unwrap()).unwrap();
+    assert!(violations.is_empty(), "{violations:?}");
+}
+
+#[test]
+fn the_schema_file_is_as_the_generator_writes_it() {
+    // Hand edits stay, but the layout is serde_json's, so `schema --write` never reformats it.
+    let (text, added) = meshchart::lint::schema::complete_schema(&chart()).unwrap();
+    assert!(added.is_empty(), "{added:?}");
+    assert_eq!(text, chart().file(SCHEMA_FILE).unwrap().text);
+}
+
+#[test]
+fn the_control_plane_lints_clean_with_its_required_values() {
+    let out = lint(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        !stdout.contains("[ERROR]") && !stdout.contains("[WARNING]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_ha_overlay_lints_clean() {
+    let out = lint(&["-f", "values/values-ha.yaml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
+
+#[test]
+fn the_schema_rejects_proxy_await_yes_naming_the_key_path() {
+    let out = lint(&["--set-string", "proxy.await=yes"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("proxy.await: \"yes\" is not of type \"boolean\""),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_misspelt_proxy_key_is_caught_with_a_suggestion() {
+    let out = lint(&["--set", "proxy.awiat=false"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("(did you mean proxy.await?)"), "{stdout}");
+}
+
+#[test]
+fn the_default_inbound_policy_is_one_of_linkerds() {
+    let out = lint(&["--set", "proxy.defaultInboundPolicy=allow-all"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("proxy.defaultInboundPolicy: \"allow-all\" is not one of"),
+        "{stdout}"
+    );
+}

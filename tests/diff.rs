@@ -1,0 +1,135 @@
+//! `meshchart diff` as a user runs it: renders or files compared resource by resource.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const CHART: &str = "tests/fixtures/package-demo";
+
+fn meshchart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshchart"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("run meshchart")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn scratch_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("meshchart-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn two_equal_renders_exit_0_and_print_nothing() {
+    let out = meshchart(&["diff", "--chart", CHART]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_set_flag_on_one_side_shows_a_unified_diff_of_that_resource_and_exits_1() {
+    let out = meshchart(&["diff", "--chart", CHART, "--set-b", "replicas=4"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "--- a: ConfigMap demo\n+++ b: ConfigMap demo\n@@ -6,6 +6,6 @@\n   labels:\n     app: package-demo\n data:\n-  replicas: \"1\"\n+  replicas: \"4\"\n   await: \"true\"\n   release: release-name\n1 changed, 0 added, 0 removed\n"
+    );
+}
+
+#[test]
+fn values_files_per_side_are_applied_after_the_shared_ones() {
+    let ha = format!("{CHART}/values/values-ha.yaml");
+    let out = meshchart(&[
+        "diff",
+        "--chart",
+        CHART,
+        "-f",
+        &ha,
+        "--values-a",
+        &format!("{CHART}/values/values.yaml"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("-  replicas: \"1\"\n+  replicas: \"3\"\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn renamed_resources_are_listed_as_added_and_removed() {
+    let out = meshchart(&["diff", "--chart", CHART, "--set-b", "name=other"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("added: ConfigMap other\nadded: Service other\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("removed: ConfigMap demo\nremoved: Service demo\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("0 changed, 2 added, 2 removed\n"), "{text}");
+}
+
+#[test]
+fn two_files_are_compared_resource_by_resource_whatever_their_order() {
+    let a = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\ndata: {x: \"1\"}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n";
+    let b = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\ndata: {x: \"2\"}\n";
+    let (fa, fb) = (scratch_file("a.yaml", a), scratch_file("b.yaml", b));
+    let out = meshchart(&["diff", &fa, &fb]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("--- a: ConfigMap ns/a\n+++ b: ConfigMap ns/a\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-data: {x: \"1\"}\n+data: {x: \"2\"}\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 changed, 0 added, 0 removed\n"), "{text}");
+    assert_eq!(meshchart(&["diff", &fa, &fa]).status.code(), Some(0));
+}
+
+#[test]
+fn a_render_can_be_compared_with_a_saved_file() {
+    let saved = stdout(&meshchart(&["render", "--chart", CHART]));
+    let file = scratch_file("saved.yaml", &saved);
+    let render_b = stdout(&meshchart(&[
+        "render",
+        "--chart",
+        CHART,
+        "--set",
+        "proxy.await=false",
+    ]));
+    let file_b = scratch_file("saved-b.yaml", &render_b);
+    let out = meshchart(&["diff", &file, &file_b]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("-  await: \"true\"\n+  await: \"false\"\n"));
+}
+
+#[test]
+fn trouble_exits_2_naming_the_problem() {
+    let out = meshchart(&["diff", "no-such-file.yaml", "other.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.yaml"));
+    let bad = scratch_file("bad.yaml", "a: [unclosed\n");
+    let out = meshchart(&["diff", &bad, &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("document 1 (line 1) is not valid YAML"));
+    let out = meshchart(&["diff", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+}

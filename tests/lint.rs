@@ -1,0 +1,224 @@
+//! `meshchart lint` as a user runs it: what it reports, and its exit code.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn meshchart(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meshchart"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("run meshchart")
+}
+
+/// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
+fn lint(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["lint", "--chart", "tests/fixtures/lint-demo"];
+    args.extend(extra);
+    let out = meshchart(&args);
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshchart-lint-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_clean_chart_passes_with_exit_0() {
+    let (code, out) = lint(&[]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out,
+        "==> Linting tests/fixtures/lint-demo\n\n1 chart(s) linted, 0 chart(s) failed\n"
+    );
+}
+
+#[test]
+fn a_misspelt_key_in_a_values_file_is_an_error_suggesting_the_right_one() {
+    let (code, out) = lint(&["-f", "tests/fixtures/lint-values/misspelt.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] tests/fixtures/lint-values/misspelt.yaml:2: unknown key proxy.awiat: the chart does not use it (did you mean proxy.await?)\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("1 chart(s) linted, 1 chart(s) failed\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_misspelt_key_in_a_set_flag_names_the_flag() {
+    let (code, out) = lint(&["--set", "replicaz=2"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("[ERROR] --set replicaz=2: unknown key replicaz: the chart does not use it (did you mean replicas?)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn keys_the_schema_declares_are_known_without_a_default() {
+    let (code, out) = lint(&["--set", "proxy.isGateway=true"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn keys_under_an_open_map_are_not_unknown() {
+    let (code, out) = lint(&["--set", "podAnnotations.team=mesh"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn the_schema_rejects_a_string_for_a_boolean_naming_the_key_path() {
+    let (code, out) = lint(&["--set-string", "proxy.await=yes"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] values: proxy.await: \"yes\" is not of type \"boolean\" (from --set-string proxy.await=yes)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_schema_violation_names_the_file_and_line_the_value_came_from() {
+    let (code, out) = lint(&["-f", "tests/fixtures/lint-values/wrong-type.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("proxy.await: \"yes\" is not of type \"boolean\" (from tests/fixtures/lint-values/wrong-type.yaml:2)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_schema_checks_enums_and_minimums() {
+    let (code, out) = lint(&["--set", "proxy.defaultInboundPolicy=allow,replicas=0"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("proxy.defaultInboundPolicy: \"allow\" is not one of"),
+        "{out}"
+    );
+    assert!(
+        out.contains("replicas: 0 is less than the minimum of 1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn yaml_1_1_booleans_are_warnings_that_do_not_fail_the_lint() {
+    let (code, out) = lint(&["-f", "tests/fixtures/lint-values/yaml11.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] tests/fixtures/lint-values/yaml11.yaml:2: proxy.await: yes is read as the boolean true (YAML 1.1)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_template_that_fails_to_render_is_an_error() {
+    let (code, out) = lint(&["--set", "fail=true"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] templates/: ") && out.contains("asked to fail"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_values_file_is_an_error_naming_its_line() {
+    let dir = scratch_dir("bad-yaml");
+    let file = dir.join("bad.yaml");
+    std::fs::write(&file, "proxy:\n  await: [unclosed\n").unwrap();
+    let (code, out) = lint(&["-f", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("values file {}, line ", file.display())),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_invalid_chart_yaml_is_an_error_naming_the_field() {
+    let dir = scratch_dir("bad-chart");
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: x\nversion: banana\n",
+    )
+    .unwrap();
+    let out = meshchart(&["lint", "--chart", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("[ERROR] Chart.yaml: ") && stdout.contains("Chart.yaml: version:"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_document_without_kind_and_a_bad_name_are_reported() {
+    let dir = scratch_dir("docs");
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: d\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("templates/a.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n---\nfoo: bar\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("templates/noext"), "").unwrap();
+    let out = meshchart(&["lint", "--chart", dir.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "[WARNING] d/templates/a.yaml: ConfigMap \"Bad_Name\": metadata.name must be"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[ERROR] d/templates/a.yaml: document has no kind"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[ERROR] templates/noext: file extension must be"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_archive_lints_like_its_folder() {
+    let out_dir = scratch_dir("archive");
+    let packaged = meshchart(&[
+        "package",
+        "--chart",
+        "tests/fixtures/lint-demo",
+        "-d",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(packaged.status.success());
+    let archive = out_dir.join("lint-demo-1.0.0.tgz");
+    let out = meshchart(&[
+        "lint",
+        "--chart",
+        archive.to_str().unwrap(),
+        "--set-string",
+        "proxy.await=yes",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout.contains("proxy.await: \"yes\" is not of type \"boolean\""),
+        "{stdout}"
+    );
+    assert!(Path::new(&archive).is_file());
+}
