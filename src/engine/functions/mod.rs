@@ -212,11 +212,14 @@ pub fn register(env: &mut Environment<'static>) {
     offline::register(env);
 }
 
-/// Names of the functions the library registers (including the offline stubs), for docs and tests.
+/// Names of the library's functions (`include` and `tpl` are the engine's), for docs and tests.
 pub fn function_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = LIBRARY.iter().map(Entry::name).collect();
-    names.extend(offline::NAMES);
-    names
+    LIBRARY.iter().map(Entry::name).collect()
+}
+
+/// Names registered only to fail with the reason they cannot work offline (`lookup`, `now`, ...).
+pub fn offline_names() -> Vec<&'static str> {
+    offline::NAMES.to_vec()
 }
 
 /// Names of the filters the library registers.
