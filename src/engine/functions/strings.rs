@@ -468,9 +468,17 @@ mod tests {
     }
 
     #[test]
-    fn has_prefix_and_has_suffix() {
+    fn has_prefix_tests_the_start() {
         assert_eq!(
-            ok(r#"{{ hasPrefix("he", "hello") }} {{ hasSuffix("he", "hello") }}"#),
+            ok(r#"{{ hasPrefix("he", "hello") }} {{ "hello" | hasPrefix("lo") }}"#),
+            "true false"
+        );
+    }
+
+    #[test]
+    fn has_suffix_tests_the_end() {
+        assert_eq!(
+            ok(r#"{{ hasSuffix("lo", "hello") }} {{ "hello" | hasSuffix("he") }}"#),
             "true false"
         );
     }
