@@ -9,8 +9,8 @@ use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::manifest::split_documents;
 use crate::render::{render, ChartSource, Clock};
-use camino::{Utf8Path, Utf8PathBuf};
 use crate::values::Value;
+use camino::{Utf8Path, Utf8PathBuf};
 use std::fmt::{self, Write as _};
 
 /// What identifies a resource across two renders.
@@ -223,8 +223,11 @@ pub fn render_pair(
     let scratch = match shared.certs_dir {
         Some(_) => None,
         None => {
-            let dir = std::env::temp_dir().join(format!("meshchart-diff-certs-{}", std::process::id()));
-            Some(Utf8PathBuf::from_path_buf(dir).map_err(|p| Error::Usage(format!("temporary folder {} is not UTF-8", p.display())))?)
+            let dir =
+                std::env::temp_dir().join(format!("meshchart-diff-certs-{}", std::process::id()));
+            Some(Utf8PathBuf::from_path_buf(dir).map_err(|p| {
+                Error::Usage(format!("temporary folder {} is not UTF-8", p.display()))
+            })?)
         }
     };
     let side = |own: &SideFlags| {
@@ -234,9 +237,14 @@ pub fn render_pair(
         if let Some(dir) = &scratch {
             flags.certs_dir = Some(dir.clone());
         }
-        RenderSide { chart: ChartSource::from_flag(own.chart.as_deref().or(chart)), flags }
+        RenderSide {
+            chart: ChartSource::from_flag(own.chart.as_deref().or(chart)),
+            flags,
+        }
     };
-    let result = side(a).render(clock).and_then(|left| Ok((left, side(b).render(clock)?)));
+    let result = side(a)
+        .render(clock)
+        .and_then(|left| Ok((left, side(b).render(clock)?)));
     if let Some(dir) = &scratch {
         let _ = std::fs::remove_dir_all(dir);
     }

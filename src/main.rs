@@ -274,11 +274,14 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
                 let (a, a_label, b, b_label) = match files.as_slice() {
                     [a, b] => (read_input(a)?, a.clone(), read_input(b)?, b.clone()),
                     [] => {
-                        let side = |chart: &Option<Utf8PathBuf>, values: &[String], set: &[String]| diff::SideFlags {
-                            chart: chart.clone(),
-                            values: values.to_vec(),
-                            set: set.to_vec(),
-                        };
+                        let side =
+                            |chart: &Option<Utf8PathBuf>, values: &[String], set: &[String]| {
+                                diff::SideFlags {
+                                    chart: chart.clone(),
+                                    values: values.to_vec(),
+                                    set: set.to_vec(),
+                                }
+                            };
                         let (a, b) = diff::render_pair(
                             chart.as_deref(),
                             &flags,

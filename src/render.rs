@@ -105,7 +105,10 @@ pub fn complete_chart_material(
     if !wants_identity_material(chart) {
         return Ok(Vec::new());
     }
-    let options = MaterialOptions { certs_dir: flags.certs_dir.clone(), now: clock.now()? };
+    let options = MaterialOptions {
+        certs_dir: flags.certs_dir.clone(),
+        now: clock.now()?,
+    };
     Ok(complete_material(values, &options)?)
 }
 
