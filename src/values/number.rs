@@ -67,20 +67,21 @@ pub fn format_go_float(f: f64) -> String {
 }
 
 /// Go's `encoding/json` float printing: plain digits from 1e-6 up to 1e21, exponent form outside.
+///
+/// The exponent has no zero padding (`1e-7`, `1e+21`): encoding/json strips the `0` that
+/// `strconv` writes in `e-07` (Helm's `toJson` of `1.0e-7` is `1e-7` in the toyaml corpus).
 pub fn format_json_float(f: f64) -> String {
-    let s = format_with_exponent_limits(f, -6, 21, 1);
-    // encoding/json writes two-digit negative exponents as `e-07`, positive as `e+21`.
-    if let Some((mantissa, exp)) = s.split_once("e-") {
-        if exp.len() == 1 {
-            return format!("{mantissa}e-0{exp}");
-        }
-    }
-    s
+    format_with_exponent_limits(f, -6, 21, 1)
 }
 
 /// How `toYaml` prints a float: integral values that fit 64 bits as integers, others as `%v`.
 pub fn format_yaml_float(f: f64) -> String {
     // Helm's YAML comes from JSON text: integral digits that fit an int64/uint64 read back as one.
+    // That includes `-0`, which go-yaml reads as the integer 0.
+    if f == 0.0 {
+        return "0".into();
+    }
+    // `u64::MAX as f64` is 2^64: the range is [-2^63, 2^64).
     if f.fract() == 0.0 && (i64::MIN as f64..u64::MAX as f64).contains(&f) {
         return format_json_float(f);
     }
@@ -108,7 +109,9 @@ mod tests {
         assert_eq!(format_json_float(1e20), "100000000000000000000");
         assert_eq!(format_json_float(0.00001), "0.00001");
         assert_eq!(format_json_float(1e21), "1e+21");
-        assert_eq!(format_json_float(1e-7), "1e-07");
+        assert_eq!(format_json_float(1e-7), "1e-7");
+        assert_eq!(format_json_float(1.5e-10), "1.5e-10");
+        assert_eq!(format_json_float(-0.0), "-0");
     }
 
     #[test]
@@ -123,5 +126,7 @@ mod tests {
             format_yaml_float(1.8446744073709552e19),
             "1.8446744073709552e+19"
         );
+        assert_eq!(format_yaml_float(-0.0), "0");
+        assert_eq!(format_yaml_float(1e-7), "1e-07");
     }
 }

@@ -1,5 +1,7 @@
 //! YAML in and out: a Helm-compatible reader and a go-yaml-v2-compatible writer.
 
+pub mod json;
 pub mod load;
 
+pub use json::{to_json, to_pretty_json, try_to_json, try_to_pretty_json, UnsupportedValue};
 pub use load::{parse_document, parse_documents, Position, YamlError};
