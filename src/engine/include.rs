@@ -38,9 +38,14 @@ impl StackGuard {
             let mut stack = stack.borrow_mut();
             if stack.len() >= MAX_INCLUDE_DEPTH {
                 let chain = stack.iter().rev().take(6).cloned().collect::<Vec<_>>().join(" <- ");
+                let (what, hint) = if name == "tpl" {
+                    ("tpl", "does a value render itself with tpl?")
+                } else {
+                    ("include", "does a template include itself?")
+                };
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
-                    format!("include nested more than {MAX_INCLUDE_DEPTH} deep (a template including itself?): {name} <- {chain} ..."),
+                    format!("{what} nested more than {MAX_INCLUDE_DEPTH} deep ({hint}): {name} <- {chain} ..."),
                 ));
             }
             stack.push(name.to_owned());
@@ -96,7 +101,12 @@ pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, 
 pub fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Error> {
     let ctx = ctx.unwrap_or_else(|| inherited_context(state));
     let _guard = StackGuard::enter("tpl")?;
-    state
-        .env()
-        .render_named_str(&format!("tpl string in {}", state.name()), text, ctx)
+    // A tpl inside a tpl keeps the outer name instead of growing "tpl string in tpl string in ...".
+    let caller = state.name();
+    let name = if caller.starts_with("tpl string in ") {
+        caller.to_owned()
+    } else {
+        format!("tpl string in {caller}")
+    };
+    state.env().render_named_str(&name, text, ctx)
 }

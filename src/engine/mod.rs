@@ -220,13 +220,51 @@ impl Engine {
         ])
     }
 
+    /// `Values`, `Release`, `Chart` and `Capabilities`, built once per render.
+    fn objects(&self, values: &Value, opts: &RenderOptions) -> [(&'static str, JValue); 4] {
+        let base = self.base_context(values, opts);
+        [
+            ("Values", to_jinja(&base["Values"])),
+            ("Release", to_jinja(&base["Release"])),
+            ("Chart", self.chart_object.clone()),
+            ("Capabilities", Self::capabilities(opts)),
+        ]
+    }
+
+    /// The context of template `name`: the shared objects plus its own `Template`.
+    fn template_context(&self, name: &str, objects: &[(&'static str, JValue); 4]) -> JValue {
+        let base_path = format!("{}/templates", self.chart_name);
+        let template = JValue::from_pairs([
+            ("Name", JValue::from(format!("{base_path}/{name}"))),
+            ("BasePath", JValue::from(base_path)),
+        ]);
+        JValue::from_pairs(
+            objects
+                .iter()
+                .cloned()
+                .chain(std::iter::once(("Template", template))),
+        )
+    }
+
+    /// Renders the one template `name` (relative to `templates/`, partials too) and returns its
+    /// text exactly: no document splitting, YAML checks, sorting or framing.
+    pub fn render_template(
+        &self,
+        name: &str,
+        values: &Value,
+        opts: &RenderOptions,
+    ) -> Result<String, RenderError> {
+        let ctx = self.template_context(name, &self.objects(values, opts));
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| self.template_error(&e))?;
+        template.render(&ctx).map_err(|e| self.template_error(&e))
+    }
+
     /// Renders every template with `values` and returns the documents in Helm's order.
     pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
-        let base = self.base_context(values, opts);
-        let values_j = to_jinja(&base["Values"]);
-        let release_j = to_jinja(&base["Release"]);
-        let capabilities = Self::capabilities(opts);
-        let base_path = format!("{}/templates", self.chart_name);
+        let objects = self.objects(values, opts);
         let mut regular = Vec::new();
         let mut hooks = Vec::new();
         let mut notes = Vec::new();
@@ -234,19 +272,7 @@ impl Engine {
             if is_partial(name) {
                 continue;
             }
-            let ctx = JValue::from_pairs([
-                ("Values", values_j.clone()),
-                ("Release", release_j.clone()),
-                ("Chart", self.chart_object.clone()),
-                ("Capabilities", capabilities.clone()),
-                (
-                    "Template",
-                    JValue::from_pairs([
-                        ("Name", JValue::from(format!("{base_path}/{name}"))),
-                        ("BasePath", JValue::from(base_path.as_str())),
-                    ]),
-                ),
-            ]);
+            let ctx = self.template_context(name, &objects);
             let template = self
                 .env
                 .get_template(name)

@@ -1,0 +1,553 @@
+//! Lists and maps: `list`, `dict`, `keys`, `hasKey`, `has`, `set`, `unset`, `merge`,
+//! `mergeOverwrite`, `deepCopy`, `dig`, `len`, `until`, `untilStep`, `seq`, and type questions
+//! (`kindIs`, `kindOf`, `typeOf`).
+//!
+//! Values are immutable: the functions that change a map in Sprig return a changed copy here.
+
+use super::{describe, go_type, strval, Args, MAX_LIST_ITEMS};
+use crate::engine::{from_jinja, to_jinja};
+use crate::values::{Map, Value as Data};
+use minijinja::value::{Value, ValueKind};
+use minijinja::Error;
+
+/// `list(item...)`: a list of the arguments, none included: `list(1, "a", none)`.
+pub fn list(args: &Args) -> Result<Value, Error> {
+    Ok(Value::from(args.all().to_vec()))
+}
+
+/// `dict(key, value, ...)`: a map from pairs; keys are printed Go-style (`dict(1, 2)` has key
+/// `"1"`), a missing last value is `""`. Jinja's `dict(a=1)` works too.
+///
+/// ```jinja
+/// {{ include("_labels.tpl", dict("Values", Values, "component", "web")) }}
+/// ```
+pub fn dict(args: &Args) -> Result<Value, Error> {
+    let mut pairs: Vec<(String, Value)> = Vec::new();
+    let mut keyword: Option<&Value> = None;
+    let positional: Vec<&Value> = args
+        .all()
+        .iter()
+        .filter(|v| {
+            if v.is_kwargs() {
+                keyword = Some(v);
+                false
+            } else {
+                true
+            }
+        })
+        .collect();
+    for pair in positional.chunks(2) {
+        let value = pair.get(1).map_or(Value::from(""), |v| (*v).clone());
+        pairs.push((strval(pair[0]), value));
+    }
+    if let Some(kwargs) = keyword {
+        for key in kwargs.try_iter()? {
+            let value = kwargs.get_item(&key)?;
+            pairs.push((strval(&key), value));
+        }
+    }
+    let map: std::collections::BTreeMap<String, Value> = pairs.into_iter().collect();
+    Ok(Value::from(map))
+}
+
+fn map_arg(args: &Args, i: usize, what: &str) -> Result<Value, Error> {
+    let value = args.get(i);
+    if value.kind() != ValueKind::Map {
+        return Err(args.error(format!("{what} must be a map, found {}", describe(&value))));
+    }
+    Ok(value)
+}
+
+fn data_map(args: &Args, i: usize, what: &str) -> Result<Map, Error> {
+    match from_jinja(&map_arg(args, i, what)?)? {
+        Data::Map(map) => Ok(map),
+        _ => Err(args.error(format!("{what} must be a map"))),
+    }
+}
+
+/// `keys(map...)`: the keys of the maps, each map's in sorted order.
+pub fn keys(args: &Args) -> Result<Value, Error> {
+    args.between(1, usize::MAX)?;
+    let mut keys = Vec::new();
+    for i in 0..args.len() {
+        keys.extend(map_arg(args, i, "map")?.try_iter()?);
+    }
+    Ok(Value::from(keys))
+}
+
+/// `hasKey(map, key)`: whether `map` has `key` (even with a none value). An undefined map has
+/// no keys (Helm fails instead).
+pub fn has_key(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let key = args.string(1, "key")?;
+    let map = args.get(0);
+    if map.is_undefined() {
+        return Ok(Value::from(false));
+    }
+    let map = map_arg(args, 0, "map")?;
+    Ok(Value::from(
+        !map.get_item(&Value::from(&*key))?.is_undefined(),
+    ))
+}
+
+/// `has(needle, list)`: whether `list` contains `needle` (numbers compare by value, so `1` and
+/// `1.0` are equal). A none list contains nothing.
+pub fn has(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let needle = args.get(0);
+    let haystack = args.get(1);
+    match haystack.kind() {
+        ValueKind::Undefined | ValueKind::None => Ok(Value::from(false)),
+        ValueKind::Seq | ValueKind::Iterable => {
+            Ok(Value::from(haystack.try_iter()?.any(|item| item == needle)))
+        }
+        _ => Err(args.error(format!(
+            "list must be a list, found {}",
+            describe(&haystack)
+        ))),
+    }
+}
+
+/// `set(map, key, value)`: a copy of `map` with `key` set; `map` itself is not changed, so
+/// rebind: `{% set labels = set(labels, "tier", "web") %}`.
+pub fn set(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let mut map = data_map(args, 0, "map")?;
+    let key = args.string(1, "key")?;
+    map.insert(key.into_owned(), from_jinja(&args.get(2))?);
+    Ok(to_jinja(&Data::Map(map)))
+}
+
+/// `unset(map, key)`: a copy of `map` without `key`; `map` itself is not changed.
+pub fn unset(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let mut map = data_map(args, 0, "map")?;
+    map.remove(&*args.string(1, "key")?);
+    Ok(to_jinja(&Data::Map(map)))
+}
+
+/// `merge(destination, source...)`: a new map: `destination`'s values win, its empty values
+/// (none, "", 0, false, [], {}) and missing keys are filled from each source in turn, nested maps
+/// recursively. No argument is changed.
+///
+/// ```jinja
+/// {{ toYaml(merge(Values.proxy.resources, Values.defaults.resources)) }}
+/// ```
+pub fn merge(args: &Args) -> Result<Value, Error> {
+    merge_all(args, false)
+}
+
+/// `mergeOverwrite(destination, source...)`: a new map: each source's values win over what came
+/// before (even empty ones), nested maps are merged recursively. No argument is changed.
+pub fn merge_overwrite(args: &Args) -> Result<Value, Error> {
+    merge_all(args, true)
+}
+
+fn merge_all(args: &Args, overwrite: bool) -> Result<Value, Error> {
+    args.between(1, usize::MAX)?;
+    let mut destination = data_map(args, 0, "destination")?;
+    for i in 1..args.len() {
+        let source = data_map(args, i, "source")?;
+        merge_into(&mut destination, source, overwrite);
+    }
+    Ok(to_jinja(&Data::Map(destination)))
+}
+
+/// mergo's rules as Sprig uses them: a none source value only counts when overwriting; lists and
+/// scalars are replaced whole, maps merge key by key.
+fn merge_into(destination: &mut Map, source: Map, overwrite: bool) {
+    for (key, value) in source {
+        if value == Data::Null {
+            if overwrite {
+                destination.insert(key, Data::Null);
+            }
+            continue;
+        }
+        match (destination.get_mut(&key), value) {
+            (Some(Data::Map(inner)), Data::Map(source_inner)) => {
+                merge_into(inner, source_inner, overwrite)
+            }
+            (Some(existing), value) => {
+                if overwrite || existing.is_empty_like() {
+                    *existing = value;
+                }
+            }
+            (None, value) => {
+                destination.insert(key, value);
+            }
+        }
+    }
+}
+
+/// `deepCopy(value)`: an independent copy (values are immutable, so this is the value itself).
+pub fn deep_copy(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(args.get(0))
+}
+
+/// `dig(key..., default, map)`: follows the keys into nested maps; `default` when a key is
+/// missing (or the map is undefined). A key whose value is none gives none. Stepping into
+/// something that is not a map is an error, as in Helm.
+///
+/// ```jinja
+/// tag: {{ dig("image", "tag", "latest", Values.proxy) }}
+/// ```
+pub fn dig(args: &Args) -> Result<Value, Error> {
+    args.between(3, usize::MAX)?;
+    let n = args.len();
+    let default = args.get(n - 2);
+    let mut current = args.get(n - 1);
+    if current.is_undefined() {
+        return Ok(default);
+    }
+    let mut path = String::new();
+    for i in 0..n - 2 {
+        let key = args.string(i, "key")?;
+        if current.kind() != ValueKind::Map {
+            let at = if path.is_empty() {
+                "the map".to_owned()
+            } else {
+                path.clone()
+            };
+            return Err(args.error(format!(
+                "{at} is {}, not a map, so it has no key {key:?}",
+                describe(&current)
+            )));
+        }
+        let next = current.get_item(&Value::from(&*key))?;
+        if next.is_undefined() {
+            return Ok(default);
+        }
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&key);
+        current = next;
+    }
+    Ok(current)
+}
+
+/// `len(value)`: bytes of a string (`len("héllo")` is 6), items of a list or map.
+pub fn len(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let value = args.get(0);
+    let n = match value.kind() {
+        ValueKind::String => value.as_str().map(str::len),
+        ValueKind::Bytes | ValueKind::Seq | ValueKind::Map => value.len(),
+        ValueKind::Iterable => value.try_iter().ok().map(Iterator::count),
+        _ => None,
+    };
+    match n {
+        Some(n) => Ok(Value::from(n)),
+        None => Err(args.error(format!("value has no length: {}", describe(&value)))),
+    }
+}
+
+fn step_range(args: &Args, start: i64, stop: i64, step: i64) -> Result<Vec<i64>, Error> {
+    let (start, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
+    let count = if step > 0 && stop > start {
+        (stop - start - 1) / step + 1
+    } else if step < 0 && stop < start {
+        (start - stop - 1) / (-step) + 1
+    } else {
+        0
+    };
+    if count > MAX_LIST_ITEMS as i128 {
+        return Err(args.error(format!(
+            "the list would have {count} items, more than the limit of {MAX_LIST_ITEMS}"
+        )));
+    }
+    Ok((0..count).map(|i| (start + i * step) as i64).collect())
+}
+
+/// `until(count)`: `[0, 1, ..., count-1]` (counting down for a negative count); at most a
+/// million items.
+///
+/// ```jinja
+/// {% for i in until(Values.replicas) %}- replica-{{ i }}{% endfor %}
+/// ```
+pub fn until(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let count = args.int(0, "count")?;
+    let step = if count < 0 { -1 } else { 1 };
+    Ok(Value::from(step_range(args, 0, count, step)?))
+}
+
+/// `untilStep(start, stop, step)`: `start`, `start+step`, ... up to but not including `stop`.
+pub fn until_step(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let start = args.int(0, "start")?;
+    let stop = args.int(1, "stop")?;
+    let step = args.int(2, "step")?;
+    Ok(Value::from(step_range(args, start, stop, step)?))
+}
+
+/// `seq(end)`, `seq(start, end)`, `seq(start, step, end)`: the numbers as a space-separated
+/// string, like the Unix command (`seq(3)` is `"1 2 3"`).
+pub fn seq(args: &Args) -> Result<Value, Error> {
+    args.between(0, 3)?;
+    let mut params = Vec::new();
+    for i in 0..args.len() {
+        params.push(args.int(i, "bound")?);
+    }
+    let numbers = match params[..] {
+        [] => Vec::new(),
+        [end] => {
+            let step = if end < 1 { -1 } else { 1 };
+            step_range(args, 1, end + step, step)?
+        }
+        [start, end] => {
+            let step = if end < start { -1 } else { 1 };
+            step_range(args, start, end + step, step)?
+        }
+        [start, step, end] => {
+            let direction = if end < start { -1 } else { 1 };
+            if end < start && step > 0 {
+                Vec::new()
+            } else {
+                step_range(args, start, end + direction, step)?
+            }
+        }
+        _ => Vec::new(),
+    };
+    let text: Vec<String> = numbers.iter().map(i64::to_string).collect();
+    Ok(Value::from(text.join(" ")))
+}
+
+/// Go's `reflect.Kind` name of a value (`int`, `float64`, `string`, `bool`, `slice`, `map`;
+/// `invalid` for none).
+fn kind_name(value: &Value) -> &'static str {
+    match value.kind() {
+        ValueKind::Undefined | ValueKind::None => "invalid",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if value.is_integer() => "int",
+        ValueKind::Number => "float64",
+        ValueKind::String => "string",
+        ValueKind::Bytes | ValueKind::Seq | ValueKind::Iterable => "slice",
+        ValueKind::Map => "map",
+        _ => "struct",
+    }
+}
+
+/// `kindIs(kind, value)`: whether `kindOf(value)` is `kind`: `kindIs("map", Values.x)`.
+pub fn kind_is(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let kind = args.string(0, "kind")?;
+    Ok(Value::from(kind_name(&args.get(1)) == kind))
+}
+
+/// `kindOf(value)`: `int`, `float64`, `string`, `bool`, `slice`, `map` or `invalid` (none).
+/// Our whole numbers are `int` where Helm's values files would give `float64`.
+pub fn kind_of(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(kind_name(&args.get(0))))
+}
+
+/// `typeOf(value)`: Go's type name: `int`, `float64`, `string`, `bool`, `[]interface {}`,
+/// `map[string]interface {}`, `<nil>`.
+pub fn type_of(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(go_type(&args.get(0))))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::functions::test_support::{err, ok, with_values};
+
+    #[test]
+    fn list_keeps_every_argument() {
+        assert_eq!(
+            ok(r#"{{ list(1, "a", none, true, 1.5) }} {{ list() }}"#),
+            "[1 a <nil> true 1.5] []"
+        );
+    }
+
+    #[test]
+    fn dict_builds_a_map_from_pairs() {
+        assert_eq!(ok(r#"{{ dict("b", 1, "a", 2) }}"#), "map[a:2 b:1]");
+    }
+
+    #[test]
+    fn dict_prints_keys_and_pads_an_odd_pair() {
+        assert_eq!(
+            ok(r#"{{ dict(1, 2, true, "t", "odd") }}"#),
+            "map[1:2 odd: true:t]"
+        );
+    }
+
+    #[test]
+    fn dict_takes_keyword_arguments() {
+        assert_eq!(ok(r#"{{ dict("a", 1, b=2) }}"#), "map[a:1 b:2]");
+    }
+
+    #[test]
+    fn keys_lists_the_keys_of_several_maps() {
+        assert_eq!(ok(r#"{{ keys({"b": 1, "a": 2}, {"a": 3}) }}"#), "[a b a]");
+        assert!(err(r#"{{ keys("x") }}"#).contains("map must be a map"));
+    }
+
+    #[test]
+    fn has_key_sees_none_values_and_tolerates_undefined_maps() {
+        assert_eq!(
+            with_values(
+                r#"{{ hasKey(Values.m, "n") }} {{ hasKey(Values.m, "z") }} {{ hasKey(Values.missing, "a") }}"#,
+                r#"{"m": {"n": null}}"#
+            )
+            .unwrap(),
+            "true false false"
+        );
+    }
+
+    #[test]
+    fn has_compares_numbers_by_value() {
+        assert_eq!(
+            ok(
+                r#"{{ has(1, [1, 2]) }} {{ has(1.0, [1, 2]) }} {{ has("x", none) }} {{ [1] | has(3) }}"#
+            ),
+            "true true false false"
+        );
+    }
+
+    #[test]
+    fn set_and_unset_return_new_maps() {
+        assert_eq!(
+            ok(
+                r#"{% set d = dict("a", 1) %}{% set e = set(d, "b", 2) %}{% set f = unset(e, "a") %}{{ d }} {{ e }} {{ f }}"#
+            ),
+            "map[a:1] map[a:1 b:2] map[b:2]"
+        );
+    }
+
+    #[test]
+    fn merge_keeps_destination_and_fills_its_empty_values() {
+        assert_eq!(
+            with_values(
+                "{{ merge(Values.dst, Values.src) }}",
+                r#"{"dst": {"s": "", "n": 0, "keep": "d", "l": [1], "m": {"x": 1}},
+                   "src": {"s": "src", "n": 5, "keep": "s", "l": [2], "m": {"x": 9, "y": 2}, "new": 1, "nul": null}}"#
+            )
+            .unwrap(),
+            "map[keep:d l:[1] m:map[x:1 y:2] n:5 new:1 s:src]"
+        );
+    }
+
+    #[test]
+    fn merge_does_not_change_its_arguments() {
+        assert_eq!(
+            ok(r#"{% set d = dict("a", 1) %}{% set m = merge(d, dict("b", 2)) %}{{ d }} {{ m }}"#),
+            "map[a:1] map[a:1 b:2]"
+        );
+    }
+
+    #[test]
+    fn merge_as_a_filter_pipes_the_last_source() {
+        assert_eq!(
+            ok(r#"{{ {"a": 2, "b": 2} | merge({"a": 1}) }}"#),
+            "map[a:1 b:2]"
+        );
+    }
+
+    #[test]
+    fn merge_overwrite_lets_sources_win_deeply() {
+        assert_eq!(
+            with_values(
+                "{{ mergeOverwrite(Values.dst, Values.src) }}",
+                r#"{"dst": {"s": "dst", "m": {"x": 1, "z": 3}, "k": "scalar"},
+                   "src": {"s": "", "m": {"x": 9, "y": 2}, "k": {"x": 1}, "nul": null}}"#
+            )
+            .unwrap(),
+            "map[k:map[x:1] m:map[x:9 y:2 z:3] nul:<nil> s:]"
+        );
+    }
+
+    #[test]
+    fn merge_overwrite_applies_sources_in_order() {
+        assert_eq!(
+            ok(r#"{{ mergeOverwrite(dict("a", 1), dict("a", 2, "b", 2), dict("a", 3)) }}"#),
+            "map[a:3 b:2]"
+        );
+    }
+
+    #[test]
+    fn merge_rejects_non_maps() {
+        assert!(err(r#"{{ merge(dict(), "x") }}"#).contains("source must be a map"));
+    }
+
+    #[test]
+    fn deep_copy_is_an_equal_value() {
+        assert_eq!(ok(r#"{{ deepCopy([1, {"a": [2]}]) }}"#), "[1 map[a:[2]]]");
+    }
+
+    #[test]
+    fn dig_follows_keys_or_returns_the_default() {
+        assert_eq!(
+            with_values(
+                r#"{{ dig("image", "tag", "none", Values) }} {{ dig("image", "nope", "none", Values) }} {{ dig("a", "d", Values.missing) }}"#,
+                r#"{"image": {"tag": "1.0"}}"#
+            )
+            .unwrap(),
+            "1.0 none d"
+        );
+    }
+
+    #[test]
+    fn dig_fails_when_stepping_into_a_scalar() {
+        let message = with_values(
+            r#"{{ dig("image", "tag", "none", Values) }}"#,
+            r#"{"image": "flat"}"#,
+        )
+        .unwrap_err();
+        assert!(
+            message.contains("image is string \"flat\", not a map"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn len_counts_bytes_items_and_keys() {
+        assert_eq!(
+            ok(r#"{{ len([1, 2, 3]) }} {{ len("héllo") }} {{ len({"a": 1}) }}"#),
+            "3 6 1"
+        );
+        assert!(err("{{ len(none) }}").contains("has no length"));
+    }
+
+    #[test]
+    fn until_counts_from_zero() {
+        assert_eq!(
+            ok("{{ until(3) }} {{ until(-2) }} {{ until(0) }}"),
+            "[0 1 2] [0 -1] []"
+        );
+    }
+
+    #[test]
+    fn until_refuses_a_huge_list() {
+        assert!(err("{{ until(100000000000) }}").contains("more than the limit"));
+    }
+
+    #[test]
+    fn until_step_and_seq() {
+        assert_eq!(
+            ok("{{ untilStep(0, 10, 4) }} {{ untilStep(5, 0, -2) }} {{ seq(3) }}|{{ seq(2, 0) }}|{{ seq(0, 5, 12) }}"),
+            "[0 4 8] [5 3 1] 1 2 3|2 1 0|0 5 10"
+        );
+    }
+
+    #[test]
+    fn kind_of_and_type_of_use_go_names() {
+        assert_eq!(
+            ok(
+                r#"{{ kindOf(1) }} {{ kindOf(1.5) }} {{ kindOf("s") }} {{ kindOf([]) }} {{ kindOf({}) }} {{ kindOf(none) }} {{ typeOf([]) }} {{ typeOf(none) }}"#
+            ),
+            "int float64 string slice map invalid []interface {} <nil>"
+        );
+    }
+
+    #[test]
+    fn kind_is_compares_the_kind() {
+        assert_eq!(
+            ok(r#"{{ kindIs("map", {}) }} {{ kindIs("slice", "x") }}"#),
+            "true false"
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! Regular expressions: `regexMatch`, `mustRegexMatch`, `regexFind`, `regexReplaceAll`.
+//!
+//! The `regex` crate's syntax is RE2's, as Go's is, with one difference worth knowing: `\d`, `\w`,
+//! `\s` and `\b` are Unicode-aware here and ASCII-only in Go. Compiled programs are limited in
+//! size, so a pathological pattern fails with a clear error instead of eating memory; compiled
+//! expressions are cached per thread because templates call them in loops.
+
+use super::{check_size, Args};
+use minijinja::value::Value;
+use minijinja::Error;
+use regex::{Regex, RegexBuilder};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// The most memory one compiled expression may use.
+pub const MAX_REGEX_BYTES: usize = 10 * 1024 * 1024;
+const CACHE_ENTRIES: usize = 64;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Regex>> = RefCell::new(HashMap::new());
+}
+
+fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    if let Some(regex) = CACHE.with(|c| c.borrow().get(pattern).cloned()) {
+        return Ok(regex);
+    }
+    let regex = RegexBuilder::new(pattern)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_REGEX_BYTES)
+        .build()?;
+    CACHE.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(pattern.to_owned(), regex.clone());
+    });
+    Ok(regex)
+}
+
+fn compiled(args: &Args, pattern: &str) -> Result<Regex, Error> {
+    compile(pattern).map_err(|e| args.error(format!("invalid regular expression: {e}")))
+}
+
+/// `regexMatch(regex, text)`: whether `regex` matches somewhere in `text`; an invalid regex
+/// is simply no match (use `mustRegexMatch` to be told).
+///
+/// ```jinja
+/// {% if regexMatch("^[a-z0-9-]+$", Values.name) %}...{% endif %}
+/// ```
+pub fn regex_match(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(
+        compile(&pattern).is_ok_and(|re| re.is_match(&text)),
+    ))
+}
+
+/// `mustRegexMatch(regex, text)`: like `regexMatch`, but an invalid regex is an error.
+pub fn must_regex_match(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(compiled(args, &pattern)?.is_match(&text)))
+}
+
+/// `regexFind(regex, text)`: the first match, or `""`; an invalid regex is an error.
+pub fn regex_find(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    let regex = compiled(args, &pattern)?;
+    Ok(Value::from(regex.find(&text).map_or("", |m| m.as_str())))
+}
+
+/// `regexReplaceAll(regex, text, replacement)`: every match replaced; `$1`, `${1}` and `${name}`
+/// in `replacement` expand to groups. The result is limited to 10 MiB.
+///
+/// ```jinja
+/// {{ regexReplaceAll("[^a-z0-9]+", Values.name | lower, "-") }}
+/// ```
+pub fn regex_replace_all(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    let replacement = args.string(2, "replacement")?;
+    let regex = compiled(args, &pattern)?;
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for captures in regex.captures_iter(&text) {
+        let whole = captures.get(0).map_or(0..0, |m| m.range());
+        out.push_str(&text[last..whole.start]);
+        captures.expand(&replacement, &mut out);
+        last = whole.end;
+        check_size(args, out.len())?;
+    }
+    out.push_str(&text[last..]);
+    check_size(args, out.len())?;
+    Ok(Value::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::functions::test_support::{err, ok};
+
+    #[test]
+    fn regex_match_finds_anywhere_and_anchors_work() {
+        assert_eq!(
+            ok(
+                r#"{{ regexMatch("^[a-z]+$", "abc") }} {{ regexMatch("^[a-z]+$", "abc1") }} {{ regexMatch("b", "abc") }}"#
+            ),
+            "true false true"
+        );
+    }
+
+    #[test]
+    fn regex_match_treats_an_invalid_regex_as_no_match() {
+        assert_eq!(ok(r#"{{ regexMatch("[", "x") }}"#), "false");
+    }
+
+    #[test]
+    fn must_regex_match_reports_an_invalid_regex() {
+        assert!(err(r#"{{ mustRegexMatch("[", "x") }}"#).contains("invalid regular expression"));
+    }
+
+    #[test]
+    fn regex_find_returns_the_first_match_or_nothing() {
+        assert_eq!(
+            ok(r#"[{{ regexFind("[0-9]+", "abc123def456") }}] [{{ regexFind("z", "abc") }}]"#),
+            "[123] []"
+        );
+    }
+
+    #[test]
+    fn regex_replace_all_expands_groups() {
+        assert_eq!(
+            ok(r#"{{ regexReplaceAll("a(x*)b", "-ab-axxb-", "${1}W") }}"#),
+            "-W-xxW-"
+        );
+    }
+
+    #[test]
+    fn regex_size_is_limited() {
+        let message =
+            err(r#"{{ regexMatch("x", "x") }}{{ mustRegexMatch("(a{1000}){1000}", "a") }}"#);
+        assert!(message.contains("size limit"), "{message}");
+    }
+}

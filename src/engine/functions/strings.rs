@@ -1,0 +1,588 @@
+//! String functions: indentation, trimming, case, quoting, splitting and joining, as Sprig has them.
+
+use super::{check_size, printf::go_quote, strval, Args};
+use minijinja::value::{Value, ValueKind};
+use minijinja::Error;
+
+/// `indent(width, text)`: pads *every* line with `width` spaces, the first and blank ones too.
+///
+/// ```jinja
+/// {{ toYaml(Values.resources) | indent(4) }}
+/// ```
+/// Fails on a negative width or a non-string text.
+pub fn indent(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    Ok(Value::from(indented(args, "")?))
+}
+
+/// `nindent(width, text)`: a newline, then `indent(width, text)`.
+///
+/// ```jinja
+/// labels:{{ include("_labels.tpl") | nindent(4) }}
+/// ```
+pub fn nindent(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    Ok(Value::from(indented(args, "\n")?))
+}
+
+fn indented(args: &Args, lead: &str) -> Result<String, Error> {
+    let width = args.int(0, "width")?;
+    let text = args.string(1, "text")?;
+    let width = usize::try_from(width)
+        .map_err(|_| args.error(format!("width must not be negative, got {width}")))?;
+    let lines = text.matches('\n').count() + 1;
+    check_size(
+        args,
+        lead.len() + text.len() + lines.saturating_mul(width.saturating_add(1)),
+    )?;
+    let pad = " ".repeat(width);
+    let mut out = String::with_capacity(lead.len() + text.len() + lines * width);
+    out.push_str(lead);
+    out.push_str(&pad);
+    out.push_str(&text.replace('\n', &format!("\n{pad}")));
+    Ok(out)
+}
+
+/// `trim(text)`: removes leading and trailing Unicode white space (Go's `TrimSpace`).
+pub fn trim(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(args.string(0, "text")?.trim()))
+}
+
+/// `trimAll(cutset, text)`: removes every leading and trailing character found in `cutset`.
+pub fn trim_all(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let cutset = args.string(0, "cutset")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(text.trim_matches(|c| cutset.contains(c))))
+}
+
+/// `trimPrefix(prefix, text)`: removes `prefix` once, if `text` starts with it.
+///
+/// ```jinja
+/// {{ include("_probe.tpl") | indent(8) | trimPrefix("        ") }}
+/// ```
+pub fn trim_prefix(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let prefix = args.string(0, "prefix")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(text.strip_prefix(&*prefix).unwrap_or(&text)))
+}
+
+/// `trimSuffix(suffix, text)`: removes `suffix` once, if `text` ends with it.
+pub fn trim_suffix(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let suffix = args.string(0, "suffix")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(text.strip_suffix(&*suffix).unwrap_or(&text)))
+}
+
+/// Go's `unicode.ToUpper`: one character in, one out (`ß` stays `ß`, unlike Rust's `SS`).
+fn simple_upper(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// Go's `unicode.ToLower`: one character in, one out (`İ` becomes `i`).
+fn simple_lower(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
+}
+
+/// `upper(text)`: upper case, one character for one (Go's `ToUpper`: `straße` → `STRAßE`).
+pub fn upper(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "text")?;
+    Ok(Value::from(
+        text.chars().map(simple_upper).collect::<String>(),
+    ))
+}
+
+/// `lower(text)`: lower case, one character for one (Go's `ToLower`).
+pub fn lower(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "text")?;
+    Ok(Value::from(
+        text.chars().map(simple_lower).collect::<String>(),
+    ))
+}
+
+/// `title(text)`: upper-cases the first letter of each word and leaves the rest alone (Go's
+/// `strings.Title`; Jinja's `title` would also lower-case the rest).
+pub fn title(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "text")?;
+    let is_separator = |c: char| {
+        if c.is_ascii() {
+            !(c.is_ascii_alphanumeric() || c == '_')
+        } else {
+            !(c.is_alphabetic() || c.is_numeric()) && c.is_whitespace()
+        }
+    };
+    let mut previous = ' ';
+    let titled = text
+        .chars()
+        .map(|c| {
+            let out = if is_separator(previous) {
+                simple_upper(c)
+            } else {
+                c
+            };
+            previous = c;
+            out
+        })
+        .collect::<String>();
+    Ok(Value::from(titled))
+}
+
+/// `replace(old, new, text)`: replaces every `old`; as a filter `s | replace("old", "new")`.
+/// An empty `old` inserts `new` between all characters (`-a-b-c-`).
+pub fn replace(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let old = args.string(0, "old")?;
+    let new = args.string(1, "new")?;
+    let text = args.string(2, "text")?;
+    let count = if old.is_empty() {
+        text.chars().count() + 1
+    } else {
+        text.matches(&*old).count()
+    };
+    check_size(
+        args,
+        (text.len() + count.saturating_mul(new.len())).saturating_sub(count * old.len()),
+    )?;
+    Ok(Value::from(text.replace(&*old, &new)))
+}
+
+/// `contains(substring, text)`: whether `text` contains `substring`.
+pub fn contains(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let needle = args.string(0, "substring")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(text.contains(&*needle)))
+}
+
+/// `hasPrefix(prefix, text)`: whether `text` starts with `prefix`.
+pub fn has_prefix(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let prefix = args.string(0, "prefix")?;
+    Ok(Value::from(args.string(1, "text")?.starts_with(&*prefix)))
+}
+
+/// `hasSuffix(suffix, text)`: whether `text` ends with `suffix`.
+pub fn has_suffix(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let suffix = args.string(0, "suffix")?;
+    Ok(Value::from(args.string(1, "text")?.ends_with(&*suffix)))
+}
+
+/// `quote(value...)`: each value in Go double quotes with Go escapes (`"say \"hi\""`), joined by
+/// spaces; none and undefined values are skipped, so `quote(Values.missing)` is empty.
+///
+/// ```jinja
+/// port: {{ Values.port | quote }}
+/// ```
+pub fn quote(args: &Args) -> Result<Value, Error> {
+    let quoted: Vec<String> = present(args).map(|v| go_quote(&strval(v), false)).collect();
+    Ok(Value::from(quoted.join(" ")))
+}
+
+/// `squote(value...)`: each value in single quotes, nothing escaped (`'it's'`), joined by spaces.
+pub fn squote(args: &Args) -> Result<Value, Error> {
+    let quoted: Vec<String> = present(args).map(|v| format!("'{}'", strval(v))).collect();
+    Ok(Value::from(quoted.join(" ")))
+}
+
+/// `cat(value...)`: the values printed Go-style and joined by spaces, none skipped.
+pub fn cat(args: &Args) -> Result<Value, Error> {
+    let parts: Vec<String> = present(args).map(strval).collect();
+    Ok(Value::from(parts.join(" ")))
+}
+
+fn present<'a>(args: &Args<'a>) -> impl Iterator<Item = &'a Value> {
+    args.all()
+        .iter()
+        .filter(|v| !v.is_undefined() && !v.is_none())
+}
+
+/// `nospace(text)`: removes all white space.
+pub fn nospace(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "text")?;
+    Ok(Value::from(
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>(),
+    ))
+}
+
+/// `trunc(length, text)`: the first `length` bytes, or with a negative length the last ones
+/// (`trunc(-2, "abcdef")` is `ef`). Sprig cuts bytes; we never cut inside a character.
+pub fn trunc(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let length = args.int(0, "length")?;
+    let text = args.string(1, "text")?;
+    let len = text.len() as i64;
+    let out = if length < 0 && len + length > 0 {
+        let mut start = (len + length) as usize;
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        &text[start..]
+    } else if length >= 0 && len > length {
+        let mut end = length as usize;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..end]
+    } else {
+        &text[..]
+    };
+    Ok(Value::from(out))
+}
+
+/// `repeat(count, text)`: `text` `count` times; at most 10 MiB.
+pub fn repeat(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let count = args.int(0, "count")?;
+    let text = args.string(1, "text")?;
+    let count = usize::try_from(count)
+        .map_err(|_| args.error(format!("count must not be negative, got {count}")))?;
+    check_size(args, count.saturating_mul(text.len()))?;
+    Ok(Value::from(text.repeat(count)))
+}
+
+/// Sprig's `strslice`: a list's items printed Go-style, none skipped; a single value as one item.
+fn string_items(value: &Value) -> Vec<String> {
+    match value.kind() {
+        ValueKind::Undefined | ValueKind::None => Vec::new(),
+        ValueKind::Seq | ValueKind::Iterable => value
+            .try_iter()
+            .map(|items| {
+                items
+                    .filter(|v| !v.is_none() && !v.is_undefined())
+                    .map(|v| strval(&v))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => vec![strval(value)],
+    }
+}
+
+/// `join(separator, list)`: the items printed Go-style, none skipped, joined by `separator`.
+///
+/// ```jinja
+/// args: [{{ Values.args | join(", ") }}]
+/// ```
+pub fn join(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let separator = args.string(0, "separator")?;
+    Ok(Value::from(string_items(&args.get(1)).join(&separator)))
+}
+
+fn split_parts<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
+    if separator.is_empty() {
+        // Go splits into characters; Rust would add empty strings at both ends.
+        text.char_indices()
+            .map(|(i, c)| &text[i..i + c.len_utf8()])
+            .collect()
+    } else {
+        text.split(separator).collect()
+    }
+}
+
+/// `splitList(separator, text)`: the pieces between separators, as a list.
+pub fn split_list(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let separator = args.string(0, "separator")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from(
+        split_parts(&text, &separator)
+            .into_iter()
+            .map(Value::from)
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// `split(separator, text)`: the pieces as a map `{_0: a, _1: b}`, as Sprig returns them (use
+/// `splitList` for a list). `(split(":", image))._0` is the part before the first colon.
+pub fn split(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let separator = args.string(0, "separator")?;
+    let text = args.string(1, "text")?;
+    Ok(Value::from_pairs(
+        split_parts(&text, &separator)
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| (format!("_{i}"), Value::from(part))),
+    ))
+}
+
+/// `sortAlpha(list)`: the items as strings, sorted byte-wise (`["1", "10", "9", "B", "b"]`).
+pub fn sort_alpha(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let value = args.get(0);
+    let mut items = match value.kind() {
+        ValueKind::Seq | ValueKind::Iterable => string_items(&value),
+        _ => vec![strval(&value)],
+    };
+    items.sort();
+    Ok(Value::from(items))
+}
+
+/// `toStrings(list)`: the items printed Go-style, none skipped.
+pub fn to_strings(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(string_items(&args.get(0))))
+}
+
+/// `toString(value)`: the value as Go's `%v` prints it (`<nil>` for none, `[1 2]` for a list).
+pub fn to_string(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(strval(&args.get(0))))
+}
+
+/// `print(value...)`: Go's `fmt.Sprint`: values printed `%v`, a space between two neighbours
+/// only when neither is a string.
+pub fn print(args: &Args) -> Result<Value, Error> {
+    let mut out = String::new();
+    let mut previous_is_string = true;
+    for (i, value) in args.all().iter().enumerate() {
+        let is_string = value.kind() == ValueKind::String;
+        if i > 0 && !is_string && !previous_is_string {
+            out.push(' ');
+        }
+        out.push_str(&strval(value));
+        previous_is_string = is_string;
+    }
+    Ok(Value::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::functions::test_support::{err, ok, with_values};
+
+    #[test]
+    fn indent_pads_every_line_including_blank_and_last() {
+        assert_eq!(ok(r#"{{ indent(2, "a\n\nb\n") }}"#), "  a\n  \n  b\n  ");
+    }
+
+    #[test]
+    fn indent_as_a_filter_takes_the_piped_text() {
+        assert_eq!(ok(r#"{{ "a\nb" | indent(4) }}"#), "    a\n    b");
+    }
+
+    #[test]
+    fn indent_keeps_carriage_returns() {
+        assert_eq!(ok(r#"{{ indent(2, "a\r\nb") }}"#), "  a\r\n  b");
+    }
+
+    #[test]
+    fn indent_rejects_a_negative_width() {
+        assert!(err(r#"{{ indent(-1, "a") }}"#).contains("must not be negative"));
+    }
+
+    #[test]
+    fn indent_rejects_a_number_as_text() {
+        assert!(err("{{ indent(2, 5) }}").contains("text must be a string, found number 5"));
+    }
+
+    #[test]
+    fn indent_refuses_a_huge_result() {
+        assert!(err(r#"{{ indent(100000000, "a") }}"#).contains("10 MiB"));
+    }
+
+    #[test]
+    fn nindent_starts_with_a_newline() {
+        assert_eq!(ok(r#"x:{{ "a\nb" | nindent(2) }}"#), "x:\n  a\n  b");
+    }
+
+    #[test]
+    fn trim_removes_unicode_space() {
+        assert_eq!(ok("[{{ trim(\"\u{a0} a b \\n\") }}]"), "[a b]");
+    }
+
+    #[test]
+    fn trim_is_sprig_trim_as_a_filter() {
+        assert_eq!(ok(r#"[{{ "  x  " | trim }}]"#), "[x]");
+    }
+
+    #[test]
+    fn trim_all_trims_a_cutset() {
+        assert_eq!(ok(r#"{{ trimAll("$%", "$%$a$%") }}"#), "a");
+    }
+
+    #[test]
+    fn trim_prefix_strips_once() {
+        assert_eq!(ok(r#"{{ trimPrefix("a", "aab") }}"#), "ab");
+        assert_eq!(ok(r#"{{ "foo-bar" | trimPrefix("foo-") }}"#), "bar");
+    }
+
+    #[test]
+    fn trim_suffix_strips_once() {
+        assert_eq!(ok(r#"{{ trimSuffix("\n", "text\n\n") }}"#), "text\n");
+    }
+
+    #[test]
+    fn upper_maps_one_character_to_one() {
+        assert_eq!(ok(r#"{{ upper("straße é") }}"#), "STRAßE É");
+    }
+
+    #[test]
+    fn lower_maps_dotted_capital_i_to_i() {
+        assert_eq!(ok(r#"{{ "ÀB İ" | lower }}"#), "àb i");
+    }
+
+    #[test]
+    fn title_only_touches_first_letters() {
+        assert_eq!(
+            ok(r#"{{ title("hello wORLD-foo_bar") }}"#),
+            "Hello WORLD-Foo_bar"
+        );
+    }
+
+    #[test]
+    fn replace_has_sprig_order_as_function_and_jinja_order_as_filter() {
+        assert_eq!(ok(r#"{{ replace("a", "b", "banana") }}"#), "bbnbnb");
+        assert_eq!(ok(r#"{{ "x.y.z" | replace(".", "-") }}"#), "x-y-z");
+    }
+
+    #[test]
+    fn replace_with_empty_old_inserts_everywhere() {
+        assert_eq!(ok(r#"{{ replace("", "-", "abc") }}"#), "-a-b-c-");
+    }
+
+    #[test]
+    fn contains_is_a_substring_test() {
+        assert_eq!(
+            ok(r#"{{ contains("ell", "hello") }} {{ contains("x", "abc") }}"#),
+            "true false"
+        );
+    }
+
+    #[test]
+    fn contains_rejects_a_number() {
+        assert!(err(r#"{{ contains("1", 123) }}"#).contains("must be a string"));
+    }
+
+    #[test]
+    fn has_prefix_and_has_suffix() {
+        assert_eq!(
+            ok(r#"{{ hasPrefix("he", "hello") }} {{ hasSuffix("he", "hello") }}"#),
+            "true false"
+        );
+    }
+
+    #[test]
+    fn quote_escapes_like_go() {
+        assert_eq!(
+            ok("{{ quote(\"say \\\"hi\\\"\\t\u{7}\u{a0}\u{200b}😀\") }}"),
+            r#""say \"hi\"\t\a\u00a0\u200b😀""#
+        );
+    }
+
+    #[test]
+    fn quote_skips_none_and_joins_several() {
+        assert_eq!(
+            ok(r#"{{ quote("a", none, 1, true) }}"#),
+            r#""a" "1" "true""#
+        );
+        assert_eq!(
+            with_values("[{{ quote(Values.missing) }}]", "{}").unwrap(),
+            "[]"
+        );
+    }
+
+    #[test]
+    fn quote_prints_lists_go_style() {
+        assert_eq!(ok(r#"{{ ["a", "b"] | quote }}"#), r#""[a b]""#);
+    }
+
+    #[test]
+    fn squote_does_not_escape() {
+        assert_eq!(
+            ok(r#"{{ "it's" | squote }} {{ squote(5, true) }}"#),
+            "'it's' '5' 'true'"
+        );
+    }
+
+    #[test]
+    fn cat_joins_with_spaces_skipping_none() {
+        assert_eq!(ok(r#"{{ cat("a", none, "b", 1) }}"#), "a b 1");
+    }
+
+    #[test]
+    fn nospace_removes_all_white_space() {
+        assert_eq!(ok(r#"{{ nospace(" a b\tc\n") }}"#), "abc");
+    }
+
+    #[test]
+    fn trunc_keeps_head_or_tail() {
+        assert_eq!(
+            ok(r#"{{ trunc(3, "abcdef") }} {{ trunc(10, "abc") }} {{ trunc(-2, "abcdef") }}"#),
+            "abc abc ef"
+        );
+    }
+
+    #[test]
+    fn trunc_never_splits_a_character() {
+        assert_eq!(ok(r#"{{ trunc(2, "héllo") }}"#), "h");
+    }
+
+    #[test]
+    fn repeat_repeats() {
+        assert_eq!(ok(r#"{{ repeat(3, "ab") }}"#), "ababab");
+    }
+
+    #[test]
+    fn repeat_refuses_more_than_ten_mebibytes() {
+        assert!(err(r#"{{ repeat(100000000000, "ab") }}"#).contains("10 MiB"));
+        assert!(err(r#"{{ repeat(-1, "ab") }}"#).contains("must not be negative"));
+    }
+
+    #[test]
+    fn join_skips_none_and_prints_go_style() {
+        assert_eq!(ok(r#"{{ join("-", [1, none, "b", true]) }}"#), "1-b-true");
+        assert_eq!(ok(r#"{{ ["a", "b"] | join(",") }}"#), "a,b");
+    }
+
+    #[test]
+    fn split_list_keeps_empty_pieces() {
+        assert_eq!(ok(r#"{{ splitList(",", "a,,b") }}"#), "[a  b]");
+        assert_eq!(ok(r#"{{ splitList("", "ab") }}"#), "[a b]");
+    }
+
+    #[test]
+    fn split_returns_a_map_of_numbered_pieces() {
+        assert_eq!(ok(r#"{{ split(",", "a,b,c") }}"#), "map[_0:a _1:b _2:c]");
+        assert_eq!(ok(r#"{{ ("repo:tag" | split(":"))._1 }}"#), "tag");
+    }
+
+    #[test]
+    fn sort_alpha_sorts_as_strings() {
+        assert_eq!(
+            ok(r#"{{ sortAlpha([10, 9, 1, "b", "B"]) }}"#),
+            "[1 10 9 B b]"
+        );
+    }
+
+    #[test]
+    fn to_strings_prints_each_item() {
+        assert_eq!(ok(r#"{{ toStrings([1, "a", none, 1.5]) }}"#), "[1 a 1.5]");
+    }
+
+    #[test]
+    fn to_string_is_go_v() {
+        assert_eq!(
+            ok(r#"{{ toString(none) }} {{ toString([1, "a", none]) }} {{ 1.5 | toString }}"#),
+            "<nil> [1 a <nil>] 1.5"
+        );
+    }
+
+    #[test]
+    fn print_spaces_only_between_non_strings() {
+        assert_eq!(ok(r#"{{ print("a", 1, 2, "b", none) }}"#), "a1 2b<nil>");
+    }
+}
