@@ -1,0 +1,209 @@
+//! Shared by the control-plane tests: the chart at the repository root, the values the reference
+//! renders were made with, and rendering helpers.
+//!
+//! Until the shared values code lands, values are built here: `values/values.yaml` parsed, then
+//! keys set on the tree the way `--set`/`--set-file` would.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use camino::Utf8PathBuf;
+use meshchart::chart::Chart;
+use meshchart::engine::{Engine, RenderOptions, Rendered};
+use meshchart::values::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Fixed webhook material: the reference renders have random certificates there, which the
+/// comparison checks by shape only.
+pub const PROXY_INJECTOR_CRT: &str = "proxy injector crt";
+pub const PROXY_INJECTOR_KEY: &str = "proxy injector key";
+pub const PROXY_INJECTOR_CA: &str = "proxy injector ca bundle";
+pub const PROFILE_VALIDATOR_CRT: &str = "profile validator crt";
+pub const PROFILE_VALIDATOR_KEY: &str = "profile validator key";
+pub const PROFILE_VALIDATOR_CA: &str = "profile validator ca bundle";
+/// Fixed heartbeat schedule (the reference's is clock-based).
+pub const HEARTBEAT_SCHEDULE: &str = "1 2 3 4 5";
+/// The issuer expiry the reference renders were made with.
+pub const ISSUER_EXPIRY: &str = "2030-01-01T00:00:00Z";
+
+/// The repository root, which is also the chart's root.
+pub fn repo_root() -> Utf8PathBuf {
+    Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/reference`: the upstream renders and the certificates they used.
+pub fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference")
+}
+
+/// A file of the reference folder, as text.
+pub fn reference_file(name: &str) -> String {
+    let path = reference_dir().join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read reference file {}: {e}", path.display()))
+}
+
+/// The chart, read from the repository root.
+pub fn chart() -> Chart {
+    Chart::from_dir(&repo_root()).unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
+}
+
+/// Sets `value` at a dotted path (`identity.issuer.crtExpiry`), creating maps on the way, as
+/// `--set` does.
+pub fn set(values: &mut Value, path: &str, value: Value) {
+    let mut current = values;
+    let mut keys = path.split('.').peekable();
+    while let Some(key) = keys.next() {
+        let map = match current {
+            Value::Map(map) => map,
+            other => {
+                *other = Value::Map(Map::new());
+                other.as_map_mut().expect("just made a map")
+            }
+        };
+        if keys.peek().is_none() {
+            map.insert(key.to_owned(), value);
+            return;
+        }
+        current = map
+            .entry(key.to_owned())
+            .or_insert_with(|| Value::Map(Map::new()));
+    }
+}
+
+/// A chart values file, parsed.
+pub fn values_file(name: &str) -> Value {
+    let path = repo_root().join("values").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    meshchart::yaml::parse_document(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Deep-merges `overlay` onto `base` (maps merge, everything else replaces), as `-f` does.
+pub fn overlay(base: &mut Value, overlay: &Value) {
+    match (base, overlay) {
+        (Value::Map(base), Value::Map(overlay)) => {
+            for (key, value) in overlay {
+                match base.get_mut(key) {
+                    Some(existing) if existing.as_map().is_some() && value.as_map().is_some() => {
+                        self::overlay(existing, value)
+                    }
+                    _ => {
+                        base.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (base, overlay) => *base = overlay.clone(),
+    }
+}
+
+/// The values of the reference renders: chart defaults, the `valid-*.pem` identity material
+/// (`--set-file`), the issuer expiry, and fixed webhook certificates and heartbeat schedule.
+pub fn reference_values() -> Value {
+    let mut values = values_file("values.yaml");
+    let text = |s: &str| Value::String(s.to_owned());
+    set(
+        &mut values,
+        "identityTrustAnchorsPEM",
+        Value::String(reference_file("valid-trust-anchors.pem")),
+    );
+    set(
+        &mut values,
+        "identity.issuer.tls.crtPEM",
+        Value::String(reference_file("valid-crt.pem")),
+    );
+    set(
+        &mut values,
+        "identity.issuer.tls.keyPEM",
+        Value::String(reference_file("valid-key.pem")),
+    );
+    set(
+        &mut values,
+        "identity.issuer.crtExpiry",
+        text(ISSUER_EXPIRY),
+    );
+    set(
+        &mut values,
+        "proxyInjector.crtPEM",
+        text(PROXY_INJECTOR_CRT),
+    );
+    set(
+        &mut values,
+        "proxyInjector.keyPEM",
+        text(PROXY_INJECTOR_KEY),
+    );
+    set(
+        &mut values,
+        "proxyInjector.caBundle",
+        text(PROXY_INJECTOR_CA),
+    );
+    set(
+        &mut values,
+        "profileValidator.crtPEM",
+        text(PROFILE_VALIDATOR_CRT),
+    );
+    set(
+        &mut values,
+        "profileValidator.keyPEM",
+        text(PROFILE_VALIDATOR_KEY),
+    );
+    set(
+        &mut values,
+        "profileValidator.caBundle",
+        text(PROFILE_VALIDATOR_CA),
+    );
+    set(&mut values, "heartbeatSchedule", text(HEARTBEAT_SCHEDULE));
+    values
+}
+
+/// [`reference_values`] with `values/values-ha.yaml` laid over them.
+pub fn reference_values_ha() -> Value {
+    let mut values = reference_values();
+    overlay(&mut values, &values_file("values-ha.yaml"));
+    values
+}
+
+/// Renders `chart` with `values` (release options at their defaults: the chart takes its
+/// namespace from `Values.namespace`).
+pub fn render_chart(chart: &Chart, values: &Value) -> Rendered {
+    let engine = Engine::new(chart).unwrap_or_else(|e| panic!("the chart does not compile: {e}"));
+    engine
+        .render(values, &RenderOptions::default())
+        .unwrap_or_else(|e| panic!("the chart does not render: {e}"))
+}
+
+/// Renders the repository's chart with `values`.
+pub fn render(values: &Value) -> Rendered {
+    render_chart(&chart(), values)
+}
+
+/// The rendered documents, parsed, with their kind, namespace and name.
+pub fn parsed(rendered: &Rendered) -> Vec<(String, Value)> {
+    rendered
+        .documents
+        .iter()
+        .map(|doc| {
+            let value = meshchart::yaml::parse_document(&doc.text)
+                .unwrap_or_else(|e| panic!("{}: rendered YAML does not parse: {e}", doc.template));
+            (format!("{}/{}", doc.kind, doc.name), value)
+        })
+        .collect()
+}
+
+/// The one rendered document `kind`/`name`, parsed.
+pub fn find(rendered: &Rendered, kind: &str, name: &str) -> Value {
+    let doc = rendered
+        .documents
+        .iter()
+        .find(|d| d.kind == kind && d.name == name)
+        .unwrap_or_else(|| panic!("no {kind}/{name} in the render"));
+    meshchart::yaml::parse_document(&doc.text)
+        .unwrap_or_else(|e| panic!("{kind}/{name}: rendered YAML does not parse: {e}"))
+}
+
+/// Path helper for assertions: `get(&doc, "spec.template.spec")`.
+pub fn get<'a>(value: &'a Value, path: &str) -> &'a Value {
+    let keys: Vec<&str> = path.split('.').collect();
+    value
+        .get_path(&keys)
+        .unwrap_or_else(|| panic!("no {path} in {value:?}"))
+}
