@@ -1,7 +1,9 @@
 //! YAML in and out: a Helm-compatible reader and a go-yaml-v2-compatible writer.
 
+pub mod emit;
 pub mod json;
 pub mod load;
 
+pub use emit::{to_yaml, to_yaml_document, try_to_yaml, ToYamlError};
 pub use json::{to_json, to_pretty_json, try_to_json, try_to_pretty_json, UnsupportedValue};
 pub use load::{parse_document, parse_documents, Position, YamlError};

@@ -1,0 +1,627 @@
+//! Writes [`Value`]s as YAML text the way Helm's `toYaml` does.
+//!
+//! Helm marshals values to JSON, reads the JSON back with go-yaml v2 and prints it with go-yaml
+//! v2's emitter (sigs.k8s.io/yaml), then drops the final newline. This module reproduces that
+//! emitter's decisions for the shapes a JSON round trip can produce: block mappings and
+//! sequences with two-space indentation (sequences not indented under their key), `{}` and `[]`
+//! for empty collections, go-yaml's key order, its choice among plain, single-quoted,
+//! double-quoted and literal (`|`) scalars, and its folding of long scalars past column 80.
+//!
+//! The emitter state (column, indentation, "last written was whitespace / indentation") mirrors
+//! libyaml's so that every indicator and line break lands where go-yaml puts it. What the JSON
+//! round trip itself does to strings and keys is in the `round_trip` module; which strings
+//! go-yaml quotes because they would read as another type is in `ambiguous`.
+//!
+//! Checked against helm 3.17.1 with random values (tricky characters, long and folded strings,
+//! keys of every kind, nested collections, floats): outputs are identical, except that Helm's
+//! order of keys whose go-yaml comparison is cyclic varies from run to run (see `key_order`).
+
+mod ambiguous;
+mod key_order;
+mod round_trip;
+
+use super::json::UnsupportedValue;
+use crate::values::{format_yaml_float, Map, Value};
+use std::fmt::Write as _;
+
+/// Spaces per nesting level.
+const BEST_INDENT: i32 = 2;
+/// Scalars fold at the first suitable space once a line is longer than this.
+const BEST_WIDTH: usize = 80;
+/// Longer keys (in bytes) are written in the explicit `? key` form.
+const MAX_SIMPLE_KEY_BYTES: usize = 128;
+
+/// Why Helm's `toYaml` prints nothing for a value (it swallows the marshal error).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToYamlError {
+    /// NaN or an infinity, which JSON cannot hold.
+    #[error(transparent)]
+    Json(#[from] UnsupportedValue),
+    /// go-yaml cannot read back the JSON text that Helm converts through: a string holds a
+    /// character its reader rejects (U+007F–U+009F except U+0085, U+FFFE, U+FFFF), a map key
+    /// holds a NEL or is longer than 1022 JSON characters, or a NEL is followed by `---`/`...`.
+    #[error("error converting JSON to YAML: yaml: {0}")]
+    Reread(&'static str),
+}
+
+/// Helm's `toYaml`: the YAML text without its final newline, or the empty string when Helm's
+/// conversion fails ([`ToYamlError`]).
+///
+/// ```
+/// use meshchart::values::{Map, Value};
+/// let mut m = Map::new();
+/// m.insert("enabled".into(), Value::from("yes"));
+/// m.insert("ports".into(), Value::Seq(vec![Value::Int(80)]));
+/// assert_eq!(meshchart::yaml::to_yaml(&Value::Map(m)), "enabled: \"yes\"\nports:\n- 80");
+/// ```
+pub fn to_yaml(value: &Value) -> String {
+    try_to_yaml(value).unwrap_or_default()
+}
+
+/// The whole YAML document as go-yaml prints it: [`to_yaml`] plus the final newline.
+pub fn to_yaml_document(value: &Value) -> String {
+    match try_to_yaml(value) {
+        Ok(mut text) => {
+            text.push('\n');
+            text
+        }
+        Err(_) => String::new(),
+    }
+}
+
+/// [`to_yaml`], reporting why Helm would print nothing.
+pub fn try_to_yaml(value: &Value) -> Result<String, ToYamlError> {
+    let mut emitter = Emitter {
+        out: String::with_capacity(256),
+        column: 0,
+        indent: -1,
+        whitespace: true,
+        indention: true,
+    };
+    emitter.node(value, false)?;
+    // Document end: go-yaml ends the last line; Helm trims that one newline.
+    emitter.write_indent();
+    let mut out = emitter.out;
+    if out.ends_with('\n') {
+        out.pop();
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+/// What a scalar's characters allow (libyaml's `yaml_emitter_analyze_scalar`, block context).
+#[derive(Debug)]
+struct Analysis {
+    /// Holds a character go-yaml's reader rejects (see [`round_trip`]).
+    rejected: bool,
+    /// Holds a NEL, which the JSON round trip folds.
+    nel: bool,
+    multiline: bool,
+    plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+struct Emitter {
+    out: String,
+    /// Characters (not bytes) on the current line.
+    column: usize,
+    /// Current indentation; -1 before the root node.
+    indent: i32,
+    /// The last character written was whitespace (no separating space needed).
+    whitespace: bool,
+    /// Only indentation has been written on the current line so far.
+    indention: bool,
+}
+
+impl Emitter {
+    /// Writes one node. `mapping_value` is set for the value of a mapping entry, where a
+    /// sequence is not indented under its key.
+    fn node(&mut self, value: &Value, mapping_value: bool) -> Result<(), ToYamlError> {
+        match value {
+            Value::Null => self.token("null"),
+            Value::Bool(true) => self.token("true"),
+            Value::Bool(false) => self.token("false"),
+            Value::Int(i) => {
+                self.separate();
+                let start = self.out.len();
+                let _ = write!(self.out, "{i}");
+                self.column += self.out.len() - start;
+                self.end_token();
+            }
+            Value::Float(f) => {
+                if !f.is_finite() {
+                    return Err(UnsupportedValue(*f).into());
+                }
+                self.token(&format_yaml_float(*f));
+            }
+            Value::String(s) => {
+                let analysis = analyze(s);
+                if analysis.rejected {
+                    return Err(ToYamlError::Reread("control characters are not allowed"));
+                }
+                if analysis.nel {
+                    let folded = round_trip::fold_line_breaks(s)?;
+                    self.string(&folded, &analyze(&folded), false);
+                } else {
+                    self.string(s, &analysis, false);
+                }
+            }
+            Value::Seq(items) if items.is_empty() => self.empty_collection("[", "]"),
+            Value::Seq(items) => return self.block_sequence(items, mapping_value),
+            Value::Map(map) if map.is_empty() => self.empty_collection("{", "}"),
+            Value::Map(map) => return self.block_mapping(map),
+        }
+        Ok(())
+    }
+
+    fn block_sequence(&mut self, items: &[Value], mapping_value: bool) -> Result<(), ToYamlError> {
+        let saved = self.indent;
+        self.increase_indent(false, mapping_value && !self.indention);
+        for item in items {
+            self.write_indent();
+            self.write_indicator("-", true, false, true);
+            self.node(item, false)?;
+        }
+        self.indent = saved;
+        Ok(())
+    }
+
+    fn block_mapping(&mut self, map: &Map) -> Result<(), ToYamlError> {
+        let saved = self.indent;
+        self.increase_indent(false, false);
+        if key_order::byte_order_matches(map) {
+            for (key, value) in map {
+                self.entry(key, value)?;
+            }
+        } else {
+            for (key, value) in key_order::ordered(map) {
+                self.entry(key, value)?;
+            }
+        }
+        self.indent = saved;
+        Ok(())
+    }
+
+    fn entry(&mut self, key: &str, value: &Value) -> Result<(), ToYamlError> {
+        self.write_indent();
+        let analysis = analyze(key);
+        if analysis.rejected {
+            return Err(ToYamlError::Reread("control characters are not allowed"));
+        }
+        if analysis.nel || round_trip::key_too_long(key) {
+            // go-yaml cannot read the JSON key back as a one-line implicit key.
+            return Err(ToYamlError::Reread("did not find expected ',' or '}'"));
+        }
+        if !analysis.multiline && key.len() <= MAX_SIMPLE_KEY_BYTES {
+            self.string(key, &analysis, true);
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indicator("?", true, false, true);
+            self.string(key, &analysis, false);
+            self.write_indent();
+            self.write_indicator(":", true, false, true);
+        }
+        self.node(value, true)
+    }
+
+    /// `{}` or `[]`: go-yaml writes empty collections in flow style.
+    fn empty_collection(&mut self, open: &str, close: &str) {
+        self.write_indicator(open, true, true, false);
+        self.write_indicator(close, false, false, false);
+    }
+
+    /// A plain scalar that needs no analysis: `null`, booleans and numbers.
+    fn token(&mut self, text: &str) {
+        self.separate();
+        self.out.push_str(text);
+        self.column += text.len();
+        self.end_token();
+    }
+
+    fn separate(&mut self) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+    }
+
+    fn end_token(&mut self) {
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// A string scalar in the style go-yaml picks (`encoder.stringv`, then the emitter's
+    /// `select_scalar_style`).
+    fn string(&mut self, s: &str, analysis: &Analysis, simple_key: bool) {
+        let mut style = if s.contains('\n') {
+            Style::Literal
+        } else if ambiguous::needs_double_quotes(s) {
+            Style::DoubleQuoted
+        } else {
+            Style::Plain
+        };
+        if simple_key && analysis.multiline {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Plain && (!analysis.plain_allowed || (s.is_empty() && simple_key)) {
+            style = Style::SingleQuoted;
+        }
+        if style == Style::SingleQuoted && !analysis.single_quoted_allowed {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Literal && (!analysis.block_allowed || simple_key) {
+            style = Style::DoubleQuoted;
+        }
+        let saved = self.indent;
+        self.increase_indent(true, false);
+        let allow_breaks = !simple_key;
+        match style {
+            Style::Plain => self.write_plain(s, allow_breaks),
+            Style::SingleQuoted => self.write_single_quoted(s, allow_breaks),
+            Style::DoubleQuoted => self.write_double_quoted(s, allow_breaks),
+            Style::Literal => self.write_literal(s),
+        }
+        self.indent = saved;
+    }
+
+    fn write_plain(&mut self, s: &str, allow_breaks: bool) {
+        self.separate();
+        let chars = if s.is_ascii() {
+            s.len()
+        } else {
+            s.chars().count()
+        };
+        // Plain scalars never hold line breaks; a space can only fold past column 80.
+        if !allow_breaks || self.column + chars <= BEST_WIDTH + 1 || !s.contains(' ') {
+            self.out.push_str(s);
+            self.column += chars;
+        } else {
+            let mut spaces = false;
+            let mut iter = s.chars().peekable();
+            while let Some(c) = iter.next() {
+                if c == ' ' {
+                    let next_is_space = iter.peek() == Some(&' ');
+                    if !spaces && self.column > BEST_WIDTH && !next_is_space {
+                        self.write_indent();
+                    } else {
+                        self.put(' ');
+                    }
+                    spaces = true;
+                } else {
+                    self.put(c);
+                    self.indention = false;
+                    spaces = false;
+                }
+            }
+        }
+        self.end_token();
+    }
+
+    fn write_single_quoted(&mut self, s: &str, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let last = s.len().saturating_sub(1);
+        let mut iter = s.char_indices().peekable();
+        while let Some((i, c)) = iter.next() {
+            if c == ' ' {
+                let next_is_space = matches!(iter.peek(), Some((_, ' ')));
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < last
+                    && !next_is_space
+                {
+                    self.write_indent();
+                } else {
+                    self.put(' ');
+                }
+                spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator("'", false, false, false);
+        self.end_token();
+    }
+
+    fn write_double_quoted(&mut self, s: &str, allow_breaks: bool) {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        self.write_indicator("\"", true, false, false);
+        // libyaml tests for a byte order mark at the start of the whole value, not at each
+        // character, so a value starting with U+FEFF has every character escaped.
+        let starts_with_bom = s.starts_with('\u{feff}');
+        let last = s.len().saturating_sub(1);
+        let mut spaces = false;
+        let mut iter = s.char_indices().peekable();
+        while let Some((i, c)) = iter.next() {
+            if starts_with_bom || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                let short = match c {
+                    '\0' => Some('0'),
+                    '\u{7}' => Some('a'),
+                    '\u{8}' => Some('b'),
+                    '\t' => Some('t'),
+                    '\n' => Some('n'),
+                    '\u{b}' => Some('v'),
+                    '\u{c}' => Some('f'),
+                    '\r' => Some('r'),
+                    '\u{1b}' => Some('e'),
+                    '"' => Some('"'),
+                    '\\' => Some('\\'),
+                    '\u{85}' => Some('N'),
+                    '\u{a0}' => Some('_'),
+                    '\u{2028}' => Some('L'),
+                    '\u{2029}' => Some('P'),
+                    _ => None,
+                };
+                if let Some(letter) = short {
+                    self.put(letter);
+                } else {
+                    let code = u32::from(c);
+                    let (letter, digits) = match code {
+                        0..=0xFF => ('x', 2),
+                        0x100..=0xFFFF => ('u', 4),
+                        _ => ('U', 8),
+                    };
+                    self.put(letter);
+                    for k in (0..digits).rev() {
+                        self.put(char::from(HEX[((code >> (4 * k)) & 0xF) as usize]));
+                    }
+                }
+                spaces = false;
+            } else if c == ' ' {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i < last {
+                    self.write_indent();
+                    // A space opening the next line would be lost: escape it.
+                    if matches!(iter.peek(), Some((_, ' '))) {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(' ');
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+        self.end_token();
+    }
+
+    fn write_literal(&mut self, s: &str) {
+        self.write_indicator("|", true, false, false);
+        // An explicit indentation indicator when the text starts with a space or a break.
+        if s.starts_with(|c: char| c == ' ' || is_break(c)) {
+            self.write_indicator("2", false, false, false);
+        }
+        // Chomping: `-` without a final break, `+` with two (or only one character, a break).
+        let mut from_end = s.chars().rev();
+        let chomp = match (from_end.next(), from_end.next()) {
+            (Some(last), _) if !is_break(last) => Some("-"),
+            (None, _) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(previous)) if is_break(previous) => Some("+"),
+            _ => None,
+        };
+        if let Some(chomp) = chomp {
+            self.write_indicator(chomp, false, false, false);
+        }
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for c in s.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    /// Starts a new line unless only indentation has been written, then indents.
+    fn write_indent(&mut self) {
+        let indent = usize::try_from(self.indent).unwrap_or(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
+        if need_whitespace && !self.whitespace {
+            self.put(' ');
+        }
+        self.out.push_str(indicator);
+        self.column += indicator.len();
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    /// Writes one character (of the value or of the syntax) on the current line.
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// Copies a line break from the value: `\n` as a newline, others (U+2028...) as they are.
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.put(c);
+            self.column = 0;
+        }
+    }
+}
+
+/// libyaml's `is_break`: CR, LF, NEL, LS, PS.
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// libyaml's `is_printable`: LF, printable ASCII, and the BMP outside C1 controls, surrogates,
+/// U+FEFF, U+FFFE and U+FFFF. Tabs and characters beyond the BMP are not printable.
+fn is_printable(c: char) -> bool {
+    matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFEFE | 0xFF00..=0xFFFD)
+}
+
+/// Which scalar styles the characters of `s` allow in block context.
+fn analyze(s: &str) -> Analysis {
+    if s.is_empty() {
+        return Analysis {
+            rejected: false,
+            nel: false,
+            multiline: false,
+            plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut indicators = s.starts_with("---") || s.starts_with("...");
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let mut rejected = false;
+    let mut nel = false;
+    let mut leading_space = false;
+    let mut leading_break = false;
+    let mut trailing_space = false;
+    let mut trailing_break = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut preceded_by_whitespace = true;
+    let mut previous_space = false;
+    let mut previous_break = false;
+
+    let mut iter = s.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        let next = iter.peek().map(|&(_, next)| next);
+        let followed_by_whitespace = matches!(next, None | Some(' ' | '\t'));
+        let first = i == 0;
+        let last = next.is_none();
+        indicators |= if first {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => true,
+                '?' | ':' | '-' => followed_by_whitespace,
+                _ => false,
+            }
+        } else {
+            match c {
+                ':' => followed_by_whitespace,
+                '#' => preceded_by_whitespace,
+                _ => false,
+            }
+        };
+        if !is_printable(c) {
+            special_characters = true;
+            rejected |= round_trip::is_rejected(c);
+            nel |= c == '\u{85}';
+        }
+        if c == ' ' {
+            leading_space |= first;
+            trailing_space |= last;
+            break_space |= previous_break;
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(c) {
+            line_breaks = true;
+            leading_break |= first;
+            trailing_break |= last;
+            space_break |= previous_space;
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break(c);
+    }
+
+    let mut analysis = Analysis {
+        rejected,
+        nel,
+        multiline: line_breaks,
+        plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        analysis.plain_allowed = false;
+    }
+    if trailing_space {
+        analysis.block_allowed = false;
+    }
+    if break_space {
+        analysis.plain_allowed = false;
+        analysis.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        analysis.plain_allowed = false;
+        analysis.single_quoted_allowed = false;
+        analysis.block_allowed = false;
+    }
+    if line_breaks || indicators {
+        analysis.plain_allowed = false;
+    }
+    analysis
+}
+
+#[cfg(test)]
+mod tests;

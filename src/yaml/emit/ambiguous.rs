@@ -1,0 +1,499 @@
+//! Which strings go-yaml v2 must double-quote because, written plain, a YAML 1.1 reader would
+//! take them for something other than a string.
+//!
+//! go-yaml v2 asks its own resolver what a plain scalar would mean (`resolve("", s)`) and also
+//! quotes base-60 floats (`1:20`) for older readers. The resolver looks at the first byte: letters
+//! from `yYnNtTfFoO~` only match a fixed word list, `.` may start a float, and digits or signs may
+//! start a timestamp, an integer (any Go base prefix, `_` ignored) or a float.
+
+/// True when `s` must be double-quoted so that it reads back as a string.
+pub(super) fn needs_double_quotes(s: &str) -> bool {
+    resolves_to_non_string(s) || is_base60_float(s)
+}
+
+/// go-yaml v2's `resolve("", s)` gives a tag other than `!!str`.
+fn resolves_to_non_string(s: &str) -> bool {
+    let Some(&first) = s.as_bytes().first() else {
+        return true; // the empty plain scalar is null
+    };
+    match first {
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => {
+            is_resolved_word(s)
+        }
+        b'.' => is_resolved_word(s) || go_parses_as_float(s),
+        b'0'..=b'9' | b'+' | b'-' => {
+            if is_resolved_word(s) || is_timestamp(s) {
+                return true;
+            }
+            let plain = s.replace('_', "");
+            go_parses_as_integer(&plain) || (is_yaml_style_float(&plain) && parses_finite(&plain))
+        }
+        _ => false,
+    }
+}
+
+/// go-yaml v2's table of YAML 1.1 words: booleans, nulls, infinities, NaN.
+fn is_resolved_word(s: &str) -> bool {
+    matches!(
+        s,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "on"
+            | "On"
+            | "ON"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "~"
+            | "null"
+            | "Null"
+            | "NULL"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+    )
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` or `strconv.ParseUint(s, 0, 64)` accepts `s`.
+fn go_parses_as_integer(s: &str) -> bool {
+    let (limit, body) = match s.as_bytes().first() {
+        Some(b'-') => (1u64 << 63, &s[1..]),
+        Some(b'+') => ((1u64 << 63) - 1, &s[1..]),
+        _ => (u64::MAX, s),
+    };
+    go_parse_uint_base0(body).is_some_and(|n| n <= limit)
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)` for a string without underscores: `0x`, `0o`, `0b` or a
+/// bare leading `0` (octal) select the base.
+fn go_parse_uint_base0(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.is_empty() {
+        return None;
+    }
+    let (base, digits) = if b[0] == b'0' {
+        match b.get(1).map(u8::to_ascii_lowercase) {
+            Some(b'b') if b.len() >= 3 => (2, &b[2..]),
+            Some(b'o') if b.len() >= 3 => (8, &b[2..]),
+            Some(b'x') if b.len() >= 3 => (16, &b[2..]),
+            _ => (8, &b[1..]),
+        }
+    } else {
+        (10, b)
+    };
+    let mut n: u64 = 0;
+    for &c in digits {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'z' | b'A'..=b'Z' => c.to_ascii_lowercase() - b'a' + 10,
+            _ => return None,
+        };
+        if u32::from(d) >= base {
+            return None;
+        }
+        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// go-yaml v2's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let int_digits = count_digits(&b[i..]);
+    i += int_digits;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let frac_digits = count_digits(&b[i..]);
+        i += frac_digits;
+        if int_digits == 0 && frac_digits == 0 {
+            return false;
+        }
+    } else if int_digits == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let exp_digits = count_digits(&b[i..]);
+        if exp_digits == 0 {
+            return false;
+        }
+        i += exp_digits;
+    }
+    i == b.len()
+}
+
+fn count_digits(b: &[u8]) -> usize {
+    b.iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
+/// Decimal float text that Go's `strconv.ParseFloat` reads without a range error.
+fn parses_finite(s: &str) -> bool {
+    s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` accepts `s`, which starts with `.`: digits after the dot,
+/// an optional exponent, and `_` only between digits.
+fn go_parses_as_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 1; // the dot
+    let mut mantissa_digits = 0;
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        mantissa_digits += usize::from(b[i] != b'_');
+        i += 1;
+    }
+    if mantissa_digits == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    if i != b.len() || !underscores_between_digits(s) {
+        return false;
+    }
+    parses_finite(&s.replace('_', ""))
+}
+
+/// Go's rule for `_` in number literals: each one sits between two digits.
+fn underscores_between_digits(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
+}
+
+/// The YAML 1.1 base-60 float pattern go-yaml v2 still quotes:
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
+fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(u8::is_ascii_digit) || !s.contains(':') {
+        return false;
+    }
+    i += 1;
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        match (b.get(i), b.get(i + 1)) {
+            (Some(b'0'..=b'5'), Some(c)) if c.is_ascii_digit() => i += 2,
+            (Some(c), _) if c.is_ascii_digit() => i += 1,
+            _ => return false,
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2's timestamp test: text starting `YYYY-` that Go's `time.Parse` accepts with one of
+/// `2006-1-2T15:4:5.999999999Z07:00`, the same with a lower-case `t`, `2006-1-2 15:4:5.999999999`
+/// or `2006-1-2`.
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let year = b[..4]
+        .iter()
+        .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
+    let mut rest = &b[5..];
+    let Some(month) = go_getnum(&mut rest) else {
+        return false;
+    };
+    if !(1..=12).contains(&month) || !skip_literal(&mut rest, b'-') {
+        return false;
+    }
+    let Some(day) = go_getnum(&mut rest) else {
+        return false;
+    };
+    if day < 1 || day > days_in_month(month, year) {
+        return false;
+    }
+    if rest.is_empty() {
+        return true; // 2006-1-2
+    }
+    match rest[0] {
+        b'T' | b't' => {
+            rest = &rest[1..];
+            clock(&mut rest) && zone(&mut rest) && rest.is_empty()
+        }
+        b' ' => {
+            // A space in a Go layout matches one or more spaces.
+            while rest.first() == Some(&b' ') {
+                rest = &rest[1..];
+            }
+            clock(&mut rest) && rest.is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// `15:4:5.999999999`: hour, minute and second of one or two digits, then an optional fraction
+/// (`.` or `,` and any number of digits).
+fn clock(rest: &mut &[u8]) -> bool {
+    let Some(hour) = go_getnum(rest) else {
+        return false;
+    };
+    if hour >= 24 || !skip_literal(rest, b':') {
+        return false;
+    }
+    let Some(minute) = go_getnum(rest) else {
+        return false;
+    };
+    if minute >= 60 || !skip_literal(rest, b':') {
+        return false;
+    }
+    let Some(second) = go_getnum(rest) else {
+        return false;
+    };
+    if second >= 60 {
+        return false;
+    }
+    if rest.len() >= 2 && matches!(rest[0], b'.' | b',') && rest[1].is_ascii_digit() {
+        let digits = count_digits(&rest[1..]);
+        *rest = &rest[1 + digits..];
+    }
+    true
+}
+
+/// `Z07:00`: `Z`, or a sign and `hh:mm` with two digits each.
+fn zone(rest: &mut &[u8]) -> bool {
+    if rest.first() == Some(&b'Z') {
+        *rest = &rest[1..];
+        return true;
+    }
+    let r = *rest;
+    if r.len() < 6 || r[3] != b':' || !matches!(r[0], b'+' | b'-') {
+        return false;
+    }
+    if ![r[1], r[2], r[4], r[5]].iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let hours = (r[1] - b'0') * 10 + (r[2] - b'0');
+    let minutes = (r[4] - b'0') * 10 + (r[5] - b'0');
+    if hours > 24 || minutes > 60 {
+        return false;
+    }
+    *rest = &r[6..];
+    true
+}
+
+/// Go's `getnum(value, false)`: one or two digits.
+fn go_getnum(rest: &mut &[u8]) -> Option<u32> {
+    let r = *rest;
+    let first = *r.first().filter(|c| c.is_ascii_digit())?;
+    let mut n = u32::from(first - b'0');
+    let mut used = 1;
+    if let Some(&second) = r.get(1).filter(|c| c.is_ascii_digit()) {
+        n = n * 10 + u32::from(second - b'0');
+        used = 2;
+    }
+    *rest = &r[used..];
+    Some(n)
+}
+
+fn skip_literal(rest: &mut &[u8], c: u8) -> bool {
+    if rest.first() == Some(&c) {
+        *rest = &rest[1..];
+        true
+    } else {
+        false
+    }
+}
+
+fn days_in_month(month: u32, year: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_double_quotes as q;
+
+    #[test]
+    fn yaml_1_1_words_need_quotes_in_every_spelling_go_yaml_knows() {
+        for s in [
+            "y", "Y", "yes", "Yes", "YES", "n", "No", "on", "ON", "off", "Off", "true", "False",
+            "null", "Null", "NULL", "~", "", ".inf", "-.Inf", "+.INF", ".nan", ".NaN",
+        ] {
+            assert!(q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn other_spellings_and_words_stay_plain() {
+        for s in [
+            "yES", "tRUE", "nULL", "nan", "inf", "Infinity", "yesno", "o", "<<", "x",
+        ] {
+            assert!(!q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn integers_in_any_go_base_need_quotes() {
+        for s in [
+            "0",
+            "123",
+            "-7",
+            "+7",
+            "0123",
+            "0o17",
+            "0x1F",
+            "0X1f",
+            "0b101",
+            "-0b101",
+            "1_000",
+            "09", // not octal, but still a float
+            "18446744073709551615",
+            "-9223372036854775808",
+        ] {
+            assert!(q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn out_of_range_or_malformed_numbers_are_strings() {
+        for s in [
+            "0x", "0xG", "1.2.3", "10.0.0.1", "1e", "1e400", "-", "+", "1a", "0b2",
+        ] {
+            assert!(!q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn integers_too_big_for_64_bits_still_read_as_floats() {
+        for s in [
+            "18446744073709551616",
+            "+9223372036854775808",
+            "-9223372036854775809",
+        ] {
+            assert!(q(s), "{s:?}");
+        }
+        assert!(!q("0x10000000000000000"));
+    }
+
+    #[test]
+    fn floats_need_quotes() {
+        for s in [
+            "1.5", "1.10", "1e3", "1E+3", "-0.5", "+.5", ".5", ".5e3", "1.", "1e-400",
+        ] {
+            assert!(q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn dot_floats_follow_go_parse_float_underscore_rules() {
+        assert!(q(".5_5"));
+        assert!(!q("._5"));
+        assert!(!q(".5_"));
+        assert!(!q("."));
+        assert!(!q(".e3"));
+        assert!(!q(".5e"));
+    }
+
+    #[test]
+    fn base60_floats_need_quotes() {
+        for s in ["1:20", "-1:20", "190:20:30", "1:2", "1:20.5", "1_0:59"] {
+            assert!(q(s), "{s:?}");
+        }
+        for s in ["1:60", "1:", "a:1", "1::2", "1:2:x", "1:234"] {
+            assert!(!q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn timestamps_in_go_yaml_layouts_need_quotes() {
+        for s in [
+            "2024-01-15",
+            "2024-1-5",
+            "2024-02-29",
+            "2024-01-15T10:20:30Z",
+            "2024-01-15t10:20:30Z",
+            "2024-01-15T1:2:3Z",
+            "2024-01-15T10:20:30.123456789123Z",
+            "2024-01-15T10:20:30,5Z",
+            "2024-01-15T10:20:30+01:00",
+            "2024-01-15 10:20:30",
+            "2024-01-15   10:20:30.5",
+        ] {
+            assert!(q(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn near_timestamps_that_go_rejects_stay_plain() {
+        for s in [
+            "2023-02-29",
+            "2024-13-01",
+            "2024-00-10",
+            "2024-01-32",
+            "2024-001-15",
+            "2024-01-15T10:20:30",
+            "2024-01-15T24:00:00Z",
+            "2024-01-15T10:20:30+0100",
+            "2024-01-15T10:20:30+25:00",
+            "2024-01-15 10:20:30Z",
+            "2024-01-15x",
+            "20240-01-15",
+            "2024-01-",
+        ] {
+            assert!(!q(s), "{s:?}");
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Specifications of `toYaml` output, many taken from Helm 3.17.1's functions corpus.
+
+use super::*;
+
+fn map(entries: &[(&str, Value)]) -> Value {
+    Value::Map(
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    )
+}
+
+fn s(text: &str) -> Value {
+    Value::from(text)
+}
+
+fn seq(items: &[Value]) -> Value {
+    Value::Seq(items.to_vec())
+}
+
+// Cases from the functions corpus (Helm 3.17.1 template output).
+
+#[test]
+fn empty_string_null_and_empty_collections_at_the_root() {
+    assert_eq!(to_yaml(&s("")), "\"\"");
+    assert_eq!(to_yaml(&Value::Null), "null");
+    assert_eq!(to_yaml(&seq(&[])), "[]");
+    assert_eq!(to_yaml(&map(&[])), "{}");
+}
+
+#[test]
+fn root_scalars_are_quoted_only_when_ambiguous() {
+    assert_eq!(to_yaml(&Value::Int(5)), "5");
+    assert_eq!(to_yaml(&s("yes")), "\"yes\"");
+    assert_eq!(to_yaml(&s("5")), "\"5\"");
+    assert_eq!(to_yaml(&Value::Bool(true)), "true");
+}
+
+#[test]
+fn a_list_holding_a_map_puts_the_first_key_after_the_dash() {
+    let v = seq(&[s("a"), map(&[("k", s("v"))])]);
+    assert_eq!(to_yaml(&v), "- a\n- k: v");
+}
+
+#[test]
+fn a_root_multiline_string_is_a_literal_block_indented_two() {
+    assert_eq!(to_yaml(&s("multi\nline\n")), "|\n  multi\n  line");
+}
+
+#[test]
+fn nested_maps_indent_two_and_empty_maps_are_braces() {
+    let v = map(&[
+        ("limits", map(&[("cpu", s("100m")), ("memory", s("128Mi"))])),
+        ("requests", map(&[])),
+    ]);
+    assert_eq!(
+        to_yaml(&v),
+        "limits:\n  cpu: 100m\n  memory: 128Mi\nrequests: {}"
+    );
+}
+
+#[test]
+fn integral_file_numbers_print_as_integers() {
+    let v = map(&[("b", Value::Float(2.0)), ("a", Value::Float(1.0))]);
+    assert_eq!(to_yaml(&v), "a: 1\nb: 2");
+}
+
+// Block structure.
+
+#[test]
+fn lists_are_not_indented_under_their_key() {
+    let v = map(&[("key", seq(&[s("a"), s("b")]))]);
+    assert_eq!(to_yaml(&v), "key:\n- a\n- b");
+    let v = map(&[("outer", map(&[("key", seq(&[s("a")]))]))]);
+    assert_eq!(to_yaml(&v), "outer:\n  key:\n  - a");
+}
+
+#[test]
+fn lists_in_lists_share_the_dash_line() {
+    let v = seq(&[seq(&[Value::Int(1), Value::Int(2)]), seq(&[s("a")])]);
+    assert_eq!(to_yaml(&v), "- - 1\n  - 2\n- - a");
+}
+
+#[test]
+fn maps_in_lists_continue_under_the_first_key() {
+    let v = seq(&[
+        map(&[("name", s("a"))]),
+        map(&[("name", s("b")), ("x", Value::Null)]),
+    ]);
+    assert_eq!(to_yaml(&v), "- name: a\n- name: b\n  x: null");
+}
+
+#[test]
+fn a_list_under_a_key_inside_a_list_item() {
+    let v = seq(&[map(&[("a", seq(&[Value::Int(1), Value::Int(2)]))])]);
+    assert_eq!(to_yaml(&v), "- a:\n  - 1\n  - 2");
+}
+
+#[test]
+fn empty_collections_inside_lists() {
+    let v = seq(&[map(&[]), seq(&[])]);
+    assert_eq!(to_yaml(&v), "- {}\n- []");
+}
+
+#[test]
+fn keys_follow_go_yaml_order_not_byte_order() {
+    let v = map(&[
+        ("a10", Value::Int(1)),
+        ("a9", Value::Int(2)),
+        ("a_b", Value::Int(3)),
+        ("aB", Value::Int(4)),
+    ]);
+    assert_eq!(to_yaml(&v), "a_b: 3\na9: 2\na10: 1\naB: 4");
+}
+
+#[test]
+fn keys_are_quoted_like_values() {
+    let v = map(&[
+        ("", s("x")),
+        ("null", s("x")),
+        ("on", s("x")),
+        ("a: b", s("x")),
+        ("key with spaces", s("x")),
+    ]);
+    assert_eq!(
+        to_yaml(&v),
+        "\"\": x\n'a: b': x\nkey with spaces: x\n\"null\": x\n\"on\": x"
+    );
+}
+
+#[test]
+fn keys_longer_than_128_bytes_use_the_explicit_form() {
+    let long = "k".repeat(129);
+    let v = map(&[(long.as_str(), s("v"))]);
+    assert_eq!(to_yaml(&v), format!("? {long}\n: v"));
+    let just_fits = "k".repeat(128);
+    let v = map(&[(just_fits.as_str(), s("v"))]);
+    assert_eq!(to_yaml(&v), format!("{just_fits}: v"));
+}
+
+#[test]
+fn multiline_keys_use_the_explicit_form_with_a_literal_block() {
+    let v = map(&[("a\nb", Value::Int(1))]);
+    assert_eq!(to_yaml(&v), "? |-\n  a\n  b\n: 1");
+}
+
+// Quoting.
+
+#[test]
+fn indicators_and_edge_spaces_use_single_quotes() {
+    for (text, yaml) in [
+        ("*x", "'*x'"),
+        ("x ", "'x '"),
+        (" x", "' x'"),
+        ("- x", "'- x'"),
+        ("#x", "'#x'"),
+        ("a #x", "'a #x'"),
+        ("a: b", "'a: b'"),
+        ("a:", "'a:'"),
+        ("---", "'---'"),
+        ("...", "'...'"),
+        ("'it' x", "'''it'' x'"),
+    ] {
+        assert_eq!(to_yaml(&s(text)), yaml, "{text:?}");
+    }
+}
+
+#[test]
+fn inner_indicators_that_cannot_start_a_token_stay_plain() {
+    for text in [
+        "a:b",
+        "a#b",
+        "a, b",
+        "=",
+        "<<",
+        "x-y",
+        "it's",
+        "say \"hi\"",
+        "a\\nb",
+        "?x",
+        "-x",
+    ] {
+        assert_eq!(to_yaml(&s(text)), text, "{text:?}");
+    }
+}
+
+#[test]
+fn strings_that_would_read_as_other_types_use_double_quotes() {
+    for text in [
+        "true",
+        "No",
+        "y",
+        "~",
+        "null",
+        "0123",
+        "1.5",
+        "1e3",
+        ".5",
+        "0x1F",
+        "1:20",
+        "2030-01-01T00:00:00Z",
+        "2024-01-15",
+    ] {
+        assert_eq!(to_yaml(&s(text)), format!("\"{text}\""), "{text:?}");
+    }
+    for text in ["1.2.3", "10.0.0.1", "2024-01-15T10:20:30", "v1.0"] {
+        assert_eq!(to_yaml(&s(text)), text, "{text:?}");
+    }
+}
+
+#[test]
+fn unprintable_characters_force_double_quotes_with_yaml_escapes() {
+    assert_eq!(to_yaml(&s("a\tb")), "\"a\\tb\"");
+    assert_eq!(to_yaml(&s("\u{7}")), "\"\\a\"");
+    assert_eq!(to_yaml(&s("😀")), "\"\\U0001F600\"");
+    assert_eq!(
+        to_yaml(&s("\u{1}\u{1b}\u{8}\u{b}\u{c}\0")),
+        "\"\\x01\\e\\b\\v\\f\\0\""
+    );
+    assert_eq!(to_yaml(&s("a\r\nb")), "\"a\\r\\nb\"");
+    assert_eq!(to_yaml(&s("q\"\\\t")), "\"q\\\"\\\\\\t\"");
+}
+
+#[test]
+fn printable_non_ascii_stays_plain() {
+    for text in ["café", "日本語", "a\u{a0}b", "a\u{200b}b"] {
+        assert_eq!(to_yaml(&s(text)), text, "{text:?}");
+    }
+}
+
+#[test]
+fn a_leading_byte_order_mark_escapes_every_character() {
+    assert_eq!(to_yaml(&s("\u{feff}ab")), "\"\\uFEFF\\x61\\x62\"");
+}
+
+// Effects of Helm's JSON round trip.
+
+#[test]
+fn characters_go_yaml_cannot_read_back_make_helm_print_nothing() {
+    for text in ["\u{7f}", "a\u{80}", "\u{9f}", "\u{fffe}"] {
+        assert_eq!(to_yaml(&map(&[("k", s(text))])), "", "{text:?}");
+        assert_eq!(to_yaml(&map(&[(text, s("v"))])), "", "{text:?}");
+    }
+    let err = try_to_yaml(&s("\u{7f}")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error converting JSON to YAML: yaml: control characters are not allowed"
+    );
+}
+
+#[test]
+fn a_nel_in_a_value_is_folded_like_a_line_break() {
+    assert_eq!(to_yaml(&map(&[("k", s("a\u{85}b"))])), "k: a b");
+    assert_eq!(
+        to_yaml(&map(&[("k", s("a\u{85}\u{85}b"))])),
+        "k: |-\n  a\n  b"
+    );
+    assert_eq!(to_yaml(&map(&[("k", s("a\u{85}--- b"))])), "");
+}
+
+#[test]
+fn keys_that_cannot_be_one_line_json_keys_make_helm_print_nothing() {
+    assert_eq!(to_yaml(&map(&[("a\u{85}b", s("v"))])), "");
+    let long = "k".repeat(1023);
+    assert_eq!(to_yaml(&map(&[(long.as_str(), s("v"))])), "");
+    let longest = "k".repeat(1022);
+    assert_eq!(
+        to_yaml(&map(&[(longest.as_str(), s("v"))])),
+        format!("? {longest}\n: v")
+    );
+}
+
+// Multi-line strings.
+
+#[test]
+fn literal_blocks_chomp_by_trailing_newlines() {
+    assert_eq!(to_yaml(&map(&[("k", s("a\nb\n"))])), "k: |\n  a\n  b");
+    assert_eq!(to_yaml(&map(&[("k", s("a\nb"))])), "k: |-\n  a\n  b");
+    assert_eq!(to_yaml(&map(&[("k", s("a\nb\n\n"))])), "k: |+\n  a\n  b\n");
+    assert_eq!(to_yaml(&map(&[("k", s("\n"))])), "k: |2+\n");
+}
+
+#[test]
+fn literal_blocks_starting_with_space_or_newline_state_their_indentation() {
+    assert_eq!(to_yaml(&map(&[("k", s("  x\ny\n"))])), "k: |2\n    x\n  y");
+    assert_eq!(to_yaml(&map(&[("k", s("\nx"))])), "k: |2-\n\n  x");
+}
+
+#[test]
+fn literal_blocks_leave_empty_lines_empty() {
+    assert_eq!(to_yaml(&map(&[("k", s("a\n\nb"))])), "k: |-\n  a\n\n  b");
+}
+
+#[test]
+fn literal_blocks_in_lists_and_before_other_keys() {
+    let v = map(&[
+        ("a", seq(&[s("x\ny")])),
+        ("b", s("p\nq\n")),
+        ("c", Value::Int(1)),
+    ]);
+    assert_eq!(to_yaml(&v), "a:\n- |-\n  x\n  y\nb: |\n  p\n  q\nc: 1");
+}
+
+#[test]
+fn multiline_strings_that_cannot_be_blocks_are_double_quoted() {
+    // A space before a line break, or a tab anywhere.
+    assert_eq!(to_yaml(&s("a  \nb\n")), "\"a  \\nb\\n\"");
+    assert_eq!(to_yaml(&s("a\n\tb\n")), "\"a\\n\\tb\\n\"");
+    // A space right after a break still allows a block.
+    assert_eq!(to_yaml(&s("a\n b")), "|-\n  a\n   b");
+}
+
+#[test]
+fn long_lines_in_literal_blocks_are_not_folded() {
+    let line = "word ".repeat(30);
+    let text = format!("{}\n", line.trim_end());
+    assert_eq!(to_yaml(&s(&text)), format!("|\n  {}", line.trim_end()));
+}
+
+// Folding past column 80.
+
+#[test]
+fn long_plain_strings_fold_at_the_first_space_past_column_80() {
+    let words = ["word"; 20].join(" ");
+    let first = ["word"; 17].join(" ");
+    let rest = ["word"; 3].join(" ");
+    assert_eq!(to_yaml(&s(&words)), format!("{first}\n  {rest}"));
+    let v = map(&[("k", map(&[("k", s(&words))]))]);
+    let first = ["word"; 16].join(" ");
+    let rest = ["word"; 4].join(" ");
+    assert_eq!(to_yaml(&v), format!("k:\n  k: {first}\n    {rest}"));
+}
+
+#[test]
+fn folding_skips_runs_of_spaces_and_never_breaks_words() {
+    let text = format!("{}  {}", "x".repeat(85), "y");
+    assert_eq!(to_yaml(&s(&text)), text);
+    let text = "z".repeat(200);
+    assert_eq!(to_yaml(&s(&text)), text);
+}
+
+#[test]
+fn keys_never_fold() {
+    let key = ["key"; 30].join(" ");
+    let v = map(&[(key.as_str(), Value::Int(1))]);
+    assert_eq!(to_yaml(&v), format!("{key}: 1"));
+}
+
+#[test]
+fn single_quoted_strings_fold_too() {
+    let text = format!("a: {}", ["word"; 20].join(" "));
+    let first = format!("a: {}", ["word"; 16].join(" "));
+    let rest = ["word"; 4].join(" ");
+    assert_eq!(to_yaml(&s(&text)), format!("'{first}\n  {rest}'"));
+}
+
+#[test]
+fn double_quoted_strings_fold_and_escape_a_leading_space() {
+    let text = format!("\t{}", ["word"; 20].join(" ") + " end");
+    let first = ["word"; 16].join(" ");
+    let rest = ["word"; 4].join(" ") + " end";
+    assert_eq!(
+        to_yaml(&map(&[("k", s(&text))])),
+        format!("k: \"\\t{first}\n  {rest}\"")
+    );
+    let text = format!("\t{}  x", ["word"; 16].join(" "));
+    assert_eq!(
+        to_yaml(&map(&[("k", s(&text))])),
+        format!("k: \"\\t{first}\n  \\ x\"")
+    );
+}
+
+// Numbers and errors.
+
+#[test]
+fn floats_print_as_helm_does_after_its_json_round_trip() {
+    let v = seq(&[
+        Value::Float(1e-7),
+        Value::Float(1e20),
+        Value::Float(1234567.5),
+        Value::Float(-0.0),
+        Value::Float(2.5),
+        Value::Int(i64::MIN),
+    ]);
+    assert_eq!(
+        to_yaml(&v),
+        "- 1e-07\n- 1e+20\n- 1.2345675e+06\n- 0\n- 2.5\n- -9223372036854775808"
+    );
+}
+
+#[test]
+fn nan_or_infinity_anywhere_prints_nothing() {
+    let v = map(&[("a", Value::Int(1)), ("b", seq(&[Value::Float(f64::NAN)]))]);
+    assert_eq!(to_yaml(&v), "");
+    assert_eq!(to_yaml_document(&v), "");
+    let err = try_to_yaml(&Value::Float(f64::NEG_INFINITY)).unwrap_err();
+    assert_eq!(err.to_string(), "json: unsupported value: -Inf");
+}
+
+#[test]
+fn the_document_form_keeps_the_final_newline() {
+    assert_eq!(to_yaml_document(&map(&[("a", Value::Int(1))])), "a: 1\n");
+    assert_eq!(to_yaml_document(&s("a\n\n")), "|+\n  a\n\n");
+}
+
+#[test]
+fn deep_nesting_is_written_without_trouble() {
+    let mut v = s("leaf");
+    for _ in 0..200 {
+        v = map(&[("k", seq(&[v]))]);
+    }
+    let text = to_yaml(&v);
+    assert!(text.ends_with("- leaf"), "{}", &text[text.len() - 40..]);
+    assert_eq!(text.lines().count(), 201);
+}
