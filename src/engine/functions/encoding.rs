@@ -1,11 +1,12 @@
-//! Encodings: base64, digests, and reading YAML and JSON text into values.
+//! Encodings: base64, digests, and YAML and JSON in both directions.
 //!
 //! Where Helm hides a failure inside the result (`b64dec` returning Go's error text, `fromYaml`
-//! returning a map with an `Error` key), we fail the render with the reason instead: a Secret
-//! holding "illegal base64 data at input byte 4" is never what a chart meant.
+//! returning a map with an `Error` key, `toYaml` of a NaN printing nothing), we fail the render
+//! with the reason instead: a Secret holding "illegal base64 data at input byte 4" is never what a
+//! chart meant.
 
 use super::Args;
-use crate::engine::to_jinja;
+use crate::engine::{from_jinja, to_jinja};
 use crate::values::{Map, Value as Data};
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
@@ -82,6 +83,40 @@ pub fn sha256sum(args: &Args) -> Result<Value, Error> {
 pub fn sha1sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(hex(&Sha1::digest(args.bytes(0, "text")?))))
+}
+
+/// `toYaml(value)`: Helm's YAML text (go-yaml v2 layout, sorted keys, ambiguous strings quoted)
+/// without the final newline. A NaN or infinity, which Helm would silently print as nothing, is
+/// an error.
+///
+/// ```jinja
+/// resources: {{- toYaml(Values.resources) | nindent(2) }}
+/// ```
+pub fn to_yaml(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_yaml(&from_jinja(&args.get(0))?)
+        .map(Value::from)
+        .map_err(|e| args.error(e))
+}
+
+/// `toJson(value)`: compact JSON as Go writes it (sorted keys, `<`, `>` and `&` escaped).
+///
+/// ```jinja
+/// config.json: {{ toJson(Values.config) | quote }}
+/// ```
+pub fn to_json(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_json(&from_jinja(&args.get(0))?)
+        .map(Value::from)
+        .map_err(|e| args.error(e))
+}
+
+/// `toPrettyJson(value)`: JSON indented by two spaces, as Go's `MarshalIndent` writes it.
+pub fn to_pretty_json(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_pretty_json(&from_jinja(&args.get(0))?)
+        .map(Value::from)
+        .map_err(|e| args.error(e))
 }
 
 fn parse_yaml(args: &Args) -> Result<Data, Error> {
@@ -217,6 +252,36 @@ mod tests {
         assert_eq!(
             ok(r#"{{ "hello" | sha1sum }}"#),
             "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d"
+        );
+    }
+
+    #[test]
+    fn to_yaml_writes_helm_yaml_without_the_final_newline() {
+        assert_eq!(
+            ok(r#"{{ toYaml({"b": ["x", {"k": "yes"}], "a": 1}) }}"#),
+            "a: 1\nb:\n- x\n- k: \"yes\""
+        );
+        assert_eq!(ok(r#"{{ {"a": 1} | toYaml | nindent(2) }}"#), "\n  a: 1");
+    }
+
+    #[test]
+    fn to_yaml_of_nan_is_an_error() {
+        assert!(err(r#"{{ toYaml(float64("NaN")) }}"#).starts_with("toYaml(value): "));
+    }
+
+    #[test]
+    fn to_json_is_compact_and_html_safe() {
+        assert_eq!(
+            ok(r#"{{ toJson({"b": [1, 2.5, none], "a": "<a href='x'>&"}) }}"#),
+            r#"{"a":"\u003ca href='x'\u003e\u0026","b":[1,2.5,null]}"#
+        );
+    }
+
+    #[test]
+    fn to_pretty_json_indents_two_spaces() {
+        assert_eq!(
+            ok(r#"{{ {"b": [1], "a": {}} | toPrettyJson }}"#),
+            "{\n  \"a\": {},\n  \"b\": [\n    1\n  ]\n}"
         );
     }
 

@@ -120,6 +120,9 @@ const LIBRARY: &[Entry] = &[
     Entry::both("b64dec(text)", encoding::b64dec),
     Entry::both("sha256sum(text)", encoding::sha256sum),
     Entry::both("sha1sum(text)", encoding::sha1sum),
+    Entry::both("toYaml(value)", encoding::to_yaml),
+    Entry::both("toJson(value)", encoding::to_json),
+    Entry::both("toPrettyJson(value)", encoding::to_pretty_json),
     Entry::both("fromYaml(text)", encoding::from_yaml),
     Entry::both("fromYamlArray(text)", encoding::from_yaml_array),
     Entry::both("fromJson(text)", encoding::from_json),
@@ -209,11 +212,14 @@ pub fn register(env: &mut Environment<'static>) {
     offline::register(env);
 }
 
-/// Names of the functions the library registers (including the offline stubs), for docs and tests.
+/// Names of the library's functions (`include` and `tpl` are the engine's), for docs and tests.
 pub fn function_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = LIBRARY.iter().map(Entry::name).collect();
-    names.extend(offline::NAMES);
-    names
+    LIBRARY.iter().map(Entry::name).collect()
+}
+
+/// Names registered only to fail with the reason they cannot work offline (`lookup`, `now`, ...).
+pub fn offline_names() -> Vec<&'static str> {
+    offline::NAMES.to_vec()
 }
 
 /// Names of the filters the library registers.
