@@ -3,9 +3,14 @@
 
 pub mod config;
 pub mod error;
+pub mod mutate;
+pub mod owned;
 pub mod parse;
 pub mod quantity;
+pub mod sidecar;
+pub mod uninject;
 pub mod workload;
 
 pub use config::{InjectMode, PodConfig};
 pub use error::{InjectError, Origin, WorkloadRef};
+pub use sidecar::{ChartSidecars, Part, SidecarSource};
