@@ -2,6 +2,7 @@
 
 use crate::chart::ChartError;
 use crate::engine::RenderError;
+use crate::inject::InjectError;
 use crate::values::ValuesError;
 use camino::Utf8PathBuf;
 
@@ -17,6 +18,9 @@ pub enum Error {
     /// Rendering templates.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// Injecting or uninjecting workloads.
+    #[error(transparent)]
+    Inject(#[from] InjectError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

@@ -4,6 +4,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 use meshchart::flags::RenderFlags;
 use meshchart::golden::{self, CaseOutcome};
+use meshchart::inject::command::{run_inject, run_uninject, Run};
+use meshchart::inject::flags::{InjectArgs, UninjectArgs};
+use meshchart::inject::ReportFormat;
 use meshchart::render::{self, ChartSource};
 use meshchart::Error;
 use std::io::Write;
@@ -42,6 +45,11 @@ enum Command {
         #[arg(long)]
         update: bool,
     },
+    /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
+    /// a report on stderr).
+    Inject(InjectArgs),
+    /// Remove what `inject` added.
+    Uninject(UninjectArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,8 +78,27 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
+/// Prints a finished inject/uninject: the stream on stdout, notes and the report on stderr.
+fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
+    print_notes(&run.notes);
+    write_stdout(&run.transformed.output)?;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(run.transformed.report.render(format).as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
+        Command::Inject(args) => {
+            let chart = ChartSource::Embedded.load()?;
+            let run = run_inject(&chart, &args, &mut std::io::stdin().lock())?;
+            finish(run, args.report)
+        }
+        Command::Uninject(args) => {
+            let run = run_uninject(&args, &mut std::io::stdin().lock())?;
+            finish(run, args.report)
+        }
         Command::Render {
             chart,
             output_dir,
