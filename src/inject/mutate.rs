@@ -136,15 +136,14 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sid
     }
     place_containers(spec, sidecar, placement, &mut added);
 
-    if !added.is_empty() {
-        if let Some(annotations) = template
-            .get_mut("metadata")
-            .and_then(Value::as_map_mut)
-            .and_then(|m| m.get_mut("annotations"))
-            .and_then(Value::as_map_mut)
-        {
-            annotations.insert(ADDED_MARKER.into(), marker_value(&added).into());
-        }
+    // Always written, even empty: its absence marks a pod injected by someone else.
+    if let Some(annotations) = template
+        .get_mut("metadata")
+        .and_then(Value::as_map_mut)
+        .and_then(|m| m.get_mut("annotations"))
+        .and_then(Value::as_map_mut)
+    {
+        annotations.insert(ADDED_MARKER.into(), marker_value(&added).into());
     }
 }
 

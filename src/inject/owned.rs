@@ -8,9 +8,11 @@
 //! Some of what inject adds cannot be told apart from the user's own afterwards: a
 //! `kubectl.kubernetes.io/default-container` annotation pointing at the first app container,
 //! or an empty `annotations`/`labels`/`volumes`/`initContainers` that inject had to create. Inject
-//! records those in the [`ADDED_MARKER`] annotation, a comma-separated list of [`Added`] tokens;
-//! uninject removes them only when the marker lists them (and, for the default container, only
-//! while it still names the first app container), then removes the marker.
+//! records those in the [`ADDED_MARKER`] annotation, a comma-separated list of [`Added`] tokens
+//! (empty when it created nothing); uninject removes them only when the marker lists them (and,
+//! for the default container, only while it still names the first app container), then removes
+//! the marker. A pod without the marker was injected by someone else (upstream's `linkerd
+//! inject`): there uninject drops the collections its removals emptied.
 
 use super::sidecar::{DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, XTABLES_VOLUME};
 
@@ -103,7 +105,7 @@ impl Added {
     }
 }
 
-/// Writes the marker's value (empty when nothing needs recording).
+/// Writes the marker's value (empty when nothing needs recording; the marker is still written).
 pub fn marker_value(added: &[Added]) -> String {
     Added::ALL
         .iter()
