@@ -20,9 +20,14 @@ fn setup() -> &'static Setup {
         let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let chart = Chart::from_dir(&root).expect("the chart reads");
         let mut values = chart.default_values().expect("default values");
-        let anchors = std::fs::read_to_string(root.join("../shared/reference/valid-trust-anchors.pem"))
-            .expect("trust anchors");
-        set_path(&mut values, &["identityTrustAnchorsPEM"], Value::from(anchors));
+        let anchors =
+            std::fs::read_to_string(root.join("../shared/reference/valid-trust-anchors.pem"))
+                .expect("trust anchors");
+        set_path(
+            &mut values,
+            &["identityTrustAnchorsPEM"],
+            Value::from(anchors),
+        );
         Setup {
             sidecars: ChartSidecars::new(&chart).expect("the chart compiles"),
             values,
@@ -106,14 +111,31 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
         prop::option::of(prop::sample::select(vec!["enabled", "ingress"])),
         any::<bool>(),
         0u8..4,
-        (prop::collection::vec((1i64..65536, prop::option::of("[a-z]{1,6}")), 0..3), any::<bool>()),
+        (
+            prop::collection::vec((1i64..65536, prop::option::of("[a-z]{1,6}")), 0..3),
+            any::<bool>(),
+        ),
     )
         .prop_map(
-            |(names, inits, volumes, annotations, labels, await_, inject, default_container, metadata_shape, (ports, caps))| {
+            |(
+                names,
+                inits,
+                volumes,
+                annotations,
+                labels,
+                await_,
+                inject,
+                default_container,
+                metadata_shape,
+                (ports, caps),
+            )| {
                 let names: Vec<String> = names.into_iter().collect();
                 let mut containers: Vec<Value> = Vec::new();
                 for (i, n) in names.iter().enumerate() {
-                    containers.push(container(n.clone(), if i == 0 { ports.clone() } else { vec![] }));
+                    containers.push(container(
+                        n.clone(),
+                        if i == 0 { ports.clone() } else { vec![] },
+                    ));
                 }
                 if caps {
                     // Capabilities and the token mount of the first container are copied to the
@@ -122,13 +144,24 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
                         ("add", Value::Seq(vec![Value::from("NET_BIND_SERVICE")])),
                         ("drop", Value::Seq(vec![Value::from("ALL")])),
                     ]);
-                    set_path(&mut containers[0], &["securityContext", "capabilities"], caps);
+                    set_path(
+                        &mut containers[0],
+                        &["securityContext", "capabilities"],
+                        caps,
+                    );
                     let mount = map(vec![
-                        ("mountPath", Value::from("/var/run/secrets/kubernetes.io/serviceaccount")),
+                        (
+                            "mountPath",
+                            Value::from("/var/run/secrets/kubernetes.io/serviceaccount"),
+                        ),
                         ("name", Value::from("token")),
                         ("readOnly", Value::Bool(true)),
                     ]);
-                    set_path(&mut containers[0], &["volumeMounts"], Value::Seq(vec![mount]));
+                    set_path(
+                        &mut containers[0],
+                        &["volumeMounts"],
+                        Value::Seq(vec![mount]),
+                    );
                 }
                 let mut spec = vec![("containers", Value::Seq(containers))];
                 if !inits.is_empty() {
@@ -143,11 +176,19 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
                     let volumes = volumes
                         .iter()
                         .enumerate()
-                        .map(|(i, n)| map(vec![("name", Value::from(format!("v{i}{n}"))), ("emptyDir", Value::Map(Map::new()))]))
+                        .map(|(i, n)| {
+                            map(vec![
+                                ("name", Value::from(format!("v{i}{n}"))),
+                                ("emptyDir", Value::Map(Map::new())),
+                            ])
+                        })
                         .collect();
                     spec.push(("volumes", Value::Seq(volumes)));
                 }
-                let mut annotations: Map = annotations.into_iter().map(|(k, v)| (k, Value::from(v))).collect();
+                let mut annotations: Map = annotations
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from(v)))
+                    .collect();
                 if let Some(a) = await_ {
                     annotations.insert("config.linkerd.io/proxy-await".into(), Value::from(a));
                 }
@@ -160,12 +201,18 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
                         Value::from(names[names.len() - 1].clone()),
                     );
                 }
-                let labels: Map = labels.into_iter().map(|(k, v)| (k, Value::from(v))).collect();
+                let labels: Map = labels
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from(v)))
+                    .collect();
                 // 0: no metadata; 1: empty metadata maps; 2: as generated, empty maps left out;
                 // 3: labels only.
                 let metadata = match metadata_shape {
                     0 => None,
-                    1 => Some(map(vec![("annotations", Value::Map(annotations)), ("labels", Value::Map(labels))])),
+                    1 => Some(map(vec![
+                        ("annotations", Value::Map(annotations)),
+                        ("labels", Value::Map(labels)),
+                    ])),
                     2 => {
                         let mut m = Vec::new();
                         if !annotations.is_empty() {
@@ -189,14 +236,21 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
 
 /// A workload of any injected kind around a generated pod template, as YAML.
 fn workload() -> impl Strategy<Value = (String, Vec<String>)> {
-    (prop::sample::select(WORKLOAD_KINDS.to_vec()), name(), prop::option::of(name()), pod_template()).prop_map(
-        |(kind, wl_name, namespace, (template, names))| {
+    (
+        prop::sample::select(WORKLOAD_KINDS.to_vec()),
+        name(),
+        prop::option::of(name()),
+        pod_template(),
+    )
+        .prop_map(|(kind, wl_name, namespace, (template, names))| {
             let mut metadata = vec![("name", Value::from(wl_name))];
             if let Some(ns) = namespace {
                 metadata.push(("namespace", Value::from(ns)));
             }
             let mut doc = if kind.template_path.is_empty() {
-                let Value::Map(mut t) = template else { unreachable!() };
+                let Value::Map(mut t) = template else {
+                    unreachable!()
+                };
                 let mut meta = match t.remove("metadata") {
                     Some(Value::Map(m)) => m,
                     _ => Map::new(),
@@ -213,14 +267,17 @@ fn workload() -> impl Strategy<Value = (String, Vec<String>)> {
             };
             set_path(&mut doc, &["apiVersion"], Value::from("v1"));
             set_path(&mut doc, &["kind"], Value::from(kind.kind));
-            let text = meshchart::yaml::try_to_yaml(&doc).unwrap_or_else(|e| panic!("{e}: {doc:?}"));
+            let text =
+                meshchart::yaml::try_to_yaml(&doc).unwrap_or_else(|e| panic!("{e}: {doc:?}"));
             (text + "\n", names)
-        },
-    )
+        })
 }
 
-fn pod_spec<'a>(doc: &'a Value) -> &'a Value {
-    let kind = doc.get_path(&["kind"]).and_then(Value::as_str).unwrap_or_default();
+fn pod_spec(doc: &Value) -> &Value {
+    let kind = doc
+        .get_path(&["kind"])
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let k = meshchart::inject::workload::workload_kind(kind).expect("a workload kind");
     let mut path: Vec<&str> = k.template_path.to_vec();
     path.push("spec");
@@ -231,7 +288,12 @@ fn names_of(spec: &Value, key: &str) -> Vec<String> {
     match spec.get_path(&[key]) {
         Some(Value::Seq(items)) => items
             .iter()
-            .map(|i| i.get_path(&["name"]).and_then(Value::as_str).unwrap_or_default().to_owned())
+            .map(|i| {
+                i.get_path(&["name"])
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            })
             .collect(),
         _ => Vec::new(),
     }

@@ -228,16 +228,26 @@ macro_rules! setting {
 
 /// Every configuration annotation we honour, in the order they are applied.
 pub const SETTINGS: &[Setting] = &[
-    setting!("config.linkerd.io/proxy-image", true, "proxy.image.name", |t, a| {
-        word(t, "an image name")?;
-        set(a.values, "proxy.image.name", t.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/proxy-version", true, "proxy.image.version", |t, a| {
-        image_tag(t)?;
-        set(a.values, "proxy.image.version", t.into());
-        Ok(())
-    }),
+    setting!(
+        "config.linkerd.io/proxy-image",
+        true,
+        "proxy.image.name",
+        |t, a| {
+            word(t, "an image name")?;
+            set(a.values, "proxy.image.name", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-version",
+        true,
+        "proxy.image.version",
+        |t, a| {
+            image_tag(t)?;
+            set(a.values, "proxy.image.version", t.into());
+            Ok(())
+        }
+    ),
     setting!(
         "config.linkerd.io/image-pull-policy",
         true,
@@ -251,57 +261,121 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         }
     ),
-    setting!("config.linkerd.io/init-image", true, "proxyInit.image.name", |t, a| {
-        word(t, "an image name")?;
-        set(a.values, "proxyInit.image.name", t.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/init-image-version", true, "proxyInit.image.version", |t, a| {
-        image_tag(t)?;
-        set(a.values, "proxyInit.image.version", t.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/control-port", true, "proxy.ports.control", |t, a| {
-        port_setter("proxy.ports.control")(t, a)
-    }),
-    setting!("config.linkerd.io/admin-port", true, "proxy.ports.admin", |t, a| {
-        port_setter("proxy.ports.admin")(t, a)
-    }),
-    setting!("config.linkerd.io/inbound-port", true, "proxy.ports.inbound", |t, a| {
-        port_setter("proxy.ports.inbound")(t, a)
-    }),
-    setting!("config.linkerd.io/outbound-port", true, "proxy.ports.outbound", |t, a| {
-        port_setter("proxy.ports.outbound")(t, a)
-    }),
-    setting!("config.linkerd.io/skip-inbound-ports", true, "proxyInit.ignoreInboundPorts", |t, a| {
-        set(a.values, "proxyInit.ignoreInboundPorts", port_list(t)?.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/skip-outbound-ports", true, "proxyInit.ignoreOutboundPorts", |t, a| {
-        set(a.values, "proxyInit.ignoreOutboundPorts", port_list(t)?.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/opaque-ports", true, "proxy.opaquePorts", |t, a| {
-        let ports = opaque_ports(t, a.facts)?;
-        set(a.values, "proxy.opaquePorts", ports.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/proxy-log-level", true, "proxy.logLevel", |t, a| {
-        word(t, "a log filter such as warn,linkerd=info")?;
-        set(a.values, "proxy.logLevel", t.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/proxy-log-format", true, "proxy.logFormat", |t, a| {
-        if !LOG_FORMATS.contains(&t) {
-            return Err(one_of(LOG_FORMATS));
+    setting!(
+        "config.linkerd.io/init-image",
+        true,
+        "proxyInit.image.name",
+        |t, a| {
+            word(t, "an image name")?;
+            set(a.values, "proxyInit.image.name", t.into());
+            Ok(())
         }
-        set(a.values, "proxy.logFormat", t.into());
-        Ok(())
-    }),
-    setting!("config.linkerd.io/proxy-cpu-request", true, "proxy.resources.cpu.request", |t, a| {
-        set(a.values, "proxy.resources.cpu.request", quantity(t)?.canonical().into());
-        Ok(())
-    }),
+    ),
+    setting!(
+        "config.linkerd.io/init-image-version",
+        true,
+        "proxyInit.image.version",
+        |t, a| {
+            image_tag(t)?;
+            set(a.values, "proxyInit.image.version", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/control-port",
+        true,
+        "proxy.ports.control",
+        |t, a| { port_setter("proxy.ports.control")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/admin-port",
+        true,
+        "proxy.ports.admin",
+        |t, a| { port_setter("proxy.ports.admin")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/inbound-port",
+        true,
+        "proxy.ports.inbound",
+        |t, a| { port_setter("proxy.ports.inbound")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/outbound-port",
+        true,
+        "proxy.ports.outbound",
+        |t, a| { port_setter("proxy.ports.outbound")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/skip-inbound-ports",
+        true,
+        "proxyInit.ignoreInboundPorts",
+        |t, a| {
+            set(
+                a.values,
+                "proxyInit.ignoreInboundPorts",
+                port_list(t)?.into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/skip-outbound-ports",
+        true,
+        "proxyInit.ignoreOutboundPorts",
+        |t, a| {
+            set(
+                a.values,
+                "proxyInit.ignoreOutboundPorts",
+                port_list(t)?.into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/opaque-ports",
+        true,
+        "proxy.opaquePorts",
+        |t, a| {
+            let ports = opaque_ports(t, a.facts)?;
+            set(a.values, "proxy.opaquePorts", ports.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-log-level",
+        true,
+        "proxy.logLevel",
+        |t, a| {
+            word(t, "a log filter such as warn,linkerd=info")?;
+            set(a.values, "proxy.logLevel", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-log-format",
+        true,
+        "proxy.logFormat",
+        |t, a| {
+            if !LOG_FORMATS.contains(&t) {
+                return Err(one_of(LOG_FORMATS));
+            }
+            set(a.values, "proxy.logFormat", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-cpu-request",
+        true,
+        "proxy.resources.cpu.request",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.resources.cpu.request",
+                quantity(t)?.canonical().into(),
+            );
+            Ok(())
+        }
+    ),
     setting!(
         "config.linkerd.io/proxy-cpu-limit",
         true,
@@ -319,14 +393,27 @@ pub const SETTINGS: &[Setting] = &[
         true,
         "proxy.resources.memory.request",
         |t, a| {
-            set(a.values, "proxy.resources.memory.request", quantity(t)?.canonical().into());
+            set(
+                a.values,
+                "proxy.resources.memory.request",
+                quantity(t)?.canonical().into(),
+            );
             Ok(())
         }
     ),
-    setting!("config.linkerd.io/proxy-memory-limit", true, "proxy.resources.memory.limit", |t, a| {
-        set(a.values, "proxy.resources.memory.limit", quantity(t)?.canonical().into());
-        Ok(())
-    }),
+    setting!(
+        "config.linkerd.io/proxy-memory-limit",
+        true,
+        "proxy.resources.memory.limit",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.resources.memory.limit",
+                quantity(t)?.canonical().into(),
+            );
+            Ok(())
+        }
+    ),
     setting!("config.linkerd.io/proxy-uid", true, "proxy.uid", |t, a| {
         let uid = t
             .parse::<i64>()
@@ -336,16 +423,29 @@ pub const SETTINGS: &[Setting] = &[
         set(a.values, "proxy.uid", Value::Int(uid));
         Ok(())
     }),
-    setting!("config.linkerd.io/disable-identity", true, "proxy.disableIdentity", |t, a| {
-        set(a.values, "proxy.disableIdentity", Value::Bool(bool_setter(t)?));
-        Ok(())
-    }),
+    setting!(
+        "config.linkerd.io/disable-identity",
+        true,
+        "proxy.disableIdentity",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.disableIdentity",
+                Value::Bool(bool_setter(t)?),
+            );
+            Ok(())
+        }
+    ),
     setting!(
         "config.linkerd.io/proxy-require-identity-inbound-ports",
         true,
         "proxy.requireIdentityOnInboundPorts",
         |t, a| {
-            set(a.values, "proxy.requireIdentityOnInboundPorts", port_list(t)?.into());
+            set(
+                a.values,
+                "proxy.requireIdentityOnInboundPorts",
+                port_list(t)?.into(),
+            );
             Ok(())
         }
     ),
@@ -354,7 +454,11 @@ pub const SETTINGS: &[Setting] = &[
         true,
         "proxy.enableExternalProfiles",
         |t, a| {
-            set(a.values, "proxy.enableExternalProfiles", Value::Bool(bool_setter(t)?));
+            set(
+                a.values,
+                "proxy.enableExternalProfiles",
+                Value::Bool(bool_setter(t)?),
+            );
             Ok(())
         }
     ),
@@ -376,14 +480,24 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         }
     ),
-    setting!("config.linkerd.io/enable-gateway", false, "proxy.isGateway", |t, a| {
-        set(a.values, "proxy.isGateway", Value::Bool(bool_setter(t)?));
-        Ok(())
-    }),
-    setting!("config.linkerd.io/enable-debug-sidecar", true, "(adds linkerd-debug)", |t, a| {
-        *a.debug = bool_setter(t)?;
-        Ok(())
-    }),
+    setting!(
+        "config.linkerd.io/enable-gateway",
+        false,
+        "proxy.isGateway",
+        |t, a| {
+            set(a.values, "proxy.isGateway", Value::Bool(bool_setter(t)?));
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/enable-debug-sidecar",
+        true,
+        "(adds linkerd-debug)",
+        |t, a| {
+            *a.debug = bool_setter(t)?;
+            Ok(())
+        }
+    ),
     setting!(
         "config.linkerd.io/close-wait-timeout",
         false,
@@ -395,15 +509,20 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         }
     ),
-    setting!("config.linkerd.io/proxy-await", true, "proxy.await", |t, a| {
-        let on = match t {
-            "enabled" => true,
-            "disabled" => false,
-            _ => return Err(one_of(AWAIT_VALUES)),
-        };
-        set(a.values, "proxy.await", Value::Bool(on));
-        Ok(())
-    }),
+    setting!(
+        "config.linkerd.io/proxy-await",
+        true,
+        "proxy.await",
+        |t, a| {
+            let on = match t {
+                "enabled" => true,
+                "disabled" => false,
+                _ => return Err(one_of(AWAIT_VALUES)),
+            };
+            set(a.values, "proxy.await", Value::Bool(on));
+            Ok(())
+        }
+    ),
     setting!(
         "config.alpha.linkerd.io/proxy-wait-before-exit-seconds",
         true,
@@ -414,7 +533,11 @@ pub const SETTINGS: &[Setting] = &[
                 .ok()
                 .filter(|_| t.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| "a whole number of seconds (0 or more)".to_owned())?;
-            set(a.values, "proxy.waitBeforeExitSeconds", Value::Int(i64::from(secs)));
+            set(
+                a.values,
+                "proxy.waitBeforeExitSeconds",
+                Value::Int(i64::from(secs)),
+            );
             Ok(())
         }
     ),
@@ -443,7 +566,7 @@ pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<Inject
         "ingress" => Ok(InjectMode::Ingress),
         "disabled" => Ok(InjectMode::Disabled),
         _ => Err(InjectError::InvalidAnnotation {
-            workload: workload.clone(),
+            workload: Box::new(workload.clone()),
             annotation: INJECT_ANNOTATION.into(),
             value: text,
             origin,
@@ -472,7 +595,7 @@ pub fn resolve(
             facts,
         };
         (setting.setter)(&text, &mut apply).map_err(|allowed| InjectError::InvalidAnnotation {
-            workload: workload.clone(),
+            workload: Box::new(workload.clone()),
             annotation: setting.key.into(),
             value: text.clone(),
             origin,
@@ -486,7 +609,7 @@ pub fn resolve(
         && truthy(&values, &["proxy", "requireIdentityOnInboundPorts"])
     {
         return Err(InjectError::Conflict {
-            workload: workload.clone(),
+            workload: Box::new(workload.clone()),
             message: "config.linkerd.io/proxy-require-identity-inbound-ports \
                       (proxy.requireIdentityOnInboundPorts) cannot be set when identity is \
                       disabled"
@@ -543,7 +666,10 @@ mod tests {
         let config = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap();
         assert_eq!(config.mode, InjectMode::Enabled);
         let v = &config.values;
-        assert_eq!(v.get_path(&["proxy", "ports", "admin"]), Some(&Value::Int(3000)));
+        assert_eq!(
+            v.get_path(&["proxy", "ports", "admin"]),
+            Some(&Value::Int(3000))
+        );
         assert_eq!(v.get_path(&["proxy", "await"]), Some(&Value::Bool(false)));
         assert_eq!(v.get_path(&["proxyInit", "closeWaitTimeoutSecs"]), None);
         let layers = Layers {
@@ -603,10 +729,22 @@ mod tests {
         let v = &config.values;
         let at = |p: &[&str]| v.get_path(p).cloned().unwrap_or_default();
         assert_eq!(at(&["proxy", "cores"]), Value::Int(2));
-        assert_eq!(at(&["proxy", "resources", "cpu", "limit"]), Value::from("1500m"));
-        assert_eq!(at(&["proxy", "resources", "cpu", "request"]), Value::from("500m"));
-        assert_eq!(at(&["proxy", "opaquePorts"]), Value::from("3000,5000-6000,3306"));
-        assert_eq!(at(&["proxy", "outboundConnectTimeout"]), Value::from("1500ms"));
+        assert_eq!(
+            at(&["proxy", "resources", "cpu", "limit"]),
+            Value::from("1500m")
+        );
+        assert_eq!(
+            at(&["proxy", "resources", "cpu", "request"]),
+            Value::from("500m")
+        );
+        assert_eq!(
+            at(&["proxy", "opaquePorts"]),
+            Value::from("3000,5000-6000,3306")
+        );
+        assert_eq!(
+            at(&["proxy", "outboundConnectTimeout"]),
+            Value::from("1500ms")
+        );
         assert_eq!(at(&["proxyInit", "closeWaitTimeoutSecs"]), Value::Int(120));
         assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
         assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
@@ -617,7 +755,10 @@ mod tests {
     fn identity_conflict() {
         let pod = annotations(&[
             ("config.linkerd.io/disable-identity", "true"),
-            ("config.linkerd.io/proxy-require-identity-inbound-ports", "80"),
+            (
+                "config.linkerd.io/proxy-require-identity-inbound-ports",
+                "80",
+            ),
         ]);
         let layers = Layers {
             pod: Some(&pod),

@@ -98,7 +98,7 @@ pub enum InjectError {
     )]
     InvalidAnnotation {
         /// The workload whose pods the annotation configures.
-        workload: WorkloadRef,
+        workload: Box<WorkloadRef>,
         /// The annotation key.
         annotation: String,
         /// Its value.
@@ -112,7 +112,7 @@ pub enum InjectError {
     #[error("{workload}: {message}")]
     Conflict {
         /// The workload.
-        workload: WorkloadRef,
+        workload: Box<WorkloadRef>,
         /// What clashes.
         message: String,
     },
@@ -120,17 +120,17 @@ pub enum InjectError {
     #[error("{workload}: rendering the {container} container: {source}")]
     Render {
         /// The workload being injected.
-        workload: WorkloadRef,
+        workload: Box<WorkloadRef>,
         /// `linkerd-proxy`, `linkerd-init` or `linkerd-debug`.
         container: &'static str,
         /// What went wrong.
-        source: SidecarError,
+        source: Box<SidecarError>,
     },
     /// A changed document could not be written back (a value YAML/JSON cannot hold).
     #[error("{workload}: cannot write the injected resource: {message}")]
     Emit {
         /// The workload.
-        workload: WorkloadRef,
+        workload: Box<WorkloadRef>,
         /// The writer's message.
         message: String,
     },

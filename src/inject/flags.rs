@@ -122,8 +122,20 @@ mod tests {
     #[test]
     fn value_flags_read_like_render_flags() {
         let value_args = [
-            "-f", "a.yaml", "--values", "b.yaml", "--set", "x=1", "--set-string", "y=2",
-            "--set-file", "z=f.txt", "--set-json", "j={}", "--set-literal", "l=a,b",
+            "-f",
+            "a.yaml",
+            "--values",
+            "b.yaml",
+            "--set",
+            "x=1",
+            "--set-string",
+            "y=2",
+            "--set-file",
+            "z=f.txt",
+            "--set-json",
+            "j={}",
+            "--set-literal",
+            "l=a,b",
         ];
         let render = Render::try_parse_from(value_args).unwrap();
         let mut args = vec!["in.yaml"];

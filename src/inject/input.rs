@@ -157,8 +157,7 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     let mut body_start = 0;
     let mut body_line = 1;
     let mut offset = 0;
-    let mut line_no = 1;
-    for line in text.split_inclusive('\n') {
+    for (line_no, line) in (1..).zip(text.split_inclusive('\n')) {
         if let Some(pure) = separator_kind(line) {
             chunks.push(Chunk {
                 separator,
@@ -176,7 +175,6 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
             }
         }
         offset += line.len();
-        line_no += 1;
     }
     chunks.push(Chunk {
         separator,
@@ -214,10 +212,7 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
 }
 
 /// Splits a stream of JSON values into chunks (whitespace, value text) and parses each value.
-pub fn split_json<'a>(
-    source: &str,
-    text: &'a str,
-) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
+pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
     let mut out = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
     let mut previous_end = 0;
@@ -295,7 +290,10 @@ mod tests {
     use super::*;
 
     fn rebuild(chunks: &[Chunk<'_>]) -> String {
-        chunks.iter().map(|c| format!("{}{}", c.separator, c.body)).collect()
+        chunks
+            .iter()
+            .map(|c| format!("{}{}", c.separator, c.body))
+            .collect()
     }
 
     #[test]

@@ -44,8 +44,7 @@ use mutate::{inject_template, Owner, Sidecar};
 use std::collections::BTreeMap;
 use uninject::uninject_template;
 use workload::{
-    meta_map, pod_template_mut, set_path, spec_list, str_at, truthy, workload_kind,
-    WorkloadKind,
+    meta_map, pod_template_mut, set_path, spec_list, str_at, truthy, workload_kind, WorkloadKind,
 };
 
 use crate::values::{Map, Value};
@@ -135,7 +134,11 @@ impl Namespaces {
 fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
     let mut docs = Vec::new();
     if source.is_json() {
-        docs.extend(split_json(&source.name, &source.text)?.into_iter().map(|(_, v)| v));
+        docs.extend(
+            split_json(&source.name, &source.text)?
+                .into_iter()
+                .map(|(_, v)| v),
+        );
     } else {
         for chunk in split_yaml(&source.text) {
             if chunk.body.contains("Namespace") {
@@ -154,9 +157,7 @@ fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Resul
             let name = str_at(map, &["metadata", "name"]);
             if !name.is_empty() {
                 let annotations = meta_map(map, "annotations").cloned().unwrap_or_default();
-                out.entry(name.to_owned())
-                    .or_default()
-                    .extend(annotations);
+                out.entry(name.to_owned()).or_default().extend(annotations);
             }
         }
     }
@@ -209,7 +210,10 @@ impl Transform for Injector<'_> {
         };
         let workload_annotations = match kind.template_path {
             [] => None,
-            _ => doc.as_map().and_then(|m| meta_map(m, "annotations")).cloned(),
+            _ => doc
+                .as_map()
+                .and_then(|m| meta_map(m, "annotations"))
+                .cloned(),
         };
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
@@ -249,9 +253,9 @@ impl Transform for Injector<'_> {
             self.sidecars
                 .render(part, &values)
                 .map_err(|source| InjectError::Render {
-                    workload: at.clone(),
+                    workload: Box::new(at.clone()),
                     container: part.container_name(),
-                    source,
+                    source: Box::new(source),
                 })
         };
         let sidecar = Sidecar {
@@ -312,7 +316,10 @@ fn pod_values(mut values: Value, template: &Map, kind: &WorkloadKind) -> Value {
         &["proxy", "workloadKind"],
         Value::from(kind.kind.to_lowercase()),
     );
-    let Some(first) = spec_list(template, "containers").first().and_then(Value::as_map) else {
+    let Some(first) = spec_list(template, "containers")
+        .first()
+        .and_then(Value::as_map)
+    else {
         return values;
     };
     if let Some(caps) = first
@@ -327,8 +334,16 @@ fn pod_values(mut values: Value, template: &Map, kind: &WorkloadKind) -> Value {
                 init_caps.insert(key.into(), list.clone());
             }
         }
-        set_path(&mut values, &["proxy", "capabilities"], Value::Map(init_caps.clone()));
-        set_path(&mut values, &["proxyInit", "capabilities"], Value::Map(init_caps));
+        set_path(
+            &mut values,
+            &["proxy", "capabilities"],
+            Value::Map(init_caps.clone()),
+        );
+        set_path(
+            &mut values,
+            &["proxyInit", "capabilities"],
+            Value::Map(init_caps),
+        );
     }
     if let Some(Value::Seq(mounts)) = first.get("volumeMounts") {
         if let Some(mount) = mounts
@@ -343,7 +358,11 @@ fn pod_values(mut values: Value, template: &Map, kind: &WorkloadKind) -> Value {
                 "readOnly".into(),
                 Value::Bool(workload::is_true(Some(mount), "readOnly")),
             );
-            set_path(&mut values, &["proxy", "saMountPath"], Value::Map(sa.clone()));
+            set_path(
+                &mut values,
+                &["proxy", "saMountPath"],
+                Value::Map(sa.clone()),
+            );
             set_path(&mut values, &["proxyInit", "saMountPath"], Value::Map(sa));
         }
     }
@@ -475,7 +494,10 @@ impl Driver<'_> {
                 if i > 0 {
                     out.push_str("---\n");
                 }
-                out.push_str(&emit_yaml(doc, &self.subject(doc, &source.name, chunk.line))?);
+                out.push_str(&emit_yaml(
+                    doc,
+                    &self.subject(doc, &source.name, chunk.line),
+                )?);
             }
         }
         Ok(out)
@@ -541,7 +563,12 @@ impl Driver<'_> {
     }
 
     /// Transforms one document (a resource, a `List` of them, or anything else).
-    fn document(&mut self, mut doc: Value, source: &str, line: usize) -> Result<(Value, bool), InjectError> {
+    fn document(
+        &mut self,
+        mut doc: Value,
+        source: &str,
+        line: usize,
+    ) -> Result<(Value, bool), InjectError> {
         let at = self.subject(&doc, source, line);
         if at.kind.is_empty() {
             self.missing_kind(source, line);
@@ -583,14 +610,14 @@ fn emit_yaml(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> 
             text
         })
         .map_err(|e| InjectError::Emit {
-            workload: subject.clone(),
+            workload: Box::new(subject.clone()),
             message: e.to_string(),
         })
 }
 
 fn emit_json(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> {
     crate::yaml::try_to_pretty_json(doc).map_err(|e| InjectError::Emit {
-        workload: subject.clone(),
+        workload: Box::new(subject.clone()),
         message: e.to_string(),
     })
 }

@@ -148,7 +148,12 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sid
 }
 
 /// The map at `key`, created (and recorded as `token`) when missing or null.
-fn ensure_map<'a>(owner: &'a mut Map, key: &str, token: Added, added: &mut Vec<Added>) -> &'a mut Map {
+fn ensure_map<'a>(
+    owner: &'a mut Map,
+    key: &str,
+    token: Added,
+    added: &mut Vec<Added>,
+) -> &'a mut Map {
     let slot = owner.entry(key.to_owned()).or_insert(Value::Null);
     if !matches!(slot, Value::Map(_)) {
         if matches!(slot, Value::Null) {
@@ -201,8 +206,14 @@ mod tests {
 
     fn spec() -> Map {
         let mut spec = Map::new();
-        spec.insert("containers".into(), Value::Seq(vec![container("a"), container("b")]));
-        spec.insert("initContainers".into(), Value::Seq(vec![container("setup")]));
+        spec.insert(
+            "containers".into(),
+            Value::Seq(vec![container("a"), container("b")]),
+        );
+        spec.insert(
+            "initContainers".into(),
+            Value::Seq(vec![container("setup")]),
+        );
         spec
     }
 
@@ -218,7 +229,10 @@ mod tests {
     fn proxy_first_when_awaiting() {
         let mut spec = spec();
         place_containers(&mut spec, sidecar(), ProxyPlacement::First, &mut Vec::new());
-        assert_eq!(names(&spec, "containers"), ["linkerd-proxy", "a", "b", "linkerd-debug"]);
+        assert_eq!(
+            names(&spec, "containers"),
+            ["linkerd-proxy", "a", "b", "linkerd-debug"]
+        );
         assert_eq!(names(&spec, "initContainers"), ["setup", "linkerd-init"]);
     }
 
@@ -226,6 +240,9 @@ mod tests {
     fn proxy_last_without_await() {
         let mut spec = spec();
         place_containers(&mut spec, sidecar(), ProxyPlacement::Last, &mut Vec::new());
-        assert_eq!(names(&spec, "containers"), ["a", "b", "linkerd-debug", "linkerd-proxy"]);
+        assert_eq!(
+            names(&spec, "containers"),
+            ["a", "b", "linkerd-debug", "linkerd-proxy"]
+        );
     }
 }

@@ -14,7 +14,9 @@
 //! the marker. A pod without the marker was injected by someone else (upstream's `linkerd
 //! inject`): there uninject drops the collections its removals emptied.
 
-use super::sidecar::{DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, XTABLES_VOLUME};
+use super::sidecar::{
+    DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, XTABLES_VOLUME,
+};
 
 /// The annotation recording what inject created that cannot be recognised later.
 pub const ADDED_MARKER: &str = "meshchart.io/inject-added";

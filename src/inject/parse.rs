@@ -13,7 +13,8 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 /// The spellings [`parse_bool`] accepts, for messages.
-pub const BOOL_ALLOWED: &str = "true, false (or Go's other spellings: 1, t, T, TRUE, True, 0, f, F, FALSE, False)";
+pub const BOOL_ALLOWED: &str =
+    "true, false (or Go's other spellings: 1, t, T, TRUE, True, 0, f, F, FALSE, False)";
 
 /// A TCP port, 1 to 65535.
 pub fn parse_port(text: &str) -> Option<u16> {

@@ -149,7 +149,8 @@ impl Quantity {
     /// The value as an integer, when it is one.
     fn as_integer(&self) -> Option<u128> {
         if self.exponent >= 0 {
-            self.mantissa.checked_mul(10u128.checked_pow(self.exponent as u32)?)
+            self.mantissa
+                .checked_mul(10u128.checked_pow(self.exponent as u32)?)
         } else {
             None
         }
@@ -250,7 +251,9 @@ mod tests {
 
     #[test]
     fn rejects_what_kubernetes_rejects() {
-        for bad in ["", "-1", "1.2.3", "abc", "1Ki2", "1mi", "m", ".", "1e", "1 m"] {
+        for bad in [
+            "", "-1", "1.2.3", "abc", "1Ki2", "1mi", "m", ".", "1e", "1 m",
+        ] {
             assert_eq!(Quantity::parse(bad), None, "{bad}");
         }
     }
@@ -258,7 +261,11 @@ mod tests {
     #[test]
     fn cores_round_up() {
         for (input, cores) in [("1", 1), ("1500m", 2), ("0.5", 1), ("2", 2), ("100m", 1)] {
-            assert_eq!(Quantity::parse(input).unwrap().ceil_units(), cores, "{input}");
+            assert_eq!(
+                Quantity::parse(input).unwrap().ceil_units(),
+                cores,
+                "{input}"
+            );
         }
     }
 }

@@ -74,9 +74,9 @@ impl ChartSidecars {
 
 impl SidecarSource for ChartSidecars {
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError> {
-        let text = self
-            .engine
-            .render_template(part.template(), values, &RenderOptions::default())?;
+        let text =
+            self.engine
+                .render_template(part.template(), values, &RenderOptions::default())?;
         container_from_text(part, &text)
     }
 }
@@ -88,7 +88,8 @@ pub fn container_from_text(part: Part, text: &str) -> Result<Value, SidecarError
         template: part.template().into(),
         message,
     };
-    let mut value = crate::yaml::parse_document(text).map_err(|e| not_a_container(e.to_string()))?;
+    let mut value =
+        crate::yaml::parse_document(text).map_err(|e| not_a_container(e.to_string()))?;
     if value.as_map().is_none() {
         return Err(not_a_container(format!("got a {}", value.type_name())));
     }

@@ -33,7 +33,11 @@ pub fn uninject_template(template: &mut Map) -> bool {
     if let Some(spec) = template.get_mut("spec").and_then(Value::as_map_mut) {
         changed |= remove_named(spec, "containers", OWNED_CONTAINERS);
         for (token, key, owned) in [
-            (Added::InitContainers, "initContainers", OWNED_INIT_CONTAINERS),
+            (
+                Added::InitContainers,
+                "initContainers",
+                OWNED_INIT_CONTAINERS,
+            ),
             (Added::Volumes, "volumes", OWNED_VOLUMES),
         ] {
             let removed = remove_named(spec, key, owned);

@@ -178,7 +178,10 @@ mod tests {
 
     #[test]
     fn kinds_match_case_insensitively() {
-        assert_eq!(workload_kind("deployment").map(|k| k.kind), Some("Deployment"));
+        assert_eq!(
+            workload_kind("deployment").map(|k| k.kind),
+            Some("Deployment")
+        );
         assert_eq!(workload_kind("CRONJOB").map(|k| k.kind), Some("CronJob"));
         assert!(workload_kind("Service").is_none());
     }
@@ -187,9 +190,15 @@ mod tests {
     fn set_path_creates_parents() {
         let mut v = Value::Map(Map::new());
         set_path(&mut v, &["proxy", "ports", "admin"], Value::Int(1));
-        assert_eq!(v.get_path(&["proxy", "ports", "admin"]), Some(&Value::Int(1)));
+        assert_eq!(
+            v.get_path(&["proxy", "ports", "admin"]),
+            Some(&Value::Int(1))
+        );
         set_path(&mut v, &["proxy", "ports"], Value::from("x"));
         set_path(&mut v, &["proxy", "ports", "admin"], Value::Int(2));
-        assert_eq!(v.get_path(&["proxy", "ports", "admin"]), Some(&Value::Int(2)));
+        assert_eq!(
+            v.get_path(&["proxy", "ports", "admin"]),
+            Some(&Value::Int(2))
+        );
     }
 }
