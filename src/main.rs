@@ -47,6 +47,13 @@ enum Command {
     },
     /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
     /// a report on stderr).
+    ///
+    /// The proxy and init containers come from the chart's partials, configured by the chart's
+    /// values, your `-f`/`--set` values, and the `config.linkerd.io/*` annotations of the
+    /// namespace, the workload and the pod template (later wins). The proxies must trust the
+    /// control plane's identity: give the values it was installed with (`-f`), or at least
+    /// `--set-file identityTrustAnchorsPEM=ca.crt`. Nothing is written to stdout unless the
+    /// whole input went through.
     Inject(InjectArgs),
     /// Remove what `inject` added.
     Uninject(UninjectArgs),
