@@ -215,10 +215,11 @@ impl Transform for Injector<'_> {
                 .and_then(|m| meta_map(m, "annotations"))
                 .cloned(),
         };
+        let selector = selector_labels(doc, kind);
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
         };
-        let already = uninject_template(template);
+        let already = uninject_template(template, &selector);
         let pod_annotations = meta_map(template, "annotations").cloned();
         let namespace = self.namespaces.lookup(&at.namespace);
         let layers = Layers {
@@ -296,10 +297,11 @@ impl Transform for Uninjector {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
         };
+        let selector = selector_labels(doc, kind);
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
         };
-        Ok(if uninject_template(template) {
+        Ok(if uninject_template(template, &selector) {
             Outcome::Uninjected
         } else {
             Outcome::Skipped(SkipReason::NotInjected)
@@ -367,6 +369,20 @@ fn pod_values(mut values: Value, template: &Map, kind: &WorkloadKind) -> Value {
         }
     }
     values
+}
+
+/// The labels a workload's selector matches its pods on (`spec.selector.matchLabels`, or a
+/// ReplicationController's `spec.selector`).
+fn selector_labels(doc: &Value, kind: &WorkloadKind) -> Map {
+    let path: &[&str] = match kind.kind {
+        "Pod" | "CronJob" => return Map::new(),
+        "ReplicationController" => &["spec", "selector"],
+        _ => &["spec", "selector", "matchLabels"],
+    };
+    doc.get_path(path)
+        .and_then(Value::as_map)
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// A container that shows the pod is meshed by someone else already.

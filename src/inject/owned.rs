@@ -1,8 +1,9 @@
 //! What inject writes, in one place, so that uninject removes exactly that.
 //!
 //! Inject owns: the `linkerd-proxy`, `linkerd-debug` and `linkerd-init` containers, the identity
-//! and xtables volumes, the [`OWNED_ANNOTATIONS`] and [`OWNED_LABELS`] on the pod template, and
-//! the [`ADDED_MARKER`] annotation. Everything else on the pod is the user's, including every
+//! and xtables volumes, the [`OWNED_ANNOTATIONS`] and [`OWNED_LABELS`] on the pod template
+//! (except labels the workload's selector matches on, like a control-plane pod's), and the
+//! [`ADDED_MARKER`] annotation. Everything else on the pod is the user's, including every
 //! `config.linkerd.io/*` annotation and `linkerd.io/inject`.
 //!
 //! Some of what inject adds cannot be told apart from the user's own afterwards: a
@@ -43,8 +44,6 @@ pub const IDENTITY_MODE_ANNOTATION: &str = "linkerd.io/identity-mode";
 pub const CONTROL_PLANE_NS_LABEL: &str = "linkerd.io/control-plane-ns";
 /// The label naming the workload's namespace.
 pub const WORKLOAD_NS_LABEL: &str = "linkerd.io/workload-ns";
-/// Marks the control plane's own pods; their metadata is left alone by uninject, as upstream.
-pub const CONTROL_PLANE_COMPONENT_LABEL: &str = "linkerd.io/control-plane-component";
 
 /// Pod template labels inject writes.
 pub const OWNED_LABELS: &[&str] = &[

@@ -1,8 +1,8 @@
 //! Taking the mesh out of a pod template: exactly what inject adds (see [`super::owned`]).
 
 use super::owned::{
-    parse_marker, Added, ADDED_MARKER, CONTROL_PLANE_COMPONENT_LABEL, DEFAULT_CONTAINER,
-    OWNED_ANNOTATIONS, OWNED_CONTAINERS, OWNED_INIT_CONTAINERS, OWNED_LABELS, OWNED_VOLUMES,
+    parse_marker, Added, ADDED_MARKER, DEFAULT_CONTAINER, OWNED_ANNOTATIONS, OWNED_CONTAINERS,
+    OWNED_INIT_CONTAINERS, OWNED_LABELS, OWNED_VOLUMES,
 };
 use super::workload::item_name;
 use crate::values::{Map, Value};
@@ -10,9 +10,11 @@ use crate::values::{Map, Value};
 /// Removes the sidecars, volumes, annotations and labels inject adds from `template` (a map with
 /// `metadata` and `spec`). Returns whether anything was removed.
 ///
-/// A control-plane pod (label `linkerd.io/control-plane-component`) keeps its metadata, as
-/// upstream does: its labels are part of its own Deployment's selector.
-pub fn uninject_template(template: &mut Map) -> bool {
+/// Labels the workload's selector matches on (`selector`) are kept even when inject owns them:
+/// without them the pod template would no longer match its own selector, which Kubernetes
+/// rejects. This is what keeps a control-plane pod's `linkerd.io` labels (upstream leaves a
+/// control-plane pod's metadata alone for that reason).
+pub fn uninject_template(template: &mut Map, selector: &Map) -> bool {
     let mut changed = false;
     let added = template
         .get("metadata")
@@ -62,13 +64,6 @@ pub fn uninject_template(template: &mut Map) -> bool {
     let Some(metadata) = template.get_mut("metadata").and_then(Value::as_map_mut) else {
         return changed;
     };
-    let control_plane = metadata
-        .get("labels")
-        .and_then(Value::as_map)
-        .is_some_and(|l| l.contains_key(CONTROL_PLANE_COMPONENT_LABEL));
-    if control_plane {
-        return changed;
-    }
     let mut emptied_metadata = false;
     for (token, key, owned) in [
         (Added::Annotations, "annotations", OWNED_ANNOTATIONS),
@@ -77,6 +72,9 @@ pub fn uninject_template(template: &mut Map) -> bool {
         let Some(map) = metadata.get_mut(key).and_then(Value::as_map_mut) else {
             continue;
         };
+        let owned = owned
+            .iter()
+            .filter(|k| token != Added::Labels || !selector.contains_key(**k));
         let mut removed = false;
         for k in owned {
             removed |= map.remove(*k).is_some();
