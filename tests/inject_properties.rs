@@ -241,36 +241,64 @@ fn workload() -> impl Strategy<Value = (String, Vec<String>)> {
         name(),
         prop::option::of(name()),
         pod_template(),
+        any::<bool>(),
     )
-        .prop_map(|(kind, wl_name, namespace, (template, names))| {
-            let mut metadata = vec![("name", Value::from(wl_name))];
-            if let Some(ns) = namespace {
-                metadata.push(("namespace", Value::from(ns)));
-            }
-            let mut doc = if kind.template_path.is_empty() {
-                let Value::Map(mut t) = template else {
-                    unreachable!()
-                };
-                let mut meta = match t.remove("metadata") {
-                    Some(Value::Map(m)) => m,
-                    _ => Map::new(),
-                };
-                for (k, v) in metadata {
-                    meta.insert(k.into(), v);
+        .prop_map(
+            |(kind, wl_name, namespace, (mut template, names), control_plane)| {
+                // A selector over the template's labels; for a control-plane style workload it
+                // includes labels inject owns (uninject must keep those).
+                let mut selector = template
+                    .get_path(&["metadata", "labels"])
+                    .and_then(Value::as_map)
+                    .cloned()
+                    .unwrap_or_default();
+                if control_plane && kind.template_path.len() == 2 {
+                    let mut owned = vec![("linkerd.io/control-plane-ns", "linkerd".to_owned())];
+                    if let Some(label) = kind.owner_label {
+                        owned.push((label, wl_name.clone()));
+                    }
+                    for (k, v) in owned {
+                        selector.insert(k.into(), Value::from(v.clone()));
+                        set_path(&mut template, &["metadata", "labels", k], Value::from(v));
+                    }
                 }
-                t.insert("metadata".into(), Value::Map(meta));
-                Value::Map(t)
-            } else {
-                let mut root = map(vec![("metadata", map(metadata))]);
-                set_path(&mut root, kind.template_path, template);
-                root
-            };
-            set_path(&mut doc, &["apiVersion"], Value::from("v1"));
-            set_path(&mut doc, &["kind"], Value::from(kind.kind));
-            let text =
-                meshchart::yaml::try_to_yaml(&doc).unwrap_or_else(|e| panic!("{e}: {doc:?}"));
-            (text + "\n", names)
-        })
+                let mut metadata = vec![("name", Value::from(wl_name))];
+                if let Some(ns) = namespace {
+                    metadata.push(("namespace", Value::from(ns)));
+                }
+                let mut doc = if kind.template_path.is_empty() {
+                    let Value::Map(mut t) = template else {
+                        unreachable!()
+                    };
+                    let mut meta = match t.remove("metadata") {
+                        Some(Value::Map(m)) => m,
+                        _ => Map::new(),
+                    };
+                    for (k, v) in metadata {
+                        meta.insert(k.into(), v);
+                    }
+                    t.insert("metadata".into(), Value::Map(meta));
+                    Value::Map(t)
+                } else {
+                    let mut root = map(vec![("metadata", map(metadata))]);
+                    set_path(&mut root, kind.template_path, template);
+                    if kind.template_path.len() == 2 && !selector.is_empty() {
+                        let path: &[&str] = if kind.kind == "ReplicationController" {
+                            &["spec", "selector"]
+                        } else {
+                            &["spec", "selector", "matchLabels"]
+                        };
+                        set_path(&mut root, path, Value::Map(selector));
+                    }
+                    root
+                };
+                set_path(&mut doc, &["apiVersion"], Value::from("v1"));
+                set_path(&mut doc, &["kind"], Value::from(kind.kind));
+                let text =
+                    meshchart::yaml::try_to_yaml(&doc).unwrap_or_else(|e| panic!("{e}: {doc:?}"));
+                (text + "\n", names)
+            },
+        )
 }
 
 fn pod_spec(doc: &Value) -> &Value {
