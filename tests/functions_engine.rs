@@ -131,3 +131,17 @@ fn hostile_arguments_end_in_errors_not_exhaustion() {
         assert!(text.contains(expected), "{template}: {text}");
     }
 }
+
+#[test]
+fn extreme_numbers_do_not_overflow() {
+    let chart = chart(&[(
+        "templates/t.yaml",
+        "a: {{ seq(9223372036854775807, 9223372036854775807) }} {{ trunc(-9223372036854775807, \"abc\") }} {{ div(-9223372036854775807 - 1, -1) }} {{ subf(1e300, 1e-300) }}\n",
+    )]);
+    let engine = Engine::new(&chart).unwrap();
+    let out = engine
+        .render_template("t.yaml", &values("{}"), &RenderOptions::default())
+        .unwrap();
+    // Go wraps end+1 around and prints nothing for that seq; we saturate and agree.
+    assert_eq!(out, "a:  abc -9223372036854775808 1e+300\n");
+}

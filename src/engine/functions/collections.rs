@@ -67,7 +67,6 @@ fn data_map(args: &Args, i: usize, what: &str) -> Result<Map, Error> {
 
 /// `keys(map...)`: the keys of the maps, each map's in sorted order.
 pub fn keys(args: &Args) -> Result<Value, Error> {
-    args.between(1, usize::MAX)?;
     let mut keys = Vec::new();
     for i in 0..args.len() {
         keys.extend(map_arg(args, i, "map")?.try_iter()?);
@@ -294,18 +293,18 @@ pub fn seq(args: &Args) -> Result<Value, Error> {
         [] => Vec::new(),
         [end] => {
             let step = if end < 1 { -1 } else { 1 };
-            step_range(args, 1, end + step, step)?
+            step_range(args, 1, end.saturating_add(step), step)?
         }
         [start, end] => {
             let step = if end < start { -1 } else { 1 };
-            step_range(args, start, end + step, step)?
+            step_range(args, start, end.saturating_add(step), step)?
         }
         [start, step, end] => {
             let direction = if end < start { -1 } else { 1 };
             if end < start && step > 0 {
                 Vec::new()
             } else {
-                step_range(args, start, end + direction, step)?
+                step_range(args, start, end.saturating_add(direction), step)?
             }
         }
         _ => Vec::new(),
@@ -353,6 +352,14 @@ pub fn type_of(args: &Args) -> Result<Value, Error> {
 #[cfg(test)]
 mod tests {
     use crate::engine::functions::test_support::{err, ok, with_values};
+
+    #[test]
+    fn list_as_a_filter_appends_the_piped_value() {
+        assert_eq!(
+            ok(r#"{{ "abc" | list }} {{ "c" | list("a", "b") }}"#),
+            "[abc] [a b c]"
+        );
+    }
 
     #[test]
     fn list_keeps_every_argument() {

@@ -9,8 +9,11 @@
 //!   `cond | ternary("y", "n")` is `ternary("y", "n", cond)`.
 //!
 //! Where a name is also a minijinja builtin (`indent`, `default`, `int`, `replace`, `trim`, `list`,
-//! `dict`, `upper`, `lower`, `title`, `join`, `split`), ours replaces it with Sprig's meaning.
-//! `empty` is also a test: `{% if v is empty %}`.
+//! `dict`, `upper`, `lower`, `title`, `join`, `split`), ours replaces it with Sprig's meaning: for
+//! example `v | list` is `[v]`, not the characters of a string, and `s | split(",")` is Sprig's
+//! map `{_0: .., _1: ..}` (`splitList` gives a list). The `max` and `min` filters stay Jinja's
+//! (`[3, 1] | max`); the functions `max(a, b)` and `min(a, b)` are Sprig's. `empty` is also a test:
+//! `{% if v is empty %}`.
 //!
 //! Values are immutable here: `set`, `unset`, `merge` and `mergeOverwrite` return a new map and
 //! never change their arguments (Sprig changes the first one in place). Rebind the result:
@@ -135,7 +138,7 @@ const LIBRARY: &[Entry] = &[
     Entry::both("required(message, value)", logic::required),
     Entry::both("fail(message)", logic::fail),
     // Lists and maps.
-    Entry::function("list(item...)", collections::list),
+    Entry::both("list(item...)", collections::list),
     Entry::with_kwargs("dict(key, value, ...)", collections::dict),
     Entry::both("keys(map...)", collections::keys),
     Entry::function("hasKey(map, key)", collections::has_key),
@@ -189,7 +192,7 @@ pub fn register(env: &mut Environment<'static>) {
         let (usage, call, kwargs) = (entry.usage, entry.call, entry.kwargs);
         env.add_function(entry.name(), move |args: Rest<ValueOrKwargs>| {
             let values = args.into_values();
-            let args = Args::new(usage, &values, false)?;
+            let args = Args::new(usage, &values, false);
             if !kwargs {
                 args.reject_kwargs()?;
             }
@@ -201,7 +204,7 @@ pub fn register(env: &mut Environment<'static>) {
                 move |piped: Value, args: Rest<ValueOrKwargs>| {
                     let mut values = args.into_values();
                     values.push(piped);
-                    let args = Args::new(usage, &values, true)?;
+                    let args = Args::new(usage, &values, true);
                     args.reject_kwargs()?;
                     call(&args)
                 },
@@ -239,12 +242,12 @@ pub(crate) struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    fn new(usage: &'static str, values: &'a [Value], piped: bool) -> Result<Args<'a>, Error> {
-        Ok(Args {
+    fn new(usage: &'static str, values: &'a [Value], piped: bool) -> Args<'a> {
+        Args {
             usage,
             values,
             piped,
-        })
+        }
     }
 
     fn reject_kwargs(&self) -> Result<(), Error> {

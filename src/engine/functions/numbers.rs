@@ -238,11 +238,11 @@ impl Decimal {
         })
     }
 
-    fn neg(self) -> Decimal {
-        Decimal {
-            coefficient: -self.coefficient,
-            scale: self.scale,
-        }
+    fn sub(self, other: Decimal) -> Option<Decimal> {
+        self.add(Decimal {
+            coefficient: other.coefficient.checked_neg()?,
+            scale: other.scale,
+        })
     }
 
     fn mul(self, other: Decimal) -> Option<Decimal> {
@@ -322,7 +322,7 @@ pub fn addf(args: &Args) -> Result<Value, Error> {
 
 /// `subf(a, b...)`: `a` minus the others, as a float.
 pub fn subf(args: &Args) -> Result<Value, Error> {
-    float_op(args, None, |a, b| a.add(b.neg()), |a, b| a - b)
+    float_op(args, None, Decimal::sub, |a, b| a - b)
 }
 
 /// `mulf(number...)`: the product as a float (`mulf(1.5, 2)` is 3).
@@ -390,13 +390,44 @@ mod tests {
     }
 
     #[test]
-    fn integer_arithmetic_converts_each_argument() {
+    fn add_converts_each_argument_to_an_integer() {
         assert_eq!(
-            ok(
-                r#"{{ add(1, 2) }} {{ add(2.9, 1) }} {{ add("3", 1) }} {{ sub(5, 7) }} {{ mul(1.5, 2) }} {{ div(7, 2) }} {{ mod(7, 3) }} {{ max(1, 9, 3) }} {{ min(4, "2") }}"#
-            ),
-            "3 3 4 -2 2 3 1 9 2"
+            ok(r#"{{ add(1, 2) }} {{ add(2.9, 1) }} {{ add("3", 1) }} {{ 1 | add(1) }}"#),
+            "3 3 4 2"
         );
+    }
+
+    #[test]
+    fn sub_subtracts_integers() {
+        assert_eq!(ok("{{ sub(5, 7) }} {{ sub(5.9, 1) }}"), "-2 4");
+    }
+
+    #[test]
+    fn mul_multiplies_integers() {
+        assert_eq!(ok("{{ mul(1.5, 2) }} {{ mul(2, 3, 4) }}"), "2 24");
+    }
+
+    #[test]
+    fn div_rounds_toward_zero() {
+        assert_eq!(ok("{{ div(7, 2) }} {{ div(-7, 2) }}"), "3 -3");
+    }
+
+    #[test]
+    fn mod_is_the_remainder() {
+        assert_eq!(ok("{{ mod(7, 3) }} {{ mod(-7, 3) }}"), "1 -1");
+    }
+
+    #[test]
+    fn max_and_min_are_integers() {
+        assert_eq!(
+            ok(r#"{{ max(1, 9, 3) }} {{ min(4, "2") }} {{ max(1.9, 1) }}"#),
+            "9 2 1"
+        );
+    }
+
+    #[test]
+    fn max_and_min_filters_stay_jinja() {
+        assert_eq!(ok("{{ [3, 1, 2] | max }} {{ [3, 1, 2] | min }}"), "3 1");
     }
 
     #[test]
@@ -406,10 +437,26 @@ mod tests {
     }
 
     #[test]
-    fn float_arithmetic_is_decimal() {
+    fn addf_adds_in_decimal() {
+        assert_eq!(ok("{{ addf(0.1, 0.2) }} {{ addf(1, 2, 3.5) }}"), "0.3 6.5");
+    }
+
+    #[test]
+    fn subf_subtracts_in_decimal() {
+        assert_eq!(ok("{{ subf(1, 0.9) }} {{ subf(10, 1, 2) }}"), "0.1 7");
+    }
+
+    #[test]
+    fn mulf_multiplies_in_decimal() {
+        assert_eq!(ok("{{ mulf(1.5, 2) }} {{ mulf(0.1, 3) }}"), "3 0.3");
+    }
+
+    #[test]
+    fn divf_rounds_to_sixteen_places() {
         assert_eq!(
-            ok("{{ addf(0.1, 0.2) }} {{ subf(1, 0.9) }} {{ mulf(1.5, 2) }} {{ divf(7, 2) }} {{ divf(2, 3) }}"),
-            "0.3 0.1 3 3.5 0.6666666666666667"
+            ok("{{ divf(7, 2) }} {{ divf(2, 3) }}"),
+            "3.5 0.6666666666666667"
         );
+        assert!(err("{{ divf(1, 0) }}").contains("division by zero"));
     }
 }

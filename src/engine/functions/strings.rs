@@ -207,7 +207,8 @@ fn present<'a>(args: &Args<'a>) -> impl Iterator<Item = &'a Value> {
         .filter(|v| !v.is_undefined() && !v.is_none())
 }
 
-/// `nospace(text)`: removes all white space.
+/// `nospace(text)`: removes all Unicode white space. (Sprig works byte by byte and garbles any
+/// non-ASCII text here; we keep it intact.)
 pub fn nospace(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
@@ -468,9 +469,17 @@ mod tests {
     }
 
     #[test]
-    fn has_prefix_and_has_suffix() {
+    fn has_prefix_tests_the_start() {
         assert_eq!(
-            ok(r#"{{ hasPrefix("he", "hello") }} {{ hasSuffix("he", "hello") }}"#),
+            ok(r#"{{ hasPrefix("he", "hello") }} {{ "hello" | hasPrefix("lo") }}"#),
+            "true false"
+        );
+    }
+
+    #[test]
+    fn has_suffix_tests_the_end() {
+        assert_eq!(
+            ok(r#"{{ hasSuffix("lo", "hello") }} {{ "hello" | hasSuffix("he") }}"#),
             "true false"
         );
     }
