@@ -3,6 +3,7 @@
 use crate::chart::ChartError;
 use crate::engine::RenderError;
 use crate::identity::IdentityError;
+use crate::inject::InjectError;
 use crate::values::ValuesError;
 use camino::Utf8PathBuf;
 
@@ -24,6 +25,9 @@ pub enum Error {
     /// Packaging a chart.
     #[error(transparent)]
     Package(#[from] crate::package::PackageError),
+    /// Injecting or uninjecting workloads.
+    #[error(transparent)]
+    Inject(#[from] InjectError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

@@ -3,7 +3,9 @@
 //! The CLI in `main.rs` is a thin layer over these modules: [`chart`] reads charts, [`values`]
 //! merges values as Helm does, [`identity`] fills in the certificates the values lack, [`engine`]
 //! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
-//! and [`golden`] runs golden-file cases.
+//! [`golden`] runs golden-file cases, [`inject`] adds the mesh's proxy to workloads (and takes it
+//! out again), [`package`] writes and safely reads chart archives, [`lint`] and [`diff`] review
+//! charts and renders.
 
 pub mod chart;
 pub mod diff;
@@ -12,6 +14,7 @@ pub mod error;
 pub mod flags;
 pub mod golden;
 pub mod identity;
+pub mod inject;
 pub mod lint;
 pub mod manifest;
 pub mod package;

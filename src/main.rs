@@ -4,6 +4,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 use meshchart::flags::{RenderFlags, ValueFlags};
 use meshchart::golden::{self, CaseOutcome};
+use meshchart::inject::command::{run_inject, run_uninject, Run};
+use meshchart::inject::flags::{InjectArgs, UninjectArgs};
+use meshchart::inject::ReportFormat;
 use meshchart::package::archive::mtime_from_env;
 use meshchart::package::{self, PackageError, PackageOptions};
 use meshchart::render::{self, ChartSource, Clock};
@@ -123,6 +126,18 @@ enum Command {
         #[arg(long)]
         update: bool,
     },
+    /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
+    /// a report on stderr).
+    ///
+    /// The proxy and init containers come from the chart's partials, configured by the chart's
+    /// values, your `-f`/`--set` values, and the `config.linkerd.io/*` annotations of the
+    /// namespace, the workload and the pod template (later wins). The proxies must trust the
+    /// control plane's identity: give the values it was installed with (`-f`), or at least
+    /// `--set-file identityTrustAnchorsPEM=ca.crt`. Nothing is written to stdout unless the
+    /// whole input went through.
+    Inject(InjectArgs),
+    /// Remove what `inject` added.
+    Uninject(UninjectArgs),
 }
 
 fn main() -> ExitCode {
@@ -162,8 +177,27 @@ fn read_input(path: &str) -> Result<String, Error> {
     std::fs::read_to_string(path).map_err(Error::io(path))
 }
 
+/// Prints a finished inject/uninject: the stream on stdout, notes and the report on stderr.
+fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
+    print_notes(&run.notes);
+    write_stdout(&run.transformed.output)?;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(run.transformed.report.render(format).as_bytes());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
+        Command::Inject(args) => {
+            let chart = ChartSource::Embedded.load()?;
+            let run = run_inject(&chart, &args, &mut std::io::stdin().lock())?;
+            finish(run, args.report)
+        }
+        Command::Uninject(args) => {
+            let run = run_uninject(&args, &mut std::io::stdin().lock())?;
+            finish(run, args.report)
+        }
         Command::Render {
             chart,
             output_dir,

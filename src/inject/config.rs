@@ -1,0 +1,770 @@
+//! From annotations to values: the configuration of one pod.
+//!
+//! Later wins: chart defaults, the user's `-f`/`--set` values (together the *base* values), the
+//! namespace's inheritable `config.linkerd.io/*` annotations, the workload's metadata annotations,
+//! then the pod template's annotations. Each annotation in [`SETTINGS`] maps to a values key; the
+//! chart's partials turn values into container fields. A value we do not accept is an error,
+//! never silently ignored (upstream warns and ignores).
+
+use super::error::{InjectError, Origin, WorkloadRef};
+use super::parse::{
+    join_ports, parse_bool, parse_go_duration, parse_port, parse_port_list, parse_port_range,
+    BOOL_ALLOWED, DURATION_ALLOWED, PORT_LIST_ALLOWED,
+};
+use super::quantity::{Quantity, QUANTITY_ALLOWED};
+use super::workload::{set_path, truthy};
+use crate::values::{Map, Value};
+
+/// The annotation that turns injection on, off, or on in ingress mode.
+pub const INJECT_ANNOTATION: &str = "linkerd.io/inject";
+
+/// How a pod asks to be injected (`linkerd.io/inject`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InjectMode {
+    /// Inject (the default for `meshchart inject`, or `enabled`).
+    #[default]
+    Enabled,
+    /// `ingress`: inject, with the proxy in ingress mode.
+    Ingress,
+    /// `disabled`: leave the pod alone.
+    Disabled,
+}
+
+/// The annotations of each layer that configures a pod.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Layers<'a> {
+    /// The namespace's name and annotations, when known.
+    pub namespace: Option<(&'a str, &'a Map)>,
+    /// The workload's own `metadata.annotations` (none for a bare Pod).
+    pub workload: Option<&'a Map>,
+    /// The pod template's `metadata.annotations`.
+    pub pod: Option<&'a Map>,
+}
+
+impl<'a> Layers<'a> {
+    /// The winning value of `key` and where it came from; the namespace counts only for
+    /// inheritable keys.
+    fn lookup(&self, key: &str, inheritable: bool) -> Option<(String, Origin)> {
+        let get = |m: Option<&'a Map>| m.and_then(|m| m.get(key));
+        if let Some(v) = get(self.pod) {
+            return Some((annotation_text(v), Origin::PodTemplate));
+        }
+        if let Some(v) = get(self.workload) {
+            return Some((annotation_text(v), Origin::Workload));
+        }
+        if inheritable {
+            if let Some((name, annotations)) = self.namespace {
+                if let Some(v) = annotations.get(key) {
+                    return Some((annotation_text(v), Origin::Namespace(name.to_owned())));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// An annotation's value as text. Kubernetes only accepts strings; an unquoted `9998` or `true`
+/// is read as what it obviously means rather than rejected.
+fn annotation_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Float(f) => crate::values::format_go_float(*f),
+        _ => String::new(),
+    }
+}
+
+/// Facts about the pod that some annotations need.
+#[derive(Clone, Debug, Default)]
+pub struct PodFacts {
+    /// Named container ports of the app containers: name and number.
+    pub named_ports: Vec<(String, i64)>,
+}
+
+/// One pod's configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PodConfig {
+    /// The values the sidecar partials render with.
+    pub values: Value,
+    /// `linkerd.io/inject`.
+    pub mode: InjectMode,
+    /// Whether to add the `linkerd-debug` container.
+    pub debug: bool,
+}
+
+/// What applying an annotation's value may do.
+struct Apply<'a> {
+    values: &'a mut Value,
+    debug: &'a mut bool,
+    facts: &'a PodFacts,
+}
+
+type Setter = fn(&str, &mut Apply<'_>) -> Result<(), String>;
+
+/// An annotation we honour: its key, whether a namespace's value is inherited, and its effect.
+pub struct Setting {
+    /// The annotation key.
+    pub key: &'static str,
+    /// Whether the namespace's annotation applies to the pods in it (upstream's list, plus
+    /// `default-inbound-policy`).
+    pub inheritable: bool,
+    /// The values key it sets (documentation; the setter does the work).
+    pub values_key: &'static str,
+    setter: Setter,
+}
+
+const PULL_POLICIES: &[&str] = &["Always", "IfNotPresent", "Never"];
+const LOG_FORMATS: &[&str] = &["plain", "json"];
+const AWAIT_VALUES: &[&str] = &["enabled", "disabled"];
+const INJECT_VALUES: &[&str] = &["enabled", "disabled", "ingress"];
+/// The values of `config.linkerd.io/default-inbound-policy`.
+pub const INBOUND_POLICIES: &[&str] = &[
+    "all-unauthenticated",
+    "all-authenticated",
+    "cluster-unauthenticated",
+    "cluster-authenticated",
+    "deny",
+];
+
+fn one_of(allowed: &[&str]) -> String {
+    allowed.join(", ")
+}
+
+fn set(values: &mut Value, path: &str, value: Value) {
+    let keys: Vec<&str> = path.split('.').collect();
+    set_path(values, &keys, value);
+}
+
+fn word(text: &str, what: &str) -> Result<(), String> {
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
+        Err(format!("{what} (non-empty, without spaces)"))
+    } else {
+        Ok(())
+    }
+}
+
+fn image_tag(text: &str) -> Result<(), String> {
+    let mut chars = text.chars();
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && text.len() <= 128;
+    if ok {
+        Ok(())
+    } else {
+        Err("an image tag (letters, digits, _, . and -, not starting with . or -)".into())
+    }
+}
+
+fn port_setter(path: &'static str) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        let port = parse_port(text).ok_or_else(|| "a port number from 1 to 65535".to_owned())?;
+        set(a.values, path, Value::Int(i64::from(port)));
+        Ok(())
+    }
+}
+
+fn port_list(text: &str) -> Result<String, String> {
+    parse_port_list(text)
+        .map(|ranges| join_ports(&ranges))
+        .map_err(|_| PORT_LIST_ALLOWED.to_owned())
+}
+
+fn bool_setter(text: &str) -> Result<bool, String> {
+    parse_bool(text).ok_or_else(|| BOOL_ALLOWED.to_owned())
+}
+
+fn quantity(text: &str) -> Result<Quantity, String> {
+    Quantity::parse(text).ok_or_else(|| QUANTITY_ALLOWED.to_owned())
+}
+
+fn millis(text: &str) -> Result<String, String> {
+    let nanos = parse_go_duration(text).ok_or_else(|| DURATION_ALLOWED.to_owned())?;
+    Ok(format!("{}ms", nanos / 1_000_000))
+}
+
+/// `config.linkerd.io/opaque-ports`: ports, ranges (kept as ranges) and names of the pod's
+/// container ports (turned into their numbers).
+fn opaque_ports(text: &str, facts: &PodFacts) -> Result<String, String> {
+    let allowed = || {
+        let mut message = format!("{PORT_LIST_ALLOWED}, or names of the pod's container ports");
+        if facts.named_ports.is_empty() {
+            message.push_str(" (it has none)");
+        } else {
+            let names: Vec<&str> = facts.named_ports.iter().map(|(n, _)| n.as_str()).collect();
+            message.push_str(&format!(" ({})", names.join(", ")));
+        }
+        message
+    };
+    let trimmed = text.trim();
+    let trimmed = trimmed.strip_suffix(',').unwrap_or(trimmed);
+    if trimmed.trim().is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = Vec::new();
+    for item in trimmed.split(',') {
+        let item = item.trim();
+        if let Some((_, port)) = facts.named_ports.iter().find(|(n, _)| n == item) {
+            out.push(port.to_string());
+        } else {
+            out.push(parse_port_range(item).ok_or_else(allowed)?.to_string());
+        }
+    }
+    Ok(out.join(","))
+}
+
+macro_rules! setting {
+    ($key:expr, $inh:expr, $values_key:expr, $setter:expr) => {
+        Setting {
+            key: $key,
+            inheritable: $inh,
+            values_key: $values_key,
+            setter: $setter,
+        }
+    };
+}
+
+/// Every configuration annotation we honour, in the order they are applied.
+pub const SETTINGS: &[Setting] = &[
+    setting!(
+        "config.linkerd.io/proxy-image",
+        true,
+        "proxy.image.name",
+        |t, a| {
+            word(t, "an image name")?;
+            set(a.values, "proxy.image.name", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-version",
+        true,
+        "proxy.image.version",
+        |t, a| {
+            image_tag(t)?;
+            set(a.values, "proxy.image.version", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/image-pull-policy",
+        true,
+        "proxy.image.pullPolicy, proxyInit.image.pullPolicy",
+        |t, a| {
+            if !PULL_POLICIES.contains(&t) {
+                return Err(one_of(PULL_POLICIES));
+            }
+            set(a.values, "proxy.image.pullPolicy", t.into());
+            set(a.values, "proxyInit.image.pullPolicy", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/init-image",
+        true,
+        "proxyInit.image.name",
+        |t, a| {
+            word(t, "an image name")?;
+            set(a.values, "proxyInit.image.name", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/init-image-version",
+        true,
+        "proxyInit.image.version",
+        |t, a| {
+            image_tag(t)?;
+            set(a.values, "proxyInit.image.version", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/control-port",
+        true,
+        "proxy.ports.control",
+        |t, a| { port_setter("proxy.ports.control")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/admin-port",
+        true,
+        "proxy.ports.admin",
+        |t, a| { port_setter("proxy.ports.admin")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/inbound-port",
+        true,
+        "proxy.ports.inbound",
+        |t, a| { port_setter("proxy.ports.inbound")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/outbound-port",
+        true,
+        "proxy.ports.outbound",
+        |t, a| { port_setter("proxy.ports.outbound")(t, a) }
+    ),
+    setting!(
+        "config.linkerd.io/skip-inbound-ports",
+        true,
+        "proxyInit.ignoreInboundPorts",
+        |t, a| {
+            set(
+                a.values,
+                "proxyInit.ignoreInboundPorts",
+                port_list(t)?.into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/skip-outbound-ports",
+        true,
+        "proxyInit.ignoreOutboundPorts",
+        |t, a| {
+            set(
+                a.values,
+                "proxyInit.ignoreOutboundPorts",
+                port_list(t)?.into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/opaque-ports",
+        true,
+        "proxy.opaquePorts",
+        |t, a| {
+            let ports = opaque_ports(t, a.facts)?;
+            set(a.values, "proxy.opaquePorts", ports.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-log-level",
+        true,
+        "proxy.logLevel",
+        |t, a| {
+            word(t, "a log filter such as warn,linkerd=info")?;
+            set(a.values, "proxy.logLevel", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-log-format",
+        true,
+        "proxy.logFormat",
+        |t, a| {
+            if !LOG_FORMATS.contains(&t) {
+                return Err(one_of(LOG_FORMATS));
+            }
+            set(a.values, "proxy.logFormat", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-cpu-request",
+        true,
+        "proxy.resources.cpu.request",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.resources.cpu.request",
+                quantity(t)?.canonical().into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-cpu-limit",
+        true,
+        "proxy.resources.cpu.limit, proxy.cores",
+        |t, a| {
+            let q = quantity(t)?;
+            set(a.values, "proxy.resources.cpu.limit", q.canonical().into());
+            let cores = i64::try_from(q.ceil_units()).unwrap_or(i64::MAX);
+            set(a.values, "proxy.cores", Value::Int(cores));
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-memory-request",
+        true,
+        "proxy.resources.memory.request",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.resources.memory.request",
+                quantity(t)?.canonical().into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-memory-limit",
+        true,
+        "proxy.resources.memory.limit",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.resources.memory.limit",
+                quantity(t)?.canonical().into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!("config.linkerd.io/proxy-uid", true, "proxy.uid", |t, a| {
+        let uid = t
+            .parse::<i64>()
+            .ok()
+            .filter(|u| *u >= 0 && t.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or_else(|| "a user id (a non-negative integer)".to_owned())?;
+        set(a.values, "proxy.uid", Value::Int(uid));
+        Ok(())
+    }),
+    setting!(
+        "config.linkerd.io/disable-identity",
+        true,
+        "proxy.disableIdentity",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.disableIdentity",
+                Value::Bool(bool_setter(t)?),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-require-identity-inbound-ports",
+        true,
+        "proxy.requireIdentityOnInboundPorts",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.requireIdentityOnInboundPorts",
+                port_list(t)?.into(),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/enable-external-profiles",
+        true,
+        "proxy.enableExternalProfiles",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.enableExternalProfiles",
+                Value::Bool(bool_setter(t)?),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-outbound-connect-timeout",
+        true,
+        "proxy.outboundConnectTimeout",
+        |t, a| {
+            set(a.values, "proxy.outboundConnectTimeout", millis(t)?.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-inbound-connect-timeout",
+        true,
+        "proxy.inboundConnectTimeout",
+        |t, a| {
+            set(a.values, "proxy.inboundConnectTimeout", millis(t)?.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/enable-gateway",
+        false,
+        "proxy.isGateway",
+        |t, a| {
+            set(a.values, "proxy.isGateway", Value::Bool(bool_setter(t)?));
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/enable-debug-sidecar",
+        true,
+        "(adds linkerd-debug)",
+        |t, a| {
+            *a.debug = bool_setter(t)?;
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/close-wait-timeout",
+        false,
+        "proxyInit.closeWaitTimeoutSecs",
+        |t, a| {
+            let nanos = parse_go_duration(t).ok_or_else(|| DURATION_ALLOWED.to_owned())?;
+            let secs = i64::try_from(nanos / 1_000_000_000).unwrap_or(i64::MAX);
+            set(a.values, "proxyInit.closeWaitTimeoutSecs", Value::Int(secs));
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-await",
+        true,
+        "proxy.await",
+        |t, a| {
+            let on = match t {
+                "enabled" => true,
+                "disabled" => false,
+                _ => return Err(one_of(AWAIT_VALUES)),
+            };
+            set(a.values, "proxy.await", Value::Bool(on));
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.alpha.linkerd.io/proxy-wait-before-exit-seconds",
+        true,
+        "proxy.waitBeforeExitSeconds",
+        |t, a| {
+            let secs = t
+                .parse::<u32>()
+                .ok()
+                .filter(|_| t.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| "a whole number of seconds (0 or more)".to_owned())?;
+            set(
+                a.values,
+                "proxy.waitBeforeExitSeconds",
+                Value::Int(i64::from(secs)),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/default-inbound-policy",
+        true,
+        "proxy.defaultInboundPolicy",
+        |t, a| {
+            if !INBOUND_POLICIES.contains(&t) {
+                return Err(one_of(INBOUND_POLICIES));
+            }
+            set(a.values, "proxy.defaultInboundPolicy", t.into());
+            Ok(())
+        }
+    ),
+];
+
+/// Reads `linkerd.io/inject` from the workload and the pod template (the pod wins). Namespaces
+/// are not consulted: running `inject` on a file is the request to inject it.
+pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<InjectMode, InjectError> {
+    let Some((text, origin)) = layers.lookup(INJECT_ANNOTATION, false) else {
+        return Ok(InjectMode::Enabled);
+    };
+    match text.as_str() {
+        "enabled" => Ok(InjectMode::Enabled),
+        "ingress" => Ok(InjectMode::Ingress),
+        "disabled" => Ok(InjectMode::Disabled),
+        _ => Err(InjectError::InvalidAnnotation {
+            workload: Box::new(workload.clone()),
+            annotation: INJECT_ANNOTATION.into(),
+            value: text,
+            origin,
+            allowed: one_of(INJECT_VALUES),
+        }),
+    }
+}
+
+/// The configuration of one pod: `base` values with every annotation of `layers` applied.
+pub fn resolve(
+    base: &Value,
+    layers: &Layers<'_>,
+    facts: &PodFacts,
+    workload: &WorkloadRef,
+) -> Result<PodConfig, InjectError> {
+    let mode = inject_mode(layers, workload)?;
+    let mut values = base.clone();
+    let mut debug = false;
+    for setting in SETTINGS {
+        let Some((text, origin)) = layers.lookup(setting.key, setting.inheritable) else {
+            continue;
+        };
+        let mut apply = Apply {
+            values: &mut values,
+            debug: &mut debug,
+            facts,
+        };
+        (setting.setter)(&text, &mut apply).map_err(|allowed| InjectError::InvalidAnnotation {
+            workload: Box::new(workload.clone()),
+            annotation: setting.key.into(),
+            value: text.clone(),
+            origin,
+            allowed,
+        })?;
+    }
+    if mode == InjectMode::Ingress {
+        set(&mut values, "proxy.isIngress", Value::Bool(true));
+    }
+    if truthy(&values, &["proxy", "disableIdentity"])
+        && truthy(&values, &["proxy", "requireIdentityOnInboundPorts"])
+    {
+        return Err(InjectError::Conflict {
+            workload: Box::new(workload.clone()),
+            message: "config.linkerd.io/proxy-require-identity-inbound-ports \
+                      (proxy.requireIdentityOnInboundPorts) cannot be set when identity is \
+                      disabled"
+                .into(),
+        });
+    }
+    Ok(PodConfig {
+        values,
+        mode,
+        debug,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload() -> WorkloadRef {
+        WorkloadRef {
+            source: "in.yaml".into(),
+            line: 1,
+            kind: "Deployment".into(),
+            name: "web".into(),
+            namespace: "emojivoto".into(),
+        }
+    }
+
+    fn annotations(pairs: &[(&str, &str)]) -> Map {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
+            .collect()
+    }
+
+    fn base() -> Value {
+        crate::yaml::parse_document("proxy: {await: true, ports: {admin: 4191}}").unwrap()
+    }
+
+    #[test]
+    fn later_layers_win_and_namespaces_only_lend_inheritable_keys() {
+        let ns = annotations(&[
+            ("config.linkerd.io/proxy-await", "disabled"),
+            ("config.linkerd.io/admin-port", "1000"),
+            ("config.linkerd.io/close-wait-timeout", "10s"),
+            ("linkerd.io/inject", "disabled"),
+        ]);
+        let wl = annotations(&[("config.linkerd.io/admin-port", "2000")]);
+        let pod = annotations(&[("config.linkerd.io/admin-port", "3000")]);
+        let layers = Layers {
+            namespace: Some(("emojivoto", &ns)),
+            workload: Some(&wl),
+            pod: Some(&pod),
+        };
+        let config = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap();
+        assert_eq!(config.mode, InjectMode::Enabled);
+        let v = &config.values;
+        assert_eq!(
+            v.get_path(&["proxy", "ports", "admin"]),
+            Some(&Value::Int(3000))
+        );
+        assert_eq!(v.get_path(&["proxy", "await"]), Some(&Value::Bool(false)));
+        assert_eq!(v.get_path(&["proxyInit", "closeWaitTimeoutSecs"]), None);
+        let layers = Layers {
+            workload: Some(&wl),
+            ..Layers::default()
+        };
+        let config = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap();
+        assert_eq!(
+            config.values.get_path(&["proxy", "ports", "admin"]),
+            Some(&Value::Int(2000))
+        );
+    }
+
+    #[test]
+    fn invalid_values_name_workload_annotation_and_allowed_values() {
+        let pod = annotations(&[("config.linkerd.io/proxy-await", "enabeld")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let err = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "in.yaml:1: deployment/web (namespace emojivoto): annotation \
+             config.linkerd.io/proxy-await has an invalid value \"enabeld\" (on the pod \
+             template); allowed: enabled, disabled"
+        );
+        let pod = annotations(&[("config.linkerd.io/skip-inbound-ports", "90-80")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let err = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap_err();
+        assert!(err.to_string().contains("\"90-80\""), "{err}");
+        assert!(err.to_string().contains(PORT_LIST_ALLOWED), "{err}");
+    }
+
+    #[test]
+    fn conversions() {
+        let pod = annotations(&[
+            ("config.linkerd.io/proxy-cpu-limit", "1500m"),
+            ("config.linkerd.io/proxy-cpu-request", "0.5"),
+            ("config.linkerd.io/opaque-ports", "3000,5000-6000,mysql,"),
+            ("config.linkerd.io/proxy-outbound-connect-timeout", "1.5s"),
+            ("config.linkerd.io/close-wait-timeout", "2m0s"),
+            ("config.linkerd.io/default-inbound-policy", "deny"),
+            ("linkerd.io/inject", "ingress"),
+        ]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let facts = PodFacts {
+            named_ports: vec![("mysql".into(), 3306)],
+        };
+        let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
+        let v = &config.values;
+        let at = |p: &[&str]| v.get_path(p).cloned().unwrap_or_default();
+        assert_eq!(at(&["proxy", "cores"]), Value::Int(2));
+        assert_eq!(
+            at(&["proxy", "resources", "cpu", "limit"]),
+            Value::from("1500m")
+        );
+        assert_eq!(
+            at(&["proxy", "resources", "cpu", "request"]),
+            Value::from("500m")
+        );
+        assert_eq!(
+            at(&["proxy", "opaquePorts"]),
+            Value::from("3000,5000-6000,3306")
+        );
+        assert_eq!(
+            at(&["proxy", "outboundConnectTimeout"]),
+            Value::from("1500ms")
+        );
+        assert_eq!(at(&["proxyInit", "closeWaitTimeoutSecs"]), Value::Int(120));
+        assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
+        assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
+        assert_eq!(config.mode, InjectMode::Ingress);
+    }
+
+    #[test]
+    fn identity_conflict() {
+        let pod = annotations(&[
+            ("config.linkerd.io/disable-identity", "true"),
+            (
+                "config.linkerd.io/proxy-require-identity-inbound-ports",
+                "80",
+            ),
+        ]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let err = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap_err();
+        assert!(matches!(err, InjectError::Conflict { .. }), "{err}");
+    }
+}

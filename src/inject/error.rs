@@ -1,0 +1,164 @@
+//! What can stop `inject` / `uninject`: every variant names the file, and the workload when there is one.
+
+use crate::engine::RenderError;
+use std::fmt;
+
+/// A resource in the input, for messages: where it starts and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadRef {
+    /// The file (or `<stdin>`).
+    pub source: String,
+    /// The line its document starts on (1-based).
+    pub line: usize,
+    /// Its `kind`, as written.
+    pub kind: String,
+    /// Its `metadata.name` (or `generateName`), possibly empty.
+    pub name: String,
+    /// Its `metadata.namespace`, possibly empty.
+    pub namespace: String,
+}
+
+impl fmt::Display for WorkloadRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}/{}",
+            self.source,
+            self.line,
+            self.kind.to_lowercase(),
+            self.name
+        )?;
+        if !self.namespace.is_empty() {
+            write!(f, " (namespace {})", self.namespace)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a configuration annotation was read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The annotations of the `Namespace` the workload lives in.
+    Namespace(String),
+    /// The workload's own `metadata.annotations`.
+    Workload,
+    /// The pod template's `metadata.annotations`.
+    PodTemplate,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Namespace(ns) => write!(f, "namespace {ns}"),
+            Origin::Workload => f.write_str("workload metadata"),
+            Origin::PodTemplate => f.write_str("pod template"),
+        }
+    }
+}
+
+/// Why `inject` or `uninject` stopped. Nothing is written to stdout when one of these occurs.
+#[derive(Debug, thiserror::Error)]
+pub enum InjectError {
+    /// An input could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file or folder.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// An input is not valid YAML.
+    #[error("{path}:{line}:{column}: invalid YAML: {message}")]
+    Yaml {
+        /// The file.
+        path: String,
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// An input is not valid JSON.
+    #[error("{path}:{line}:{column}: invalid JSON: {message}")]
+    Json {
+        /// The file.
+        path: String,
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A configuration annotation has a value we do not accept.
+    #[error(
+        "{workload}: annotation {annotation} has an invalid value {value:?} (on the {origin}); \
+         allowed: {allowed}"
+    )]
+    InvalidAnnotation {
+        /// The workload whose pods the annotation configures.
+        workload: Box<WorkloadRef>,
+        /// The annotation key.
+        annotation: String,
+        /// Its value.
+        value: String,
+        /// Where it was read.
+        origin: Origin,
+        /// The values it may take.
+        allowed: String,
+    },
+    /// Annotations that are valid alone but not together.
+    #[error("{workload}: {message}")]
+    Conflict {
+        /// The workload.
+        workload: Box<WorkloadRef>,
+        /// What clashes.
+        message: String,
+    },
+    /// A sidecar partial failed to render, or rendered something that is not a container.
+    #[error("{workload}: rendering the {container} container: {source}")]
+    Render {
+        /// The workload being injected.
+        workload: Box<WorkloadRef>,
+        /// `linkerd-proxy`, `linkerd-init` or `linkerd-debug`.
+        container: &'static str,
+        /// What went wrong.
+        source: Box<SidecarError>,
+    },
+    /// A changed document could not be written back (a value YAML/JSON cannot hold).
+    #[error("{workload}: cannot write the injected resource: {message}")]
+    Emit {
+        /// The workload.
+        workload: Box<WorkloadRef>,
+        /// The writer's message.
+        message: String,
+    },
+    /// `--namespace-annotations` does not hold a Namespace.
+    #[error("{path}: {message}")]
+    NamespaceFile {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// `-` was given twice (or also used by `-f -`).
+    #[error("stdin (-) can be read only once")]
+    StdinTwice,
+}
+
+/// Why a sidecar container could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarError {
+    /// The chart's partial failed.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The partial's output is not a YAML mapping.
+    #[error("the partial {template} did not render a container mapping: {message}")]
+    NotAContainer {
+        /// The partial.
+        template: String,
+        /// Why.
+        message: String,
+    },
+}

@@ -1,0 +1,164 @@
+//! Golden-file cases for `inject` and `uninject`, with the conventions of [`crate::golden`].
+//!
+//! A case is a folder holding an `args` file (the subcommand, then one argument per line; `#`
+//! comments; relative paths resolve against the case folder), the inputs it names, an optional
+//! `stdin` file (read for `-`), and either `expected.yaml` (stdout) plus `expected-report.txt`
+//! (stderr: value notes, then the report), or `expected-error.txt` (the error; stdout must stay
+//! empty). The case folder's path is written as `<case>/` in expectations.
+
+use super::command::{run_inject, run_uninject, Run};
+use super::flags::{InjectArgs, UninjectArgs};
+use crate::chart::Chart;
+use crate::error::Error;
+use crate::golden::{CaseOutcome, CaseReport, ARGS_FILE, EXPECTED_ERROR, EXPECTED_OUTPUT};
+use camino::{Utf8Path, Utf8PathBuf};
+use clap::{Parser, Subcommand};
+
+/// File holding the expected report (stderr).
+pub const EXPECTED_REPORT: &str = "expected-report.txt";
+/// File fed to the command as stdin.
+pub const STDIN_FILE: &str = "stdin";
+/// How the case folder is written in expectations.
+pub const CASE_DIR_TOKEN: &str = "<case>/";
+
+#[derive(Parser, Debug)]
+#[command(name = "inject-case", no_binary_name = true)]
+struct CaseArgs {
+    #[command(subcommand)]
+    command: CaseCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum CaseCommand {
+    Inject(InjectArgs),
+    Uninject(UninjectArgs),
+}
+
+/// The case folders under `cases_dir` (each subfolder with an `args` file), sorted.
+pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
+    let mut cases = Vec::new();
+    for entry in cases_dir.read_dir_utf8().map_err(Error::io(cases_dir))? {
+        let entry = entry.map_err(Error::io(cases_dir))?;
+        if entry.path().join(ARGS_FILE).is_file() {
+            cases.push(entry.path().to_owned());
+        }
+    }
+    cases.sort();
+    Ok(cases)
+}
+
+fn resolve(dir: &Utf8Path, path: &str) -> String {
+    if path == "-" || Utf8Path::new(path).is_absolute() {
+        path.to_owned()
+    } else {
+        dir.join(path).to_string()
+    }
+}
+
+fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
+    let args_path = dir.join(ARGS_FILE);
+    let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
+    let args: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    let mut command = CaseArgs::try_parse_from(&args)
+        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))?
+        .command;
+    match &mut command {
+        CaseCommand::Inject(a) => {
+            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+            a.values.resolve_paths(dir);
+            a.namespace_annotations = a
+                .namespace_annotations
+                .as_ref()
+                .map(|p| Utf8PathBuf::from(resolve(dir, p.as_str())));
+        }
+        CaseCommand::Uninject(a) => {
+            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+        }
+    }
+    Ok(command)
+}
+
+/// What a case produced: `(file name, text)` for each expectation file.
+pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, String)>, Error> {
+    let command = parse_case(dir)?;
+    let stdin_path = dir.join(STDIN_FILE);
+    let stdin = std::fs::read(&stdin_path).unwrap_or_default();
+    let mut stdin = stdin.as_slice();
+    let (result, format) = match &command {
+        CaseCommand::Inject(a) => (run_inject(chart, a, &mut stdin), a.report),
+        CaseCommand::Uninject(a) => (run_uninject(a, &mut stdin), a.report),
+    };
+    let prefix = format!("{dir}/");
+    let redact = |text: String| text.replace(&prefix, CASE_DIR_TOKEN);
+    Ok(match result {
+        Ok(Run { transformed, notes }) => {
+            let mut stderr = String::new();
+            for note in notes {
+                stderr.push_str(&note);
+                stderr.push('\n');
+            }
+            stderr.push_str(&transformed.report.render(format));
+            vec![
+                (EXPECTED_OUTPUT, redact(transformed.output)),
+                (EXPECTED_REPORT, redact(stderr)),
+            ]
+        }
+        Err(e) => vec![(EXPECTED_ERROR, redact(format!("{e}\n")))],
+    })
+}
+
+/// Runs (or, with `update`, rewrites) every case under `cases_dir`.
+pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<CaseReport>, Error> {
+    let mut reports = Vec::new();
+    for dir in discover(cases_dir)? {
+        let produced = produce(chart, &dir)?;
+        let mut diffs = String::new();
+        let mut stale = Vec::new();
+        for name in [EXPECTED_OUTPUT, EXPECTED_REPORT, EXPECTED_ERROR] {
+            let path = dir.join(name);
+            let actual = produced.iter().find(|(n, _)| *n == name).map(|(_, t)| t);
+            let expected = std::fs::read_to_string(&path).ok();
+            match (actual, expected) {
+                (Some(a), Some(e)) if *a == e => {}
+                (None, None) => {}
+                (None, Some(_)) => {
+                    stale.push(path.clone());
+                    diffs.push_str(&format!("{path} exists but the case produced no {name}\n"));
+                }
+                (Some(a), e) => {
+                    let e = e.unwrap_or_default();
+                    diffs.push_str(
+                        &similar::TextDiff::from_lines(&e, a)
+                            .unified_diff()
+                            .context_radius(3)
+                            .header(path.as_str(), "actual")
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        let outcome = if diffs.is_empty() {
+            CaseOutcome::Passed
+        } else if update {
+            for (name, text) in &produced {
+                let path = dir.join(name);
+                std::fs::write(&path, text).map_err(Error::io(&path))?;
+            }
+            for path in stale {
+                std::fs::remove_file(&path).map_err(Error::io(&path))?;
+            }
+            CaseOutcome::Updated
+        } else {
+            CaseOutcome::Failed(diffs)
+        };
+        reports.push(CaseReport {
+            name: dir.file_name().unwrap_or_default().to_owned(),
+            outcome,
+        });
+    }
+    Ok(reports)
+}

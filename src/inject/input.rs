@@ -1,0 +1,356 @@
+//! Reading manifests: files, folders (recursively) and stdin, split into documents that keep
+//! their exact text, so a document nobody changes is written back byte for byte.
+
+use super::error::InjectError;
+use crate::values::{Map, Value};
+use crate::yaml;
+use std::io::Read;
+use std::path::Path;
+
+/// File extensions read when walking a folder.
+pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
+
+/// Name used for stdin in messages and reports.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// How deep a folder walk goes before we suspect a symlink loop.
+const MAX_WALK_DEPTH: usize = 64;
+
+/// One input stream: a file's or stdin's whole text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The path, or [`STDIN_NAME`].
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+impl Source {
+    /// Whether the text is JSON (its first non-blank character opens an object or array).
+    pub fn is_json(&self) -> bool {
+        matches!(self.text.trim_start().chars().next(), Some('{') | Some('['))
+    }
+}
+
+/// Reads the inputs named on the command line, in order: `-` is stdin, a folder is walked
+/// recursively in lexical order for `.yaml`, `.yml` and `.json` files, anything else is a file.
+pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>, InjectError> {
+    let mut sources = Vec::new();
+    let mut stdin_used = false;
+    for arg in args {
+        if arg == "-" {
+            if stdin_used {
+                return Err(InjectError::StdinTwice);
+            }
+            stdin_used = true;
+            let mut text = String::new();
+            stdin
+                .read_to_string(&mut text)
+                .map_err(|source| InjectError::Read {
+                    path: STDIN_NAME.into(),
+                    source,
+                })?;
+            sources.push(Source {
+                name: STDIN_NAME.into(),
+                text,
+            });
+            continue;
+        }
+        let path = Path::new(arg);
+        let meta = std::fs::metadata(path).map_err(|source| InjectError::Read {
+            path: arg.clone(),
+            source,
+        })?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(path, 0, &mut files)?;
+            for file in files {
+                sources.push(read_file(&file)?);
+            }
+        } else {
+            sources.push(read_file(path)?);
+        }
+    }
+    Ok(sources)
+}
+
+fn read_file(path: &Path) -> Result<Source, InjectError> {
+    let name = path.to_string_lossy().into_owned();
+    let text = std::fs::read_to_string(path).map_err(|source| InjectError::Read {
+        path: name.clone(),
+        source,
+    })?;
+    Ok(Source { name, text })
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<std::path::PathBuf>) -> Result<(), InjectError> {
+    let io_err = |source| InjectError::Read {
+        path: dir.to_string_lossy().into_owned(),
+        source,
+    };
+    if depth > MAX_WALK_DEPTH {
+        return Err(io_err(std::io::Error::other(format!(
+            "folders nested more than {MAX_WALK_DEPTH} deep (a symlink loop?)"
+        ))));
+    }
+    let mut entries = std::fs::read_dir(dir)
+        .map_err(io_err)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(io_err)?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, depth + 1, out)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A piece of an input stream: the text that separates it from the previous one, and its body.
+///
+/// Concatenating `separator + body` over all chunks gives back the stream exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// A `---` line (YAML) or the whitespace between values (JSON); empty for the first chunk.
+    pub separator: &'a str,
+    /// The document's text.
+    pub body: &'a str,
+    /// The 1-based line of the file the body starts on.
+    pub line: usize,
+}
+
+impl Chunk<'_> {
+    /// Whether the body holds nothing but blank lines and comments.
+    pub fn is_blank(&self) -> bool {
+        self.body
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    }
+}
+
+/// What a `---` line does: separate (the line belongs to no document), or start a document whose
+/// content begins on the same line (`--- {a: 1}`).
+fn separator_kind(line: &str) -> Option<bool> {
+    let rest = line.strip_prefix("---")?;
+    let rest = rest.trim_end_matches(['\n', '\r']);
+    if rest.is_empty() {
+        return Some(true);
+    }
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let content = rest.trim();
+    Some(content.is_empty() || content.starts_with('#'))
+}
+
+/// Splits a YAML stream on `---` lines, keeping every byte.
+pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
+    let mut chunks = Vec::new();
+    let mut separator = "";
+    let mut body_start = 0;
+    let mut body_line = 1;
+    let mut offset = 0;
+    for (line_no, line) in (1..).zip(text.split_inclusive('\n')) {
+        if let Some(pure) = separator_kind(line) {
+            chunks.push(Chunk {
+                separator,
+                body: &text[body_start..offset],
+                line: body_line,
+            });
+            if pure {
+                separator = line;
+                body_start = offset + line.len();
+                body_line = line_no + 1;
+            } else {
+                separator = "";
+                body_start = offset;
+                body_line = line_no;
+            }
+        }
+        offset += line.len();
+    }
+    chunks.push(Chunk {
+        separator,
+        body: &text[body_start..],
+        line: body_line,
+    });
+    chunks
+}
+
+/// The leading comment lines of a YAML body (kept when the document is rewritten).
+pub fn leading_comments(body: &str) -> &str {
+    let mut end = 0;
+    for line in body.split_inclusive('\n') {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            end += line.len();
+        } else {
+            break;
+        }
+    }
+    &body[..end]
+}
+
+/// Parses a YAML chunk into its documents (usually one; none for a blank chunk).
+pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, InjectError> {
+    if chunk.is_blank() {
+        return Ok(Vec::new());
+    }
+    yaml::parse_documents(chunk.body).map_err(|e| InjectError::Yaml {
+        path: source.to_owned(),
+        line: chunk.line + e.position.line.saturating_sub(1),
+        column: e.position.column,
+        message: e.message,
+    })
+}
+
+/// Splits a stream of JSON values into chunks (whitespace, value text) and parses each value.
+pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
+    let mut out = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    let mut previous_end = 0;
+    loop {
+        let item = stream.next();
+        let end = stream.byte_offset();
+        match item {
+            None => break,
+            Some(Err(e)) => {
+                return Err(InjectError::Json {
+                    path: source.to_owned(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: json_message(&e),
+                })
+            }
+            Some(Ok(value)) => {
+                let between = &text[previous_end..end];
+                let start = previous_end + (between.len() - between.trim_start().len());
+                out.push((
+                    Chunk {
+                        separator: &text[previous_end..start],
+                        body: &text[start..end],
+                        line: 1 + text[..start].matches('\n').count(),
+                    },
+                    from_json(value),
+                ));
+                previous_end = end;
+            }
+        }
+    }
+    if previous_end < text.len() || out.is_empty() {
+        out.push((
+            Chunk {
+                separator: &text[previous_end..],
+                body: "",
+                line: 1 + text.matches('\n').count(),
+            },
+            Value::Null,
+        ));
+    }
+    Ok(out)
+}
+
+/// serde_json's message without its trailing " at line L column C" (we print those ourselves).
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    }
+}
+
+/// Converts parsed JSON into our value tree.
+pub fn from_json(value: serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::String(s),
+        serde_json::Value::Array(items) => Value::Seq(items.into_iter().map(from_json).collect()),
+        serde_json::Value::Object(map) => Value::Map(
+            map.into_iter()
+                .map(|(k, v)| (k, from_json(v)))
+                .collect::<Map>(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rebuild(chunks: &[Chunk<'_>]) -> String {
+        chunks
+            .iter()
+            .map(|c| format!("{}{}", c.separator, c.body))
+            .collect()
+    }
+
+    #[test]
+    fn split_keeps_every_byte() {
+        let texts = [
+            "",
+            "a: 1\n",
+            "---\na: 1\n---\nb: 2\n",
+            "a: 1\n---\n\n---\n\n---\n",
+            "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
+            "a: 1\r\n---\r\nb: 2",
+            "----\nx: ---\n",
+        ];
+        for text in texts {
+            assert_eq!(rebuild(&split_yaml(text)), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn split_finds_documents_and_lines() {
+        let chunks = split_yaml("---\na: 1\n---\n\n---\nb: 2\n");
+        let bodies: Vec<_> = chunks.iter().map(|c| (c.body, c.line)).collect();
+        assert_eq!(
+            bodies,
+            vec![("", 1), ("a: 1\n", 2), ("\n", 4), ("b: 2\n", 6)]
+        );
+        // Content on the separator line starts the document itself.
+        let chunks = split_yaml("a: 1\n--- {b: 2}\n");
+        assert_eq!(chunks[1].separator, "");
+        assert_eq!(chunks[1].body, "--- {b: 2}\n");
+        // `----` and `---x` are not separators.
+        assert_eq!(split_yaml("----\n---x\n").len(), 1);
+    }
+
+    #[test]
+    fn yaml_errors_point_into_the_file() {
+        let text = "a: 1\n---\nkind: Pod\nmetadata:\n  name: [x\n";
+        let chunks = split_yaml(text);
+        let err = parse_yaml_chunk("f.yaml", &chunks[1]).unwrap_err();
+        let InjectError::Yaml { line, .. } = err else {
+            panic!("{err}")
+        };
+        assert!(line >= 5, "{line}");
+    }
+
+    #[test]
+    fn json_stream_keeps_every_byte() {
+        let text = " {\"a\": 1}\n\n[1, 2] {\"b\": {\"c\": null}}\n";
+        let chunks = split_json("x.json", text).unwrap();
+        let rebuilt: String = chunks
+            .iter()
+            .map(|(c, _)| format!("{}{}", c.separator, c.body))
+            .collect();
+        assert_eq!(rebuilt, text);
+        assert_eq!(chunks[0].1.get_path(&["a"]), Some(&Value::Int(1)));
+        assert_eq!(chunks[2].0.line, 3);
+        let err = split_json("x.json", "{\"a\": 1,\n  }").unwrap_err();
+        assert_eq!(err.to_string(), "x.json:2:3: invalid JSON: trailing comma");
+    }
+}

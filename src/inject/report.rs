@@ -1,0 +1,280 @@
+//! The report on stderr: one line per resource, saying what happened to it and why.
+
+use std::fmt::Write as _;
+
+/// Why a resource was left as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The document has no `kind` (or is empty).
+    MissingKind,
+    /// The kind has no pods (Service, ConfigMap, Namespace, ...).
+    Unsupported,
+    /// A workload kind without a pod template.
+    NoPodTemplate,
+    /// The pod has no containers.
+    NoContainers,
+    /// `linkerd.io/inject: disabled`.
+    InjectionDisabled,
+    /// `hostNetwork: true`: the proxy cannot capture the host's traffic.
+    HostNetwork,
+    /// Another mesh's sidecar (the container's name).
+    Sidecar(String),
+    /// `automountServiceAccountToken: false` while identity needs the token.
+    AutomountDisabled,
+    /// uninject: nothing of inject's was found.
+    NotInjected,
+}
+
+impl SkipReason {
+    /// A stable key for machines (upstream's reason keys where it has one).
+    pub fn key(&self) -> &'static str {
+        match self {
+            SkipReason::MissingKind => "missing_kind",
+            SkipReason::Unsupported => "unsupported_resource",
+            SkipReason::NoPodTemplate => "no_pod_template",
+            SkipReason::NoContainers => "no_containers",
+            SkipReason::InjectionDisabled => "injection_disabled",
+            SkipReason::HostNetwork => "host_network_enabled",
+            SkipReason::Sidecar(_) => "sidecar_already_exists",
+            SkipReason::AutomountDisabled => "automount_service_account_token_false",
+            SkipReason::NotInjected => "not_injected",
+        }
+    }
+
+    /// A sentence for people.
+    pub fn message(&self) -> String {
+        match self {
+            SkipReason::MissingKind => "document has no \"kind\" field".into(),
+            SkipReason::Unsupported => "not a workload (it has no pods)".into(),
+            SkipReason::NoPodTemplate => "no pod template".into(),
+            SkipReason::NoContainers => "the pod has no containers".into(),
+            SkipReason::InjectionDisabled => {
+                "\"linkerd.io/inject: disabled\" annotation set".into()
+            }
+            SkipReason::HostNetwork => "hostNetwork is enabled".into(),
+            SkipReason::Sidecar(name) => {
+                format!("pod has another mesh's sidecar already (container {name:?})")
+            }
+            SkipReason::AutomountDisabled => "automountServiceAccountToken set to \"false\" \
+                 (the proxy needs the token for its identity)"
+                .into(),
+            SkipReason::NotInjected => "not injected".into(),
+        }
+    }
+}
+
+/// Something worth knowing about an injected pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warning {
+    /// A container port uses UDP, which the proxy does not handle.
+    Udp,
+}
+
+impl Warning {
+    /// A stable key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Warning::Udp => "udp",
+        }
+    }
+
+    /// A sentence.
+    pub fn message(self) -> &'static str {
+        match self {
+            Warning::Udp => "uses \"protocol: UDP\", which the proxy does not handle",
+        }
+    }
+}
+
+/// What happened to one resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The proxy was added (or re-added).
+    Injected {
+        /// The input held a proxy already (it was re-injected from scratch).
+        already: bool,
+        /// The output differs from the input.
+        changed: bool,
+        /// Things to know.
+        warnings: Vec<Warning>,
+    },
+    /// uninject removed the mesh.
+    Uninjected,
+    /// Left as it was (or, if it carried a proxy, only uninjected).
+    Skipped(SkipReason),
+}
+
+/// One resource's line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// File or `<stdin>`.
+    pub source: String,
+    /// Line its document starts on.
+    pub line: usize,
+    /// `kind` as written ("" when missing).
+    pub kind: String,
+    /// `metadata.name` (or `generateName`).
+    pub name: String,
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// What happened.
+    pub outcome: Outcome,
+}
+
+impl Entry {
+    /// The text line (upstream's phrasing, with the reason after a colon).
+    pub fn text(&self) -> String {
+        if self.kind.is_empty() {
+            return "document missing \"kind\" field, skipped".into();
+        }
+        let subject = format!("{} {:?}", self.kind.to_lowercase(), self.name);
+        match &self.outcome {
+            Outcome::Injected {
+                already,
+                changed,
+                warnings,
+            } => {
+                let mut line = format!("{subject} injected");
+                match (already, changed) {
+                    (true, false) => line.push_str(" (already injected, unchanged)"),
+                    (true, true) => line.push_str(" (re-injected)"),
+                    _ => {}
+                }
+                for w in warnings {
+                    let _ = write!(line, "; warning: {}", w.message());
+                }
+                line
+            }
+            Outcome::Uninjected => format!("{subject} uninjected"),
+            Outcome::Skipped(reason) => format!("{subject} skipped: {}", reason.message()),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let mut object = serde_json::json!({
+            "source": self.source,
+            "line": self.line,
+            "kind": self.kind,
+            "name": self.name,
+            "namespace": self.namespace,
+        });
+        let fields = match &self.outcome {
+            Outcome::Injected {
+                already,
+                changed,
+                warnings,
+            } => serde_json::json!({
+                "result": "injected",
+                "alreadyInjected": already,
+                "changed": changed,
+                "warnings": warnings.iter().map(|w| serde_json::json!({
+                    "reason": w.key(),
+                    "message": w.message(),
+                })).collect::<Vec<_>>(),
+            }),
+            Outcome::Uninjected => serde_json::json!({ "result": "uninjected" }),
+            Outcome::Skipped(reason) => serde_json::json!({
+                "result": "skipped",
+                "reason": reason.key(),
+                "message": reason.message(),
+            }),
+        };
+        if let (Some(o), serde_json::Value::Object(f)) = (object.as_object_mut(), fields) {
+            o.extend(f);
+        }
+        object
+    }
+}
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// One line per resource.
+    #[default]
+    Text,
+    /// One JSON document: `{"resources": [...]}`.
+    Json,
+}
+
+/// Every resource's entry, in input order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The entries.
+    pub entries: Vec<Entry>,
+}
+
+impl Report {
+    /// The report as text in `format`, ending with a newline.
+    pub fn render(&self, format: ReportFormat) -> String {
+        match format {
+            ReportFormat::Text => {
+                let mut out = String::new();
+                for entry in &self.entries {
+                    out.push_str(&entry.text());
+                    out.push('\n');
+                }
+                out
+            }
+            ReportFormat::Json => {
+                let resources: Vec<_> = self.entries.iter().map(Entry::json).collect();
+                let doc = serde_json::json!({ "resources": resources });
+                let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                text.push('\n');
+                text
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(outcome: Outcome) -> Entry {
+        Entry {
+            source: "in.yaml".into(),
+            line: 3,
+            kind: "Deployment".into(),
+            name: "web".into(),
+            namespace: "emojivoto".into(),
+            outcome,
+        }
+    }
+
+    #[test]
+    fn text_lines() {
+        let report = Report {
+            entries: vec![
+                entry(Outcome::Injected {
+                    already: false,
+                    changed: true,
+                    warnings: vec![],
+                }),
+                entry(Outcome::Skipped(SkipReason::HostNetwork)),
+                Entry {
+                    kind: String::new(),
+                    ..entry(Outcome::Skipped(SkipReason::MissingKind))
+                },
+            ],
+        };
+        assert_eq!(
+            report.render(ReportFormat::Text),
+            "deployment \"web\" injected\n\
+             deployment \"web\" skipped: hostNetwork is enabled\n\
+             document missing \"kind\" field, skipped\n"
+        );
+    }
+
+    #[test]
+    fn json_entries() {
+        let report = Report {
+            entries: vec![entry(Outcome::Skipped(SkipReason::InjectionDisabled))],
+        };
+        let parsed: serde_json::Value =
+            serde_json::from_str(&report.render(ReportFormat::Json)).unwrap();
+        let e = &parsed["resources"][0];
+        assert_eq!(e["result"], "skipped");
+        assert_eq!(e["reason"], "injection_disabled");
+        assert_eq!(e["line"], 3);
+    }
+}

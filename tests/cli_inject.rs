@@ -1,0 +1,123 @@
+//! `meshchart inject` / `uninject` as a user runs them: exit codes, stdout carries only the
+//! manifests (nothing at all on failure), the report goes to stderr, stdin works.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const CASES: &str = "tests/golden/inject";
+
+fn meshchart(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshchart"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run meshchart");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("meshchart finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn inject_writes_yaml_on_stdout_and_the_report_on_stderr() {
+    let input = std::fs::read_to_string(format!(
+        "{}/{CASES}/deployment/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let out = meshchart(
+        &["inject", "-", "-f", &format!("{CASES}/values.yaml")],
+        &input,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let expected = std::fs::read_to_string(format!(
+        "{}/{CASES}/deployment/expected.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert_eq!(stdout, expected);
+    assert_eq!(text(&out.stderr), "deployment \"web\" injected\n");
+
+    // Piping the output back through uninject gives the input's resources back.
+    let back = meshchart(&["uninject", "-"], &stdout);
+    assert!(back.status.success());
+    assert_eq!(
+        meshchart::yaml::parse_documents(&text(&back.stdout)).unwrap(),
+        meshchart::yaml::parse_documents(&input).unwrap()
+    );
+    assert_eq!(text(&back.stderr), "deployment \"web\" uninjected\n");
+}
+
+#[test]
+fn failures_write_nothing_on_stdout() {
+    for (case, needle) in [
+        ("error-invalid-annotation", "config.linkerd.io/proxy-await"),
+        ("error-malformed-yaml", "input.yaml:29:"),
+        ("error-malformed-json", "input.json:3:"),
+    ] {
+        let dir = format!("{CASES}/{case}");
+        let input = if case.ends_with("json") {
+            "input.json"
+        } else {
+            "input.yaml"
+        };
+        let out = meshchart(
+            &[
+                "inject",
+                &format!("{dir}/{input}"),
+                "-f",
+                &format!("{CASES}/values.yaml"),
+            ],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(1), "{case}");
+        assert!(
+            out.stdout.is_empty(),
+            "{case}: stdout {:?}",
+            text(&out.stdout)
+        );
+        let stderr = text(&out.stderr);
+        assert!(stderr.starts_with("error: "), "{case}: {stderr}");
+        assert!(stderr.contains(needle), "{case}: {stderr}");
+    }
+}
+
+#[test]
+fn inject_without_trust_anchors_says_what_to_give() {
+    let out = meshchart(&["inject", &format!("{CASES}/pod/input.yaml")], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        text(&out.stderr).contains("identityTrustAnchorsPEM"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn stdin_cannot_be_read_twice() {
+    let out = meshchart(&["inject", "-", "-f", "-"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: stdin (-) can be read only once\n"
+    );
+}
+
+#[test]
+fn an_input_is_required() {
+    let out = meshchart(&["inject"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

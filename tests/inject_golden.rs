@@ -1,0 +1,79 @@
+//! The inject/uninject golden cases under `tests/golden/inject/` (see `meshchart::inject::golden`
+//! for the case layout). `UPDATE_GOLDEN=1 cargo test --test inject_golden` rewrites the
+//! expectations that differ; review the diff before committing.
+
+use camino::Utf8PathBuf;
+use meshchart::chart::Chart;
+use meshchart::golden::{update_requested, CaseOutcome};
+
+#[test]
+fn inject_golden_cases() {
+    let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
+    let chart = Chart::from_dir(&Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
+    let reports = meshchart::inject::golden::run(&chart, &dir, update_requested())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!reports.is_empty(), "no cases under {dir}");
+    let mut failures = String::new();
+    for report in &reports {
+        match &report.outcome {
+            CaseOutcome::Passed => {}
+            CaseOutcome::Updated => eprintln!("updated {}", report.name),
+            CaseOutcome::Failed(diff) => {
+                failures.push_str(&format!("FAILED {}\n{diff}\n", report.name));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{failures}(UPDATE_GOLDEN=1 rewrites the expectations)"
+    );
+}
+
+/// Every `uninject-<case>` case undoes `<case>`: its output, parsed, is `<case>`'s input.
+#[test]
+fn uninject_cases_restore_the_inject_inputs() {
+    let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
+    let parse = |path: &camino::Utf8Path| -> Vec<meshchart::values::Value> {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let source = meshchart::inject::Source {
+            name: path.to_string(),
+            text,
+        };
+        if source.is_json() {
+            meshchart::inject::input::split_json(&source.name, &source.text)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .into_iter()
+                .map(|(_, v)| v)
+                .filter(|v| !matches!(v, meshchart::values::Value::Null))
+                .collect()
+        } else {
+            meshchart::yaml::parse_documents(&source.text).unwrap_or_else(|e| panic!("{path}: {e}"))
+        }
+    };
+    let mut checked = 0;
+    for entry in dir.read_dir_utf8().expect("cases folder") {
+        let case = entry.expect("entry").path().to_owned();
+        let Some(original) = case.file_name().and_then(|n| n.strip_prefix("uninject-")) else {
+            continue;
+        };
+        // Upstream's partially injected fixture: its input is not what inject started from.
+        if original == "already-injected" {
+            continue;
+        }
+        let original_dir = dir.join(original);
+        let input = ["input.yaml", "input.json"]
+            .iter()
+            .map(|f| original_dir.join(f))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{original_dir} has no input file"));
+        let output = case.join("expected.yaml");
+        assert_eq!(
+            parse(&output),
+            parse(&input),
+            "{output} is not {input} (uninject did not restore the input)"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} round-trip cases");
+}
