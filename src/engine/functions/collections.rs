@@ -5,10 +5,9 @@
 //! Values are immutable: the functions that change a map in Sprig return a changed copy here.
 
 use super::{describe, go_type, strval, Args, MAX_LIST_ITEMS};
-use crate::engine::{from_jinja, to_jinja};
-use crate::values::{Map, Value as Data};
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
+use std::collections::BTreeMap;
 
 /// `list(item...)`: a list of the arguments, none included: `list(1, "a", none)`.
 pub fn list(args: &Args) -> Result<Value, Error> {
@@ -58,13 +57,6 @@ fn map_arg(args: &Args, i: usize, what: &str) -> Result<Value, Error> {
     Ok(value)
 }
 
-fn data_map(args: &Args, i: usize, what: &str) -> Result<Map, Error> {
-    match from_jinja(&map_arg(args, i, what)?)? {
-        Data::Map(map) => Ok(map),
-        _ => Err(args.error(format!("{what} must be a map"))),
-    }
-}
-
 /// `keys(map...)`: the keys of the maps, each map's in sorted order.
 pub fn keys(args: &Args) -> Result<Value, Error> {
     let mut keys = Vec::new();
@@ -107,22 +99,43 @@ pub fn has(args: &Args) -> Result<Value, Error> {
     }
 }
 
+/// The entries of a template map, sharing their values (template values are reference-counted).
+fn entries(map: &Value) -> Result<BTreeMap<Value, Value>, Error> {
+    let mut entries = BTreeMap::new();
+    for key in map.try_iter()? {
+        let value = map.get_item(&key)?;
+        entries.insert(key, value);
+    }
+    Ok(entries)
+}
+
+/// Helm's emptiness on a template value: none, false, 0, "", [] and {}.
+fn is_empty_value(value: &Value) -> bool {
+    match value.kind() {
+        ValueKind::Undefined | ValueKind::None => true,
+        ValueKind::Bool => !value.is_true(),
+        ValueKind::Number => !value.is_true(),
+        ValueKind::String | ValueKind::Seq | ValueKind::Map => value.len() == Some(0),
+        _ => false,
+    }
+}
+
 /// `set(map, key, value)`: a copy of `map` with `key` set; `map` itself is not changed, so
 /// rebind: `{% set labels = set(labels, "tier", "web") %}`.
 pub fn set(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
-    let mut map = data_map(args, 0, "map")?;
+    let mut map = entries(&map_arg(args, 0, "map")?)?;
     let key = args.string(1, "key")?;
-    map.insert(key.into_owned(), from_jinja(&args.get(2))?);
-    Ok(to_jinja(&Data::Map(map)))
+    map.insert(Value::from(key.into_owned()), args.get(2));
+    Ok(Value::from(map))
 }
 
 /// `unset(map, key)`: a copy of `map` without `key`; `map` itself is not changed.
 pub fn unset(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
-    let mut map = data_map(args, 0, "map")?;
-    map.remove(&*args.string(1, "key")?);
-    Ok(to_jinja(&Data::Map(map)))
+    let mut map = entries(&map_arg(args, 0, "map")?)?;
+    map.remove(&Value::from(&*args.string(1, "key")?));
+    Ok(Value::from(map))
 }
 
 /// `merge(destination, source...)`: a new map: `destination`'s values win, its empty values
@@ -144,38 +157,37 @@ pub fn merge_overwrite(args: &Args) -> Result<Value, Error> {
 
 fn merge_all(args: &Args, overwrite: bool) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
-    let mut destination = data_map(args, 0, "destination")?;
+    let mut destination = map_arg(args, 0, "destination")?;
     for i in 1..args.len() {
-        let source = data_map(args, i, "source")?;
-        merge_into(&mut destination, source, overwrite);
+        destination = merge_maps(&destination, &map_arg(args, i, "source")?, overwrite)?;
     }
-    Ok(to_jinja(&Data::Map(destination)))
+    Ok(destination)
 }
 
 /// mergo's rules as Sprig uses them: a none source value only counts when overwriting; lists and
-/// scalars are replaced whole, maps merge key by key.
-fn merge_into(destination: &mut Map, source: Map, overwrite: bool) {
-    for (key, value) in source {
-        if value == Data::Null {
+/// scalars are replaced whole, maps merge key by key. Untouched subtrees are shared, not copied.
+fn merge_maps(destination: &Value, source: &Value, overwrite: bool) -> Result<Value, Error> {
+    let mut merged = entries(destination)?;
+    for key in source.try_iter()? {
+        let value = source.get_item(&key)?;
+        if value.is_none() || value.is_undefined() {
             if overwrite {
-                destination.insert(key, Data::Null);
+                merged.insert(key, Value::from(()));
             }
             continue;
         }
-        match (destination.get_mut(&key), value) {
-            (Some(Data::Map(inner)), Data::Map(source_inner)) => {
-                merge_into(inner, source_inner, overwrite)
+        let replacement = match merged.get(&key) {
+            Some(existing)
+                if existing.kind() == ValueKind::Map && value.kind() == ValueKind::Map =>
+            {
+                merge_maps(existing, &value, overwrite)?
             }
-            (Some(existing), value) => {
-                if overwrite || existing.is_empty_like() {
-                    *existing = value;
-                }
-            }
-            (None, value) => {
-                destination.insert(key, value);
-            }
-        }
+            Some(existing) if !overwrite && !is_empty_value(existing) => continue,
+            _ => value,
+        };
+        merged.insert(key, replacement);
     }
+    Ok(Value::from(merged))
 }
 
 /// `deepCopy(value)`: an independent copy (values are immutable, so this is the value itself).
