@@ -135,7 +135,35 @@ pub fn render_with(
     let (values, mut notes) = values_for(chart, flags, stdin, clock)?;
     let rendered = engine.render(&values, &options)?;
     notes.extend(rendered.notes.iter().cloned());
+    notes.extend(proxy_value_notes(chart, &values));
     Ok(RenderOutcome { rendered, notes })
+}
+
+/// The proxy partial that [`proxy_value_notes`] speaks for.
+pub const PROXY_PARTIAL: &str = "_proxy.tpl";
+
+/// Notes on proxy values the chart accepts but some of its proxies cannot honour. A template can
+/// only render or fail, never warn, so the pipeline says it, for charts that carry the shared
+/// proxy partial (`templates/_proxy.tpl`): `proxy.waitBeforeExitSeconds` with
+/// `proxy.nativeSidecar` (a native sidecar has no lifecycle hooks: Kubernetes stops it after the
+/// app containers, so there is nothing to wait for).
+pub fn proxy_value_notes(chart: &Chart, values: &Value) -> Vec<String> {
+    if !chart.templates.iter().any(|t| t.path == PROXY_PARTIAL) {
+        return Vec::new();
+    }
+    let at = |key: &str| values.get_path(&["proxy", key]);
+    let native = at("nativeSidecar").is_some_and(|v| !v.is_empty_like());
+    let wait = at("waitBeforeExitSeconds").filter(|v| !v.is_empty_like());
+    match (native, wait) {
+        (true, Some(seconds)) => vec![format!(
+            "warning: proxy.waitBeforeExitSeconds={} is ignored by the proxies that run as native \
+             sidecars (proxy.nativeSidecar): Kubernetes stops a native sidecar after the app \
+             containers, so it gets no preStop hook; proxies that stay regular containers \
+             (identity's) keep it",
+            crate::yaml::to_json(seconds)
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Writes one file per template under `dir`, as Helm's `--output-dir` does: all or nothing.
