@@ -269,41 +269,63 @@ spec:
       - {name: once, image: example.com/once:1}
 "#;
 
-/// (pod spec path, app containers, the pod's init containers, awaited) of each workload above.
-fn expectations() -> Vec<(&'static [&'static str], Vec<String>, Vec<String>, bool)> {
+/// What one workload above must look like once injected.
+struct Expected {
+    /// From the document to the pod spec.
+    spec: &'static [&'static str],
+    /// The app containers, in order.
+    apps: Vec<String>,
+    /// The pod's own init containers, in order.
+    inits: Vec<String>,
+    /// Whether its proxy is awaited.
+    awaited: bool,
+}
+
+/// The expectations for each workload above, in order.
+fn expectations() -> Vec<Expected> {
     let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
     vec![
-        (
-            &["spec", "template", "spec"],
-            s(&["web", "cache"]),
-            s(&["migrate", "warm"]),
-            true,
-        ),
-        (&["spec"], s(&["bot"]), vec![], true),
-        (
-            &["spec", "jobTemplate", "spec", "template", "spec"],
-            s(&["report"]),
-            vec![],
-            true,
-        ),
-        (&["spec", "template", "spec"], s(&["once"]), vec![], false),
+        Expected {
+            spec: &["spec", "template", "spec"],
+            apps: s(&["web", "cache"]),
+            inits: s(&["migrate", "warm"]),
+            awaited: true,
+        },
+        Expected {
+            spec: &["spec"],
+            apps: s(&["bot"]),
+            inits: vec![],
+            awaited: true,
+        },
+        Expected {
+            spec: &["spec", "jobTemplate", "spec", "template", "spec"],
+            apps: s(&["report"]),
+            inits: vec![],
+            awaited: true,
+        },
+        Expected {
+            spec: &["spec", "template", "spec"],
+            apps: s(&["once"]),
+            inits: vec![],
+            awaited: false,
+        },
     ]
 }
 
 fn check_workloads(what: &str, docs: &[Value], init: bool) {
     assert_eq!(docs.len(), 4, "{what}");
-    for (doc, (path, apps, inits, awaited)) in docs.iter().zip(expectations()) {
+    for (doc, expected) in docs.iter().zip(expectations()) {
         let kind = doc.get_path(&["kind"]).and_then(Value::as_str).unwrap();
-        let spec = doc.get_path(path).expect("a pod spec");
+        let spec = doc.get_path(expected.spec).expect("a pod spec");
         assert_native(
             &format!("{what}: {kind}"),
             spec,
-            &apps,
-            &inits,
-            awaited,
+            &expected.apps,
+            &expected.inits,
+            expected.awaited,
             init,
         );
-        let mut template: Vec<&str> = path.to_vec();
+        let mut template: Vec<&str> = expected.spec.to_vec();
         template.pop();
         template.extend(["metadata", "annotations", DEFAULT_CONTAINER]);
         assert_eq!(doc.get_path(&template), None, "{what}: {kind}");
