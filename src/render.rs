@@ -135,7 +135,35 @@ pub fn render_with(
     let (values, mut notes) = values_for(chart, flags, stdin, clock)?;
     let rendered = engine.render(&values, &options)?;
     notes.extend(rendered.notes.iter().cloned());
+    notes.extend(proxy_value_notes(chart, &values));
     Ok(RenderOutcome { rendered, notes })
+}
+
+/// The proxy partial that [`proxy_value_notes`] speaks for.
+pub const PROXY_PARTIAL: &str = "_proxy.tpl";
+
+/// Notes on proxy values the chart accepts but some of its proxies cannot honour. A template can
+/// only render or fail, never warn, so the pipeline says it, for charts that carry the shared
+/// proxy partial (`templates/_proxy.tpl`): `proxy.waitBeforeExitSeconds` with
+/// `proxy.nativeSidecar` (a native sidecar has no lifecycle hooks: Kubernetes stops it after the
+/// app containers, so there is nothing to wait for).
+pub fn proxy_value_notes(chart: &Chart, values: &Value) -> Vec<String> {
+    if !chart.templates.iter().any(|t| t.path == PROXY_PARTIAL) {
+        return Vec::new();
+    }
+    let at = |key: &str| values.get_path(&["proxy", key]);
+    let native = at("nativeSidecar").is_some_and(|v| !v.is_empty_like());
+    let wait = at("waitBeforeExitSeconds").filter(|v| !v.is_empty_like());
+    match (native, wait) {
+        (true, Some(seconds)) => vec![format!(
+            "warning: proxy.waitBeforeExitSeconds={} is ignored by the proxies that run as native \
+             sidecars (proxy.nativeSidecar): Kubernetes stops a native sidecar after the app \
+             containers, so it gets no preStop hook; proxies that stay regular containers \
+             (identity's) keep it",
+            crate::yaml::to_json(seconds)
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// Writes one file per template under `dir`, as Helm's `--output-dir` does: all or nothing.
@@ -212,4 +240,52 @@ pub fn show_values(
         yaml
     };
     Ok((text, explained.warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(yaml: &str) -> Value {
+        crate::yaml::parse_document(yaml).unwrap()
+    }
+
+    #[test]
+    fn wait_before_exit_with_native_sidecars_gets_a_warning() {
+        let chart = Chart::embedded().unwrap();
+        let notes = proxy_value_notes(
+            &chart,
+            &values("proxy: {nativeSidecar: true, waitBeforeExitSeconds: 30}"),
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("warning: proxy.waitBeforeExitSeconds=30 is ignored"),
+            "{}",
+            notes[0]
+        );
+        for quiet in [
+            "proxy: {nativeSidecar: false, waitBeforeExitSeconds: 30}",
+            "proxy: {nativeSidecar: true, waitBeforeExitSeconds: 0}",
+            "proxy: {nativeSidecar: true}",
+        ] {
+            assert!(
+                proxy_value_notes(&chart, &values(quiet)).is_empty(),
+                "{quiet}"
+            );
+        }
+    }
+
+    #[test]
+    fn charts_without_the_proxy_partial_get_no_proxy_notes() {
+        let chart = Chart::from_files(
+            "test chart",
+            vec![crate::chart::ChartFile {
+                path: "Chart.yaml".into(),
+                text: "apiVersion: v2\nname: other\nversion: 0.1.0\n".into(),
+            }],
+        )
+        .unwrap();
+        let v = values("proxy: {nativeSidecar: true, waitBeforeExitSeconds: 30}");
+        assert!(proxy_value_notes(&chart, &v).is_empty());
+    }
 }

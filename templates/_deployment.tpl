@@ -3,6 +3,8 @@
 
     Context (explicit):
       Values      after the component's own overrides (proxy.await, ...)
+      Capabilities  the render's (the proxy partial checks proxy.nativeSidecar against
+                  Capabilities.KubeVersion)
       component   e.g. destination: names, labels and the default container
       valuesKey   the component's prefix in values, e.g. proxyInjector for
                   proxyInjectorProxyResources
@@ -11,8 +13,13 @@
       checksum    optional: the checksum/config pod annotation
       narrowSelector  optional: select on the component label only (proxy-injector and
                   sp-validator, as upstream)
-    The proxy goes first when proxy.await (it then blocks the other containers until it is ready),
-    after the component's container otherwise.
+    Where the proxy goes (this is the one place that decides it for the control plane):
+      proxy.nativeSidecar  in initContainers, right after linkerd-init, with restartPolicy:
+                           Always (Kubernetes starts it before the containers and, with
+                           proxy.await, holds them until its startupProbe passes)
+      proxy.await          first in containers (its postStart hook blocks the other containers
+                           until it is ready)
+      otherwise            last in containers, after the component's container (and debug)
 
     What every control-plane proxy gets, on this template's copy of Values: its workload's name
     and kind, <valuesKey>ProxyResources merged over proxy.resources, and port 443 in
@@ -27,7 +34,8 @@
   {%- set Values = mergeOverwrite(Values, {"proxy": {"resources": merge(proxy_resources, Values.proxy.resources)}}) -%}
 {%- endif -%}
 {{- include("_validation.tpl") -}}
-{%- set proxy_first = Values.proxy.await -%}
+{%- set native = true if Values.proxy.nativeSidecar else false -%}
+{%- set proxy_first = Values.proxy.await and not native -%}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -80,12 +88,17 @@ spec:
       {%- if Values.debugContainer.enabled %}
       - {{ include("_debug.tpl") | indent(8) | trim }}
       {%- endif %}
-      {%- if not proxy_first %}
+      {%- if not proxy_first and not native %}
       - {{ include("_proxy.tpl") | indent(8) | trim }}
       {%- endif %}
-      {%- if not Values.cniEnabled %}
+      {%- if not Values.cniEnabled or native %}
       initContainers:
+      {%- if not Values.cniEnabled %}
       - {{ include("_proxy-init.tpl") | indent(8) | trim }}
+      {%- endif %}
+      {%- if native %}
+      - {{ include("_proxy.tpl") | indent(8) | trim }}
+      {%- endif %}
       {%- endif %}
       serviceAccountName: linkerd-{{ component }}
       volumes:

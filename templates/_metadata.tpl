@@ -3,13 +3,14 @@
 
     Context (explicit): Values (after the component's overrides); `component`, e.g. destination;
     `container`, the component's own container; optionally `checksum` (checksum/config).
-    When the proxy is the first container (proxy.await), `kubectl logs`/`exec` would pick it by
-    default, so kubectl.kubernetes.io/default-container names the component's container instead. -#}
+    When the proxy is the first container (proxy.await, not as a native sidecar), `kubectl
+    logs`/`exec` would pick it by default, so kubectl.kubernetes.io/default-container names the
+    component's container instead. A native-sidecar proxy is an init container: not needed. -#}
 annotations:
 {%- if checksum is defined %}
   checksum/config: {{ checksum }}
 {%- endif %}
-{%- if Values.proxy.await %}
+{%- if Values.proxy.await and not Values.proxy.nativeSidecar %}
   kubectl.kubernetes.io/default-container: {{ container }}
 {%- endif %}
   linkerd.io/created-by: {{ include("_created-by.tpl") | trim }}

@@ -5,16 +5,35 @@
       proxy.component        the workload's name, e.g. linkerd-destination (the destination and
                              identity components talk to their own service over localhost)
       proxy.workloadKind     e.g. deployment
-      proxy.await            proxy first, with a postStart hook that waits until it is ready
+      proxy.await            the app waits until the proxy is ready: a postStart hook running
+                             linkerd-await (--timeout=proxy.awaitTimeout, --port=the admin port),
+                             or, for a native sidecar, a startupProbe (proxy.startupProbe)
+      proxy.nativeSidecar    the proxy runs as a native sidecar (an init container with
+                             restartPolicy: Always; Kubernetes 1.29 or newer, checked against
+                             Capabilities.KubeVersion); it then has no lifecycle hooks, so
+                             proxy.waitBeforeExitSeconds does not apply (Kubernetes stops it
+                             after the app containers)
       proxy.resources        resources of this proxy
       proxy.defaultInboundPolicy
-    Placing the container (first when proxy.await, else after the app containers) is the caller's
-    job: see the component templates. -#}
+    Placing the container (first in containers when proxy.await, else after the app containers;
+    in initContainers right after linkerd-init when proxy.nativeSidecar) is the caller's job:
+    _deployment.tpl for the control plane, place_containers in src/inject/mutate.rs for inject.
+
+    Fails on a proxy.awaitTimeout that is not a Go duration, and on proxy.nativeSidecar when
+    rendering for Kubernetes older than 1.29. -#}
 {%- set proxy = Values.proxy -%}
 {%- set cp_ns = Values.namespace -%}
 {%- set domain = Values.clusterDomain -%}
 {%- set component = proxy.component if proxy.component is defined else "" -%}
 {%- set ports = proxy.ports -%}
+{%- set native = true if proxy.nativeSidecar else false -%}
+{%- set await_timeout = proxy.awaitTimeout | default("2m") | toString -%}
+{%- if not regexMatch("^(0|(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$", await_timeout) -%}
+{{ fail("proxy.awaitTimeout: " ~ (await_timeout | quote) ~ " is not a duration: use Go's duration syntax, like 2m, 90s or 1m30s") }}
+{%- endif -%}
+{%- if native and not semverCompare(">=1.29.0-0", Capabilities.KubeVersion.Version) -%}
+{{ fail("proxy.nativeSidecar needs Kubernetes 1.29 or newer (rendering for " ~ Capabilities.KubeVersion.Version ~ "): older clusters do not run init containers with restartPolicy: Always as sidecars; give the cluster's version with --kube-version, or leave proxy.nativeSidecar off") }}
+{%- endif -%}
 env:
 {%- if proxy.cores %}
 - name: LINKERD2_PROXY_CORES
@@ -128,6 +147,9 @@ readinessProbe:
 {%- if proxy.resources %}
 {{ include("_resources.tpl", {"resources": proxy.resources}) | trim }}
 {%- endif %}
+{%- if native %}
+restartPolicy: Always
+{%- endif %}
 securityContext:
   allowPrivilegeEscalation: false
 {%- if proxy.capabilities %}
@@ -143,14 +165,28 @@ securityContext:
 {%- endif %}
   readOnlyRootFilesystem: true
   runAsUser: {{ proxy.uid }}
+{%- if native and proxy.await %}
+{%- set probe = proxy.startupProbe or {} %}
+startupProbe:
+  failureThreshold: {{ probe.failureThreshold if probe.failureThreshold is number else 120 }}
+  httpGet:
+    path: /ready
+    port: {{ ports.admin }}
+{%- if probe.initialDelaySeconds %}
+  initialDelaySeconds: {{ probe.initialDelaySeconds }}
+{%- endif %}
+  periodSeconds: {{ probe.periodSeconds if probe.periodSeconds is number else 1 }}
+{%- endif %}
 terminationMessagePolicy: FallbackToLogsOnError
-{%- if proxy.await or proxy.waitBeforeExitSeconds %}
+{%- if not native and (proxy.await or proxy.waitBeforeExitSeconds) %}
 lifecycle:
 {%- if proxy.await %}
   postStart:
     exec:
       command:
       - /usr/lib/linkerd/linkerd-await
+      - --timeout={{ await_timeout }}
+      - --port={{ ports.admin }}
 {%- endif %}
 {%- if proxy.waitBeforeExitSeconds %}
   preStop:

@@ -1,10 +1,11 @@
 //! `proxy.await` in the control plane: which components force it, where the proxy goes, and that
 //! the forced values never leak out of their template.
 //!
-//! destination, proxy-injector and sp-validator force `proxy.await=true` (proxy first, with the
-//! linkerd-await postStart hook, and `kubectl.kubernetes.io/default-container` naming their own
-//! container); identity forces `false` (proxy last, no hook). The user's `proxy.await` only
-//! shows in linkerd-config, which the proxy injector applies to workloads.
+//! destination, proxy-injector and sp-validator force `proxy.await` to `proxy.controlPlaneAwait`
+//! (default true: proxy first, with the `linkerd-await --timeout=<proxy.awaitTimeout>
+//! --port=<admin port>` postStart hook, and `kubectl.kubernetes.io/default-container` naming their
+//! own container); identity forces `false` (proxy last, no hook) whatever is set. The user's
+//! `proxy.await` only shows in linkerd-config, which the proxy injector applies to workloads.
 
 mod support;
 
@@ -47,6 +48,15 @@ fn post_start(container: &Value) -> Option<&Value> {
     container.get_path(&["lifecycle", "postStart", "exec", "command"])
 }
 
+/// The hook's command for a timeout and an admin port.
+fn hook(timeout: &str, admin_port: u16) -> Value {
+    Value::Seq(vec![
+        Value::String(AWAIT_HOOK.into()),
+        Value::String(format!("--timeout={timeout}")),
+        Value::String(format!("--port={admin_port}")),
+    ])
+}
+
 #[test]
 fn destination_injector_and_sp_validator_run_the_proxy_first_with_the_await_hook() {
     for (user_await, values) in both_settings() {
@@ -61,7 +71,7 @@ fn destination_injector_and_sp_validator_run_the_proxy_first_with_the_await_hook
             );
             assert_eq!(
                 post_start(first),
-                Some(&Value::Seq(vec![Value::String(AWAIT_HOOK.into())])),
+                Some(&hook("2m", 4191)),
                 "{deployment} (proxy.await={user_await}): the proxy needs the linkerd-await hook"
             );
         }
@@ -110,6 +120,76 @@ fn identity_runs_the_proxy_last_without_a_hook() {
             None,
             "identity (proxy.await={user_await}): the proxy is not first, no default-container"
         );
+    }
+}
+
+#[test]
+fn the_hook_waits_for_proxy_await_timeout_on_the_admin_port() {
+    let mut values = reference_values();
+    set(&mut values, "proxy.awaitTimeout", Value::from("1m30s"));
+    set(&mut values, "proxy.ports.admin", Value::Int(4999));
+    let rendered = render(&values);
+    for (deployment, _) in AWAITING {
+        let doc = find(&rendered, "Deployment", deployment);
+        assert_eq!(
+            post_start(&containers(&doc)[0]),
+            Some(&hook("1m30s", 4999)),
+            "{deployment}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_await_timeout_is_an_error_naming_the_key_and_the_value() {
+    let chart = support::chart();
+    let engine = meshchart::engine::Engine::new(&chart).expect("the chart compiles");
+    for bad in ["2x", "1m 30s", "-5s", "120"] {
+        let mut values = reference_values();
+        set(&mut values, "proxy.awaitTimeout", Value::from(bad));
+        let err = engine
+            .render(&values, &Default::default())
+            .expect_err(bad)
+            .to_string();
+        assert!(
+            err.contains(&format!("proxy.awaitTimeout: {bad:?} is not a duration")),
+            "{bad}: {err}"
+        );
+    }
+    for good in ["2m", "90s", "1m30s", "1.5h", "0", "500ms"] {
+        let mut values = reference_values();
+        set(&mut values, "proxy.awaitTimeout", Value::from(good));
+        engine
+            .render(&values, &Default::default())
+            .unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
+}
+
+#[test]
+fn control_plane_await_false_puts_the_proxy_last_without_hook_or_default_container() {
+    for user_await in [true, false] {
+        let mut values = reference_values();
+        set(&mut values, "proxy.await", Value::Bool(user_await));
+        set(&mut values, "proxy.controlPlaneAwait", Value::Bool(false));
+        let rendered = render(&values);
+        for (deployment, container) in AWAITING {
+            let doc = find(&rendered, "Deployment", deployment);
+            let names: Vec<&str> = containers(&doc).iter().map(name_of).collect();
+            assert_eq!(names, [*container, "linkerd-proxy"], "{deployment}");
+            assert_eq!(
+                containers(&doc)[1].get_path(&["lifecycle"]),
+                None,
+                "{deployment}"
+            );
+            let annotations = get(&doc, "spec.template.metadata.annotations");
+            assert_eq!(
+                annotations.get_path(&[DEFAULT_CONTAINER]),
+                None,
+                "{deployment}"
+            );
+        }
+        let identity = find(&rendered, "Deployment", "linkerd-identity");
+        let names: Vec<&str> = containers(&identity).iter().map(name_of).collect();
+        assert_eq!(names, ["identity", "linkerd-proxy"]);
     }
 }
 

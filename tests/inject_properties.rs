@@ -1,6 +1,7 @@
 //! Properties of inject and uninject over generated workloads, with the real chart's partials:
 //! inject is idempotent, uninject restores the input, app containers keep their order, and an
-//! injected pod has exactly one proxy.
+//! injected pod has exactly one proxy: first in `containers` when awaited, last when not, and in
+//! `initContainers` right after `linkerd-init` for the workloads that ask for a native sidecar.
 
 use meshchart::chart::Chart;
 use meshchart::inject::workload::{set_path, WORKLOAD_KINDS};
@@ -98,8 +99,16 @@ fn container(name: String, ports: Vec<(i64, Option<String>)>) -> Value {
     map(pairs)
 }
 
+/// The spellings of the native-sidecar annotation.
+const NATIVE_SIDECAR_KEYS: &[&str] = &[
+    "config.linkerd.io/proxy-enable-native-sidecar",
+    "config.beta.linkerd.io/proxy-enable-native-sidecar",
+    "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+];
+
 /// A pod template: optional metadata with user labels and annotations (including proxy-await,
-/// linkerd.io/inject and a default container of the user's), app and init containers, volumes.
+/// the native-sidecar annotation under any of its prefixes, linkerd.io/inject and a default
+/// container of the user's), app and init containers, volumes.
 fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
     (
         prop::collection::btree_set(name(), 1..4),
@@ -115,6 +124,10 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
             prop::collection::vec((1i64..65536, prop::option::of("[a-z]{1,6}")), 0..3),
             any::<bool>(),
         ),
+        prop::option::of((
+            prop::sample::select(NATIVE_SIDECAR_KEYS.to_vec()),
+            any::<bool>(),
+        )),
     )
         .prop_map(
             |(
@@ -128,6 +141,7 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
                 default_container,
                 metadata_shape,
                 (ports, caps),
+                native,
             )| {
                 let names: Vec<String> = names.into_iter().collect();
                 let mut containers: Vec<Value> = Vec::new();
@@ -194,6 +208,9 @@ fn pod_template() -> impl Strategy<Value = (Value, Vec<String>)> {
                 }
                 if let Some(i) = inject {
                     annotations.insert("linkerd.io/inject".into(), Value::from(i));
+                }
+                if let Some((key, on)) = native {
+                    annotations.insert(key.into(), Value::from(on.to_string()));
                 }
                 if default_container {
                     annotations.insert(
@@ -350,16 +367,42 @@ proptest! {
         prop_assert!(!docs.is_empty(), "no output for\n{}\ngot\n{}", input, injected);
         let spec = pod_spec(&docs[0]);
         let containers = names_of(spec, "containers");
+        let inits = names_of(spec, "initContainers");
         let apps: Vec<String> = containers.iter().filter(|n| !n.starts_with("linkerd-")).cloned().collect();
         prop_assert_eq!(apps, names);
         let proxies = containers
             .iter()
-            .chain(names_of(spec, "initContainers").iter())
+            .chain(inits.iter())
             .filter(|n| *n == "linkerd-proxy")
             .count();
         prop_assert_eq!(proxies, 1);
-        let proxy_first = containers.first().map(String::as_str) == Some("linkerd-proxy");
+        let app_inits = names_of(pod_spec(&parse(&input)[0]), "initContainers");
+        let native = input.contains("proxy-enable-native-sidecar: \"true\"");
         let await_off = input.contains("config.linkerd.io/proxy-await: disabled");
-        prop_assert_eq!(proxy_first, !await_off);
+        let proxy_first = containers.first().map(String::as_str) == Some("linkerd-proxy");
+        prop_assert_eq!(proxy_first, !await_off && !native);
+        let mut expected_inits: Vec<String> = Vec::new();
+        if native {
+            expected_inits.extend(["linkerd-init".to_owned(), "linkerd-proxy".to_owned()]);
+            expected_inits.extend(app_inits);
+        } else {
+            expected_inits.extend(app_inits);
+            expected_inits.push("linkerd-init".to_owned());
+        }
+        prop_assert_eq!(&inits, &expected_inits);
+        let proxy = spec
+            .get_path(&[if native { "initContainers" } else { "containers" }])
+            .and_then(|c| match c {
+                Value::Seq(items) => items
+                    .iter()
+                    .find(|i| i.get_path(&["name"]) == Some(&Value::from("linkerd-proxy"))),
+                _ => None,
+            })
+            .expect("the proxy");
+        let restart = proxy.get_path(&["restartPolicy"]).and_then(Value::as_str);
+        prop_assert_eq!(restart, native.then_some("Always"));
+        prop_assert_eq!(proxy.get_path(&["startupProbe"]).is_some(), native && !await_off);
+        let hook = proxy.get_path(&["lifecycle", "postStart"]).is_some();
+        prop_assert_eq!(hook, !native && !await_off);
     }
 }

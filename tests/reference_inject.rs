@@ -1,6 +1,7 @@
 //! `meshchart inject` / `uninject` compared with upstream's own inject fixtures
-//! (`../shared/reference/inject/`, linkerd2 at the proxy-await commit), case by case, field by
-//! field, and report line by report line.
+//! (`../shared/reference/inject/`, linkerd2 at the proxy-await commit; and, as cases `modern_*`,
+//! today's native-sidecar fixtures in `../shared/reference/inject-modern/`), case by case, field
+//! by field, and report line by report line.
 //!
 //! Every difference must be listed, with its reason, in the inject table of
 //! `tests/reference/DEVIATIONS.md` (columns: case, resource, field path, reason; `*` matches any
@@ -79,6 +80,13 @@ const fn set(mut c: Case, set: &'static [&'static str]) -> Case {
 }
 
 const NON_MANUAL: &str = "upstream runs this case without --manual";
+
+/// The values of upstream's native-sidecar test cases today.
+const MODERN_NATIVE_SIDECAR: &[&str] = &[
+    "proxy.nativeSidecar=true",
+    "proxyInit.ignoreInboundPorts=4567\\,4568",
+    "proxyInit.ignoreOutboundPorts=4567\\,4568",
+];
 
 const CASES: &[Case] = &[
     // TestUninjectAndInject
@@ -536,10 +544,63 @@ const CASES: &[Case] = &[
         ),
         "inject_emojivoto_namespace_uninjected_good.golden.report",
     ),
+    // Today's upstream fixtures (`inject-modern/`): native sidecars, and the default inbound
+    // policy given as a flag. Upstream's test values of today also skip ports 4567 and 4568.
+    set(
+        case(
+            "modern_deployment_native_sidecar",
+            Run::Inject,
+            "inject-modern/inject_emojivoto_deployment.input.yml",
+            "inject-modern/inject_emojivoto_deployment_native_sidecar.golden.yml",
+        ),
+        MODERN_NATIVE_SIDECAR,
+    ),
+    set(
+        case(
+            "modern_pod_native_sidecar",
+            Run::Inject,
+            "inject-modern/inject_emojivoto_pod.input.yml",
+            "inject-modern/inject_emojivoto_pod_nativesidecar.golden.yml",
+        ),
+        MODERN_NATIVE_SIDECAR,
+    ),
+    // uninject of today's native-sidecar goldens: the proxy is taken out of initContainers.
+    case(
+        "modern_uninject_deployment_native_sidecar",
+        Run::Uninject,
+        "inject-modern/inject_emojivoto_deployment_native_sidecar.golden.yml",
+        "inject-modern/inject_emojivoto_deployment.input.yml",
+    ),
+    case(
+        "modern_uninject_pod_native_sidecar",
+        Run::Uninject,
+        "inject-modern/inject_emojivoto_pod_nativesidecar.golden.yml",
+        "inject-modern/inject_emojivoto_pod.input.yml",
+    ),
+    case(
+        "modern_deployment_default_inbound_policy",
+        Run::Skipped(NON_MANUAL),
+        "inject-modern/inject_emojivoto_deployment.input.yml",
+        "inject-modern/inject_emojivoto_deployment_default_inbound_policy.golden.yml",
+    ),
+    case(
+        "modern_pod_default_inbound_policy",
+        Run::Skipped(NON_MANUAL),
+        "inject-modern/inject_emojivoto_pod.input.yml",
+        "inject-modern/inject_emojivoto_pod_default_inbound_policy.golden.yml",
+    ),
 ];
 
+/// The folder of today's upstream fixtures, next to `inject/`.
+const MODERN: &str = "inject-modern";
+
+/// A fixture: `inject/<name>`, or `<folder>/<file>` for a name with a folder (`inject-modern/`).
 fn reference(name: &str) -> String {
-    support::reference_file(&format!("inject/{name}"))
+    if name.contains('/') {
+        support::reference_file(name)
+    } else {
+        support::reference_file(&format!("inject/{name}"))
+    }
 }
 
 /// Adds `annotations` to every pod template of a manifest stream (upstream's override
@@ -997,6 +1058,17 @@ fn every_reference_fixture_is_used() {
             // The report of an uninject run that has no golden upstream (not in TestUninjectYAML).
             || name == "inject_emojivoto_pod_with_requests_uninject.report";
         if !skipped && !used.contains(&name.as_str()) {
+            unused.push(name);
+        }
+    }
+    for entry in std::fs::read_dir(support::reference_dir().join(MODERN))
+        .expect("reference/inject-modern exists")
+    {
+        let name = format!(
+            "{MODERN}/{}",
+            entry.expect("readable").file_name().to_string_lossy()
+        );
+        if !used.contains(&name.as_str()) {
             unused.push(name);
         }
     }

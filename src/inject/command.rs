@@ -6,6 +6,7 @@ use super::input::read_sources;
 use super::sidecar::ChartSidecars;
 use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transformed};
 use crate::chart::Chart;
+use crate::engine::KubeVersion;
 use crate::error::Error;
 use crate::values::effective_values;
 use std::io::Read;
@@ -42,8 +43,12 @@ pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Res
         }
         None => Namespaces::default(),
     };
+    let kube_version = match &args.kube_version {
+        Some(v) => KubeVersion::parse(v).map_err(Error::Usage)?,
+        None => KubeVersion::default(),
+    };
     let sources = read_sources(&args.inputs, stdin)?;
-    let sidecars = ChartSidecars::new(chart)?;
+    let sidecars = ChartSidecars::new(chart)?.for_kube_version(kube_version);
     let transformed = inject(
         &sources,
         &InjectOptions {

@@ -41,21 +41,45 @@ pub struct Layers<'a> {
     pub pod: Option<&'a Map>,
 }
 
+/// A winning annotation: the key it was written under, its value, and where it came from.
+struct Found {
+    key: &'static str,
+    text: String,
+    origin: Origin,
+}
+
 impl<'a> Layers<'a> {
-    /// The winning value of `key` and where it came from; the namespace counts only for
-    /// inheritable keys.
-    fn lookup(&self, key: &str, inheritable: bool) -> Option<(String, Origin)> {
-        let get = |m: Option<&'a Map>| m.and_then(|m| m.get(key));
-        if let Some(v) = get(self.pod) {
-            return Some((annotation_text(v), Origin::PodTemplate));
+    /// The winning value among `keys` (one setting's spellings, the preferred first) and where
+    /// it came from: the closest layer wins (pod template, workload, then namespace, which
+    /// counts only for inheritable settings), and within a layer the earliest key.
+    fn lookup(&self, keys: &[&'static str], inheritable: bool) -> Option<Found> {
+        let get = |m: Option<&'a Map>| {
+            let m = m?;
+            keys.iter()
+                .find_map(|k| m.get(*k).map(|v| (*k, annotation_text(v))))
+        };
+        if let Some((key, text)) = get(self.pod) {
+            return Some(Found {
+                key,
+                text,
+                origin: Origin::PodTemplate,
+            });
         }
-        if let Some(v) = get(self.workload) {
-            return Some((annotation_text(v), Origin::Workload));
+        if let Some((key, text)) = get(self.workload) {
+            return Some(Found {
+                key,
+                text,
+                origin: Origin::Workload,
+            });
         }
         if inheritable {
             if let Some((name, annotations)) = self.namespace {
-                if let Some(v) = annotations.get(key) {
-                    return Some((annotation_text(v), Origin::Namespace(name.to_owned())));
+                if let Some((key, text)) = get(Some(annotations)) {
+                    return Some(Found {
+                        key,
+                        text,
+                        origin: Origin::Namespace(name.to_owned()),
+                    });
                 }
             }
         }
@@ -106,6 +130,10 @@ type Setter = fn(&str, &mut Apply<'_>) -> Result<(), String>;
 pub struct Setting {
     /// The annotation key.
     pub key: &'static str,
+    /// Older spellings of the key, read when the key itself is absent from a layer (the
+    /// `config.alpha.linkerd.io/` and `config.beta.linkerd.io/` prefixes of a setting that has
+    /// since become `config.linkerd.io/`).
+    pub aliases: &'static [&'static str],
     /// Whether the namespace's annotation applies to the pods in it (upstream's list, plus
     /// `default-inbound-policy`).
     pub inheritable: bool,
@@ -217,14 +245,21 @@ fn opaque_ports(text: &str, facts: &PodFacts) -> Result<String, String> {
 
 macro_rules! setting {
     ($key:expr, $inh:expr, $values_key:expr, $setter:expr) => {
+        setting!($key, [], $inh, $values_key, $setter)
+    };
+    ($key:expr, [$($alias:expr),*], $inh:expr, $values_key:expr, $setter:expr) => {
         Setting {
             key: $key,
+            aliases: &[$($alias),*],
             inheritable: $inh,
             values_key: $values_key,
             setter: $setter,
         }
     };
 }
+
+/// The annotation that runs the proxy as a native sidecar (`proxy.nativeSidecar`).
+pub const NATIVE_SIDECAR_ANNOTATION: &str = "config.linkerd.io/proxy-enable-native-sidecar";
 
 /// Every configuration annotation we honour, in the order they are applied.
 pub const SETTINGS: &[Setting] = &[
@@ -542,6 +577,23 @@ pub const SETTINGS: &[Setting] = &[
         }
     ),
     setting!(
+        NATIVE_SIDECAR_ANNOTATION,
+        [
+            "config.beta.linkerd.io/proxy-enable-native-sidecar",
+            "config.alpha.linkerd.io/proxy-enable-native-sidecar"
+        ],
+        true,
+        "proxy.nativeSidecar",
+        |t, a| {
+            set(
+                a.values,
+                "proxy.nativeSidecar",
+                Value::Bool(bool_setter(t)?),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
         "config.linkerd.io/default-inbound-policy",
         true,
         "proxy.defaultInboundPolicy",
@@ -558,7 +610,7 @@ pub const SETTINGS: &[Setting] = &[
 /// Reads `linkerd.io/inject` from the workload and the pod template (the pod wins). Namespaces
 /// are not consulted: running `inject` on a file is the request to inject it.
 pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<InjectMode, InjectError> {
-    let Some((text, origin)) = layers.lookup(INJECT_ANNOTATION, false) else {
+    let Some(Found { text, origin, .. }) = layers.lookup(&[INJECT_ANNOTATION], false) else {
         return Ok(InjectMode::Enabled);
     };
     match text.as_str() {
@@ -586,7 +638,10 @@ pub fn resolve(
     let mut values = base.clone();
     let mut debug = false;
     for setting in SETTINGS {
-        let Some((text, origin)) = layers.lookup(setting.key, setting.inheritable) else {
+        let keys: Vec<&'static str> = std::iter::once(setting.key)
+            .chain(setting.aliases.iter().copied())
+            .collect();
+        let Some(Found { key, text, origin }) = layers.lookup(&keys, setting.inheritable) else {
             continue;
         };
         let mut apply = Apply {
@@ -596,7 +651,7 @@ pub fn resolve(
         };
         (setting.setter)(&text, &mut apply).map_err(|allowed| InjectError::InvalidAnnotation {
             workload: Box::new(workload.clone()),
-            annotation: setting.key.into(),
+            annotation: key.into(),
             value: text.clone(),
             origin,
             allowed,
@@ -749,6 +804,59 @@ mod tests {
         assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
         assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
         assert_eq!(config.mode, InjectMode::Ingress);
+    }
+
+    #[test]
+    fn native_sidecar_reads_every_prefix_the_closest_layer_and_the_newest_key_winning() {
+        let native = |layers: &Layers<'_>| {
+            resolve(&base(), layers, &PodFacts::default(), &workload())
+                .map(|c| c.values.get_path(&["proxy", "nativeSidecar"]).cloned())
+        };
+        for key in [
+            "config.linkerd.io/proxy-enable-native-sidecar",
+            "config.beta.linkerd.io/proxy-enable-native-sidecar",
+            "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+        ] {
+            let pod = annotations(&[(key, "true")]);
+            let layers = Layers {
+                pod: Some(&pod),
+                ..Layers::default()
+            };
+            assert_eq!(native(&layers).unwrap(), Some(Value::Bool(true)), "{key}");
+        }
+        // Within a layer the GA key wins over the older prefixes; a closer layer wins over a
+        // farther one whatever its prefix.
+        let pod = annotations(&[
+            (
+                "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+                "true",
+            ),
+            ("config.linkerd.io/proxy-enable-native-sidecar", "false"),
+        ]);
+        let ns = annotations(&[("config.linkerd.io/proxy-enable-native-sidecar", "false")]);
+        let wl = annotations(&[("config.beta.linkerd.io/proxy-enable-native-sidecar", "true")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        assert_eq!(native(&layers).unwrap(), Some(Value::Bool(false)));
+        let layers = Layers {
+            namespace: Some(("emojivoto", &ns)),
+            workload: Some(&wl),
+            pod: None,
+        };
+        assert_eq!(native(&layers).unwrap(), Some(Value::Bool(true)));
+        // A bad value names the key it was written under.
+        let pod = annotations(&[("config.beta.linkerd.io/proxy-enable-native-sidecar", "yes")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let err = native(&layers).unwrap_err().to_string();
+        assert!(
+            err.contains("annotation config.beta.linkerd.io/proxy-enable-native-sidecar has an invalid value \"yes\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -86,6 +86,10 @@ pub struct InjectArgs {
     /// How the report on stderr is written.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub report: ReportFormat,
+    /// Kubernetes version of the target cluster, as render's `--kube-version` (default v1.32.0):
+    /// native-sidecar proxies need 1.29 or newer.
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
 }
 
 /// `meshchart uninject`.

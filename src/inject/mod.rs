@@ -276,6 +276,11 @@ impl Transform for Injector<'_> {
         if uses_udp(template) {
             warnings.push(Warning::Udp);
         }
+        if truthy(&values, &["proxy", "nativeSidecar"])
+            && truthy(&values, &["proxy", "waitBeforeExitSeconds"])
+        {
+            warnings.push(Warning::WaitBeforeExitIgnored);
+        }
         let owner = Owner {
             kind,
             name: &at.name,

@@ -27,12 +27,19 @@ pub enum ProxyPlacement {
     First,
     /// After the app containers (and the debug container): `proxy.await` off.
     Last,
+    /// A native sidecar (`proxy.nativeSidecar`): in `initContainers`, right after `linkerd-init`
+    /// and before the pod's own init containers, which thus run with the proxy up. Kubernetes
+    /// starts it before the app (holding the app until its startupProbe passes when awaited)
+    /// and stops it after the app, so Jobs complete.
+    NativeSidecar,
 }
 
 impl ProxyPlacement {
     /// The placement the pod's values ask for.
     pub fn from_values(values: &Value) -> ProxyPlacement {
-        if truthy(values, &["proxy", "await"]) {
+        if truthy(values, &["proxy", "nativeSidecar"]) {
+            ProxyPlacement::NativeSidecar
+        } else if truthy(values, &["proxy", "await"]) {
             ProxyPlacement::First
         } else {
             ProxyPlacement::Last
@@ -41,25 +48,37 @@ impl ProxyPlacement {
 }
 
 /// Puts the sidecar containers into a pod spec. This is the one function that decides where
-/// they go: `linkerd-init` after the pod's own init containers, `linkerd-debug` after the app
-/// containers, and the proxy per `placement`. App containers keep their relative order.
+/// they go: `linkerd-debug` after the app containers, the proxy per `placement`, and
+/// `linkerd-init` after the pod's own init containers, except with a native-sidecar proxy, where
+/// `linkerd-init` and then the proxy go first (the pod's init containers get proxied traffic).
+/// App containers and the pod's own init containers keep their relative order.
 pub fn place_containers(
     spec: &mut Map,
     sidecar: Sidecar,
     placement: ProxyPlacement,
     added: &mut Vec<Added>,
 ) {
-    if let Some(init) = sidecar.init {
-        ensure_seq(spec, "initContainers", Added::InitContainers, added).push(init);
-    }
+    let Sidecar { proxy, init, debug } = sidecar;
+    let proxy = if placement == ProxyPlacement::NativeSidecar {
+        let inits = ensure_seq(spec, "initContainers", Added::InitContainers, added);
+        let front: Vec<Value> = init.into_iter().chain(std::iter::once(proxy)).collect();
+        inits.splice(0..0, front);
+        None
+    } else {
+        if let Some(init) = init {
+            ensure_seq(spec, "initContainers", Added::InitContainers, added).push(init);
+        }
+        Some(proxy)
+    };
     // A pod without containers is never injected, so nothing is recorded for this list.
     let containers = ensure_seq(spec, "containers", Added::Volumes, &mut Vec::new());
-    if let Some(debug) = sidecar.debug {
+    if let Some(debug) = debug {
         containers.push(debug);
     }
-    match placement {
-        ProxyPlacement::First => containers.insert(0, sidecar.proxy),
-        ProxyPlacement::Last => containers.push(sidecar.proxy),
+    match (placement, proxy) {
+        (ProxyPlacement::First, Some(proxy)) => containers.insert(0, proxy),
+        (_, Some(proxy)) => containers.push(proxy),
+        (_, None) => {}
     }
 }
 
@@ -234,6 +253,43 @@ mod tests {
             ["linkerd-proxy", "a", "b", "linkerd-debug"]
         );
         assert_eq!(names(&spec, "initContainers"), ["setup", "linkerd-init"]);
+    }
+
+    #[test]
+    fn native_sidecar_goes_after_linkerd_init_before_the_pods_init_containers() {
+        let mut spec = spec();
+        let mut added = Vec::new();
+        place_containers(
+            &mut spec,
+            sidecar(),
+            ProxyPlacement::NativeSidecar,
+            &mut added,
+        );
+        assert_eq!(names(&spec, "containers"), ["a", "b", "linkerd-debug"]);
+        assert_eq!(
+            names(&spec, "initContainers"),
+            ["linkerd-init", "linkerd-proxy", "setup"]
+        );
+        assert!(added.is_empty(), "{added:?}");
+    }
+
+    #[test]
+    fn native_sidecar_without_linkerd_init_creates_the_init_list() {
+        let mut spec = spec();
+        spec.remove("initContainers");
+        let mut added = Vec::new();
+        let sidecar = Sidecar {
+            init: None,
+            ..sidecar()
+        };
+        place_containers(
+            &mut spec,
+            sidecar,
+            ProxyPlacement::NativeSidecar,
+            &mut added,
+        );
+        assert_eq!(names(&spec, "initContainers"), ["linkerd-proxy"]);
+        assert_eq!(added, [Added::InitContainers]);
     }
 
     #[test]

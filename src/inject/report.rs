@@ -68,6 +68,8 @@ impl SkipReason {
 pub enum Warning {
     /// A container port uses UDP, which the proxy does not handle.
     Udp,
+    /// `proxy.waitBeforeExitSeconds` is set for a native-sidecar proxy, which has no hooks.
+    WaitBeforeExitIgnored,
 }
 
 impl Warning {
@@ -75,6 +77,7 @@ impl Warning {
     pub fn key(self) -> &'static str {
         match self {
             Warning::Udp => "udp",
+            Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
         }
     }
 
@@ -82,6 +85,10 @@ impl Warning {
     pub fn message(self) -> &'static str {
         match self {
             Warning::Udp => "uses \"protocol: UDP\", which the proxy does not handle",
+            Warning::WaitBeforeExitIgnored => {
+                "proxy-wait-before-exit-seconds (proxy.waitBeforeExitSeconds) is ignored for a \
+                 native sidecar: Kubernetes stops it after the app containers"
+            }
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use super::error::SidecarError;
 use crate::chart::Chart;
-use crate::engine::{Engine, RenderError, RenderOptions};
+use crate::engine::{Engine, KubeVersion, RenderError, RenderOptions};
 use crate::values::{Map, Value};
 
 /// One of the containers inject adds.
@@ -61,22 +61,31 @@ pub trait SidecarSource {
 /// The chart's partials, compiled once.
 pub struct ChartSidecars {
     engine: Engine,
+    options: RenderOptions,
 }
 
 impl ChartSidecars {
-    /// Compiles `chart`'s templates.
+    /// Compiles `chart`'s templates, to render for the default Kubernetes version (render's).
     pub fn new(chart: &Chart) -> Result<ChartSidecars, RenderError> {
         Ok(ChartSidecars {
             engine: Engine::new(chart)?,
+            options: RenderOptions::default(),
         })
+    }
+
+    /// The partials render for `version` (`Capabilities.KubeVersion`: the proxy partial refuses
+    /// native sidecars below 1.29).
+    pub fn for_kube_version(mut self, version: KubeVersion) -> ChartSidecars {
+        self.options.kube_version = version;
+        self
     }
 }
 
 impl SidecarSource for ChartSidecars {
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError> {
-        let text =
-            self.engine
-                .render_template(part.template(), values, &RenderOptions::default())?;
+        let text = self
+            .engine
+            .render_template(part.template(), values, &self.options)?;
         container_from_text(part, &text)
     }
 }
