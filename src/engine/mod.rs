@@ -126,7 +126,15 @@ pub struct Engine {
     chart_name: String,
     chart_object: JValue,
     templates: Vec<String>,
+    /// Rough cost of each template (source bytes, includes weigh more), to balance threads.
+    costs: Vec<usize>,
 }
+
+/// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
+type Objects = [(&'static str, JValue); 4];
+
+/// How much more an `include` weighs than a byte of template source, for balancing.
+const INCLUDE_COST: usize = 3000;
 
 fn is_partial(name: &str) -> bool {
     name.rsplit('/')
@@ -179,6 +187,11 @@ impl Engine {
             chart_name: chart.metadata.name.clone(),
             chart_object,
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
+            costs: chart
+                .templates
+                .iter()
+                .map(|t| t.text.len() + INCLUDE_COST * t.text.matches("include(").count())
+                .collect(),
         })
     }
 
@@ -221,7 +234,7 @@ impl Engine {
     }
 
     /// `Values`, `Release`, `Chart` and `Capabilities`, built once per render.
-    fn objects(&self, values: &Value, opts: &RenderOptions) -> [(&'static str, JValue); 4] {
+    fn objects(&self, values: &Value, opts: &RenderOptions) -> Objects {
         let base = self.base_context(values, opts);
         [
             ("Values", to_jinja(&base["Values"])),
@@ -232,7 +245,7 @@ impl Engine {
     }
 
     /// The context of template `name`: the shared objects plus its own `Template`.
-    fn template_context(&self, name: &str, objects: &[(&'static str, JValue); 4]) -> JValue {
+    fn template_context(&self, name: &str, objects: &Objects) -> JValue {
         let base_path = format!("{}/templates", self.chart_name);
         let template = JValue::from_pairs([
             ("Name", JValue::from(format!("{base_path}/{name}"))),
@@ -265,33 +278,19 @@ impl Engine {
     /// Renders every template with `values` and returns the documents in Helm's order.
     pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
         let objects = self.objects(values, opts);
+        let outputs = self.render_all(&objects)?;
         let mut regular = Vec::new();
         let mut hooks = Vec::new();
         let mut notes = Vec::new();
-        for name in &self.templates {
-            if is_partial(name) {
-                continue;
-            }
-            let ctx = self.template_context(name, &objects);
-            let template = self
-                .env
-                .get_template(name)
-                .map_err(|e| self.template_error(&e))?;
-            let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
-            if is_notes(name) {
-                continue;
-            }
-            for slice in manifest::split_documents(&output) {
-                let doc = self.parse_document(name, &output, slice, &template, &ctx)?;
-                if doc.is_hook {
-                    if let Some(dropped) = unknown_hook(&doc) {
-                        notes.push(dropped);
-                        continue;
-                    }
-                    hooks.push(doc);
-                } else {
-                    regular.push(doc);
+        for doc in outputs.into_iter().flatten() {
+            if doc.is_hook {
+                if let Some(dropped) = unknown_hook(&doc) {
+                    notes.push(dropped);
+                    continue;
                 }
+                hooks.push(doc);
+            } else {
+                regular.push(doc);
             }
         }
         regular.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
@@ -303,6 +302,87 @@ impl Engine {
             documents,
             notes,
         })
+    }
+
+    /// Renders every emitted template into its documents, in template order.
+    ///
+    /// Templates are independent (no function mutates shared state), so on a machine with more
+    /// than one core they are split into two balanced halves rendered side by side; the results
+    /// are put back in template order, so the output is the same bytes either way. When several
+    /// templates fail, the error of the first one in template order is reported, as sequentially.
+    fn render_all(&self, objects: &Objects) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
+        let work: Vec<usize> = (0..self.templates.len())
+            .filter(|&i| !is_partial(&self.templates[i]))
+            .collect();
+        let parallel = std::env::var_os("MC_SEQ").is_none()
+            && work.len() >= 8
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let mut results: Vec<(usize, Result<Vec<RenderedDocument>, RenderError>)> = if parallel {
+            let (left, right) = self.balanced_halves(&work);
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| self.render_each(&right, objects));
+                let mut mine = self.render_each(&left, objects);
+                match other.join() {
+                    Ok(theirs) => mine.extend(theirs),
+                    Err(_) => mine.extend(self.render_each(&right, objects)),
+                }
+                mine
+            })
+        } else {
+            self.render_each(&work, objects)
+        };
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
+    }
+
+    fn render_each(
+        &self,
+        indices: &[usize],
+        objects: &Objects,
+    ) -> Vec<(usize, Result<Vec<RenderedDocument>, RenderError>)> {
+        indices
+            .iter()
+            .map(|&i| (i, self.render_one(&self.templates[i], objects)))
+            .collect()
+    }
+
+    /// Splits templates into two halves of about equal cost (source size and includes).
+    fn balanced_halves(&self, work: &[usize]) -> (Vec<usize>, Vec<usize>) {
+        let mut by_cost: Vec<(usize, usize)> = work.iter().map(|&i| (self.costs[i], i)).collect();
+        by_cost.sort_by(|a, b| b.cmp(a));
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        let (mut left_cost, mut right_cost) = (0, 0);
+        for (cost, i) in by_cost {
+            if left_cost <= right_cost {
+                left.push(i);
+                left_cost += cost;
+            } else {
+                right.push(i);
+                right_cost += cost;
+            }
+        }
+        (left, right)
+    }
+
+    /// Renders one template and checks each of its documents.
+    fn render_one(
+        &self,
+        name: &str,
+        objects: &Objects,
+    ) -> Result<Vec<RenderedDocument>, RenderError> {
+        let ctx = self.template_context(name, objects);
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| self.template_error(&e))?;
+        let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
+        if is_notes(name) {
+            return Ok(Vec::new());
+        }
+        manifest::split_documents(&output)
+            .into_iter()
+            .map(|slice| self.parse_document(name, &output, slice, &template, &ctx))
+            .collect()
     }
 
     fn filter_show_only(
@@ -343,8 +423,8 @@ impl Engine {
         template: &minijinja::Template<'_, '_>,
         ctx: &JValue,
     ) -> Result<RenderedDocument, RenderError> {
-        let value = match yaml::parse_document(slice.text) {
-            Ok(v) => v,
+        let head = match yaml::scan_manifest_head(slice.text) {
+            Ok(head) => head,
             Err(e) => {
                 let output_line = manifest::line_of(output, slice.offset) + e.position.line - 1;
                 // Render again with span tracking: only on this error path, so rendering stays fast.
@@ -401,23 +481,13 @@ impl Engine {
                 });
             }
         };
-        let text_of = |path: &[&str]| {
-            value
-                .get_path(path)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let is_hook = value
-            .get_path(&["metadata", "annotations", "helm.sh/hook"])
-            .is_some();
         Ok(RenderedDocument {
             template: format!("templates/{name}"),
             text: slice.text.to_owned(),
-            kind: text_of(&["kind"]),
-            name: text_of(&["metadata", "name"]),
-            namespace: text_of(&["metadata", "namespace"]),
-            is_hook,
+            kind: head.kind,
+            name: head.name,
+            namespace: head.namespace,
+            is_hook: head.hook.is_some(),
         })
     }
 }
@@ -431,11 +501,7 @@ fn line_start_offset(text: &str, line: usize) -> Option<usize> {
 
 /// A note when none of a hook document's events is one Helm knows (Helm drops such documents).
 fn unknown_hook(doc: &RenderedDocument) -> Option<String> {
-    let value = yaml::parse_document(&doc.text).ok()?;
-    let events = value
-        .get_path(&["metadata", "annotations", "helm.sh/hook"])?
-        .as_str()?
-        .to_owned();
+    let events = yaml::scan_manifest_head(&doc.text).ok()?.hook?;
     let known = events
         .split(',')
         .map(str::trim)

@@ -6,4 +6,6 @@ pub mod load;
 
 pub use emit::{to_yaml, to_yaml_document, try_to_yaml, ToYamlError};
 pub use json::{to_json, to_pretty_json, try_to_json, try_to_pretty_json, UnsupportedValue};
-pub use load::{parse_document, parse_documents, Position, YamlError};
+pub use load::{
+    parse_document, parse_documents, scan_manifest_head, ManifestHead, Position, YamlError,
+};
