@@ -232,8 +232,8 @@ pub fn render_pair(
     };
     let side = |own: &SideFlags| {
         let mut flags = shared.clone();
-        flags.values.extend(own.values.iter().cloned());
-        flags.set.extend(own.set.iter().cloned());
+        flags.values.files.extend(own.values.iter().cloned());
+        flags.values.set.extend(own.set.iter().cloned());
         if let Some(dir) = &scratch {
             flags.certs_dir = Some(dir.clone());
         }

@@ -18,8 +18,9 @@
 
 mod support;
 
+use meshchart::flags::ValueFlags;
 use meshchart::inject::command::{run_inject, run_uninject};
-use meshchart::inject::flags::{InjectArgs, UninjectArgs, ValueFlags};
+use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::workload::{pod_template_mut, workload_kind};
 use meshchart::values::{Map, Value};
 use std::fmt::Write as _;

@@ -10,6 +10,7 @@ use super::command::{run_inject, run_uninject, Run};
 use super::flags::{InjectArgs, UninjectArgs};
 use crate::chart::Chart;
 use crate::error::Error;
+use crate::flags::resolve_path;
 use crate::golden::{CaseOutcome, CaseReport, ARGS_FILE, EXPECTED_ERROR, EXPECTED_OUTPUT};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
@@ -47,14 +48,6 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
     Ok(cases)
 }
 
-fn resolve(dir: &Utf8Path, path: &str) -> String {
-    if path == "-" || Utf8Path::new(path).is_absolute() {
-        path.to_owned()
-    } else {
-        dir.join(path).to_string()
-    }
-}
-
 fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
@@ -68,15 +61,15 @@ fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
         .command;
     match &mut command {
         CaseCommand::Inject(a) => {
-            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+            a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
             a.values.resolve_paths(dir);
             a.namespace_annotations = a
                 .namespace_annotations
                 .as_ref()
-                .map(|p| Utf8PathBuf::from(resolve(dir, p.as_str())));
+                .map(|p| Utf8PathBuf::from(resolve_path(dir, p.as_str())));
         }
         CaseCommand::Uninject(a) => {
-            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+            a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
         }
     }
     Ok(command)
