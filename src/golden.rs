@@ -76,22 +76,35 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
     Ok(cases)
 }
 
+/// Parses the text of a case's `args` file (`args_path`, named in errors) as `P`: one argument
+/// per line, blank lines and `#` comments left out.
+pub fn parse_args_file<P: Parser>(args_path: &Utf8Path, text: &str) -> Result<P, Error> {
+    let args = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    P::try_parse_from(args)
+        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))
+}
+
+/// A unified diff from the `expected` text of `expected_file` to `actual`.
+pub fn expectation_diff(expected_file: &Utf8Path, expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header(expected_file.as_str(), "actual")
+        .to_string()
+}
+
 /// Reads one case folder.
 pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     let args_path = dir.join(ARGS_FILE);
-    let args: Vec<String> = if args_path.is_file() {
-        let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
-        text.lines()
-            .map(str::trim_end)
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .map(str::to_owned)
-            .collect()
+    let text = if args_path.is_file() {
+        std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?
     } else {
-        Vec::new()
+        String::new()
     };
-    let parsed = CaseArgs::try_parse_from(&args)
-        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))?;
-    let mut flags = parsed.flags;
+    let mut flags = parse_args_file::<CaseArgs>(&args_path, &text)?.flags;
     flags.resolve_paths(dir);
     Ok(GoldenCase {
         name: dir.file_name().unwrap_or_default().to_owned(),
@@ -139,12 +152,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
             }
             CaseOutcome::Updated
         } else {
-            let expected_text = expected.unwrap_or_default();
-            let mut diff = similar::TextDiff::from_lines(&expected_text, &actual)
-                .unified_diff()
-                .context_radius(3)
-                .header(expected_file.as_str(), "actual")
-                .to_string();
+            let mut diff = expectation_diff(&expected_file, &expected.unwrap_or_default(), &actual);
             if stale_file.exists() {
                 diff = format!(
                     "{stale_file} exists but the case now {}\n{diff}",
