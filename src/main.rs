@@ -275,9 +275,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             match (write, chart) {
                 (true, Some(dir)) => {
                     let path = dir.join(lint::schema::SCHEMA_FILE);
-                    let temp = dir.join(format!(".{}.partial", lint::schema::SCHEMA_FILE));
-                    std::fs::write(&temp, &text)
-                        .and_then(|_| std::fs::rename(&temp, &path))
+                    meshchart::files::write_atomically(&path, text.as_bytes())
                         .map_err(Error::io(&path))?;
                     print_notes(&[format!("wrote {path} ({} key(s) added)", added.len())]);
                 }

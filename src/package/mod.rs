@@ -20,7 +20,6 @@ use crate::chart::{Chart, ChartError, ChartMetadata};
 use crate::yaml::load::resolve_plain;
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 
 /// Why a package could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -234,21 +233,7 @@ pub fn write_package(package: &Package, out_dir: &Utf8Path) -> Result<Utf8PathBu
     };
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     let target = out_dir.join(&package.file_name);
-    let temp = out_dir.join(format!(
-        ".{}.{}.partial",
-        package.file_name,
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(&package.bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &target)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(io(&target)(e));
-    }
+    crate::files::write_atomically(&target, &package.bytes).map_err(io(&target))?;
     Ok(target)
 }
 
