@@ -169,6 +169,44 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
     Ok(reports)
 }
 
+/// Where `meshchart golden` looks for cases without `--cases`: `<chart>/golden`, or the control
+/// plane's cases for the embedded chart.
+pub fn default_cases_dir(chart: Option<&Utf8Path>) -> Utf8PathBuf {
+    match chart {
+        Some(dir) => dir.join("golden"),
+        None => Utf8Path::new("tests/golden/control-plane").to_owned(),
+    }
+}
+
+/// What `meshchart golden` prints: a line per case (`ok`, `updated`, or `FAILED` and its diff),
+/// then the counts.
+pub fn summary(reports: &[CaseReport]) -> String {
+    let mut text = String::new();
+    for report in reports {
+        match &report.outcome {
+            CaseOutcome::Passed => text.push_str(&format!("ok      {}\n", report.name)),
+            CaseOutcome::Updated => text.push_str(&format!("updated {}\n", report.name)),
+            CaseOutcome::Failed(diff) => {
+                text.push_str(&format!("FAILED  {}\n{diff}\n", report.name));
+            }
+        }
+    }
+    let failed = failed_count(reports);
+    text.push_str(&format!(
+        "{} passed, {failed} failed\n",
+        reports.len() - failed
+    ));
+    text
+}
+
+/// How many cases failed.
+pub fn failed_count(reports: &[CaseReport]) -> usize {
+    reports
+        .iter()
+        .filter(|r| matches!(r.outcome, CaseOutcome::Failed(_)))
+        .count()
+}
+
 /// Whether `UPDATE_GOLDEN` asks tests to rewrite golden files.
 pub fn update_requested() -> bool {
     std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty() && v != "0")

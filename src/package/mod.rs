@@ -71,6 +71,20 @@ pub struct PackageOptions {
     pub mtime: u64,
 }
 
+impl PackageOptions {
+    /// The `--version` and `--app-version` flags, with the mtime from `SOURCE_DATE_EPOCH`.
+    pub fn from_env(
+        version: Option<String>,
+        app_version: Option<String>,
+    ) -> Result<PackageOptions, PackageError> {
+        Ok(PackageOptions {
+            version,
+            app_version,
+            mtime: archive::mtime_from_env().map_err(PackageError::Mtime)?,
+        })
+    }
+}
+
 /// A built archive, in memory.
 #[derive(Clone, Debug)]
 pub struct Package {
@@ -222,6 +236,12 @@ pub fn build_package(
         bytes,
         sha256,
     })
+}
+
+/// What `meshchart package` prints for the archive at `path`: `sha256sum`'s format, so
+/// `sha256sum -c` can check it.
+pub fn sha256sum_line(package: &Package, path: &Utf8Path) -> String {
+    format!("{}  {path}\n", package.sha256)
 }
 
 /// Writes `package` into `out_dir` (created if needed) through a temporary file renamed into
