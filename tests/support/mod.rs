@@ -51,7 +51,8 @@ pub fn chart() -> Chart {
 
 /// Sets `value` at a dotted path (`identity.issuer.crtExpiry`), creating maps on the way, as
 /// `--set` does.
-pub fn set(values: &mut Value, path: &str, value: Value) {
+pub fn set(values: &mut Value, path: &str, value: impl Into<Value>) {
+    let value = value.into();
     let mut current = values;
     let mut keys = path.split('.').peekable();
     while let Some(key) = keys.next() {
