@@ -1,9 +1,11 @@
 //! Shared by the integration tests: the chart at the repository root, the values the reference
 //! renders were made with (the library's own value flags over the chart's defaults), and
-//! rendering helpers; [`tree_diff`] and [`deviations`] serve the reference comparisons.
+//! rendering helpers; [`tree_diff`] and [`deviations`] serve the reference comparisons, [`cli`]
+//! the tests that run the binary.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod cli;
 pub mod deviations;
 pub mod tree_diff;
 
