@@ -76,14 +76,18 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
     Ok(cases)
 }
 
-/// Parses the text of a case's `args` file (`args_path`, named in errors) as `P`: one argument
-/// per line, blank lines and `#` comments left out.
-pub fn parse_args_file<P: Parser>(args_path: &Utf8Path, text: &str) -> Result<P, Error> {
-    let args = text
-        .lines()
+/// The arguments in the text of an `args` file: one per line, trailing blanks trimmed, blank
+/// lines and `#` comments left out.
+pub fn args_file_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
         .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    P::try_parse_from(args)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
+/// Parses the text of a case's `args` file (`args_path`, named in errors) as `P` (see
+/// [`args_file_lines`]).
+pub fn parse_args_file<P: Parser>(args_path: &Utf8Path, text: &str) -> Result<P, Error> {
+    P::try_parse_from(args_file_lines(text))
         .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))
 }
 
