@@ -11,6 +11,7 @@ pub struct InjectArgs {
     /// Manifests to inject: files, folders (recursively: .yaml, .yml, .json) or `-` for stdin.
     #[arg(value_name = "FILE|DIR|-", required = true)]
     pub inputs: Vec<String>,
+    /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,
     /// A Namespace manifest whose `config.linkerd.io/*` annotations the workloads inherit

@@ -16,13 +16,19 @@ use meshchart::flags::ValueFlags;
 use meshchart::values::{effective_values, Map, Value};
 use std::path::{Path, PathBuf};
 
-/// Fixed webhook material: the reference renders have random certificates there, which the
-/// comparison checks by shape only.
+// Fixed webhook material: the reference renders have random certificates there, which the
+// comparison checks by shape only.
+/// `proxyInjector.crtPEM` of the reference values.
 pub const PROXY_INJECTOR_CRT: &str = "proxy injector crt";
+/// `proxyInjector.keyPEM` of the reference values.
 pub const PROXY_INJECTOR_KEY: &str = "proxy injector key";
+/// `proxyInjector.caBundle` of the reference values.
 pub const PROXY_INJECTOR_CA: &str = "proxy injector ca bundle";
+/// `profileValidator.crtPEM` of the reference values.
 pub const PROFILE_VALIDATOR_CRT: &str = "profile validator crt";
+/// `profileValidator.keyPEM` of the reference values.
 pub const PROFILE_VALIDATOR_KEY: &str = "profile validator key";
+/// `profileValidator.caBundle` of the reference values.
 pub const PROFILE_VALIDATOR_CA: &str = "profile validator ca bundle";
 /// Fixed heartbeat schedule (the reference's is clock-based).
 pub const HEARTBEAT_SCHEDULE: &str = "1 2 3 4 5";
