@@ -160,10 +160,7 @@ impl<'a> Loader<'a> {
                     if self.track_positions {
                         self.positions.push((self.path.clone(), at));
                     }
-                    if anchor > 0 {
-                        self.set_anchor(anchor, value.clone(), 1);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -194,11 +191,7 @@ impl<'a> Loader<'a> {
                         return Err(err(at, "unbalanced sequence end"));
                     };
                     let value = Value::Seq(items);
-                    if anchor > 0 {
-                        let size = node_count(&value);
-                        self.set_anchor(anchor, value.clone(), size);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -231,11 +224,7 @@ impl<'a> Loader<'a> {
                         }
                     }
                     let value = Value::Map(map);
-                    if anchor > 0 {
-                        let size = node_count(&value);
-                        self.set_anchor(anchor, value.clone(), size);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -256,6 +245,21 @@ impl<'a> Loader<'a> {
             self.anchors.resize(id + 1, None);
         }
         self.anchors[id] = Some((value, size));
+    }
+
+    /// Records a finished node under its anchor (if it has one) and adds it to its parent;
+    /// returns it when it is a whole document.
+    fn finish_node(
+        &mut self,
+        value: Value,
+        anchor: usize,
+        at: Position,
+    ) -> Result<Option<Value>, YamlError> {
+        if anchor > 0 {
+            let size = node_count(&value);
+            self.set_anchor(anchor, value.clone(), size);
+        }
+        self.push_value(value, at)
     }
 
     /// Adds a finished node to its parent; returns it when it is a whole document.
