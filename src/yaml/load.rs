@@ -400,7 +400,7 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
 
 /// Go's `strconv.ParseInt(s, 0, 64)` extended to the u64 range: sign, then `0x`, `0o`, `0b` or a
 /// leading `0` for octal.
-fn parse_go_integer(s: &str) -> Option<i128> {
+pub(crate) fn parse_go_integer(s: &str) -> Option<i128> {
     let (negative, digits) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -437,7 +437,7 @@ fn parse_go_integer(s: &str) -> Option<i128> {
 }
 
 /// go-yaml v2's float syntax: `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`.
-fn is_yaml_float(s: &str) -> bool {
+pub(crate) fn is_yaml_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
