@@ -360,23 +360,29 @@ fn resolve_key(
     })
 }
 
-/// YAML 1.1 resolution of a plain scalar as go-yaml v2 does it, keeping integers exact.
-pub fn resolve_plain(text: &str) -> Result<Value, String> {
+/// go-yaml v2's table of YAML 1.1 words (nulls, booleans, infinities, NaN): what a plain
+/// scalar that is one of them resolves to, or `None` for any other text.
+pub(crate) fn resolve_word(text: &str) -> Option<Result<Value, String>> {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+        "" | "~" | "null" | "Null" | "NULL" => Some(Ok(Value::Null)),
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return Ok(Value::Bool(true))
+            Some(Ok(Value::Bool(true)))
         }
         "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Ok(Value::Bool(false))
+            Some(Ok(Value::Bool(false)))
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!(
-                "unsupported value {text}: infinity and NaN have no JSON form"
-            ));
-        }
-        _ => {}
+        | ".nan" | ".NaN" | ".NAN" => Some(Err(format!(
+            "unsupported value {text}: infinity and NaN have no JSON form"
+        ))),
+        _ => None,
+    }
+}
+
+/// YAML 1.1 resolution of a plain scalar as go-yaml v2 does it, keeping integers exact.
+pub fn resolve_plain(text: &str) -> Result<Value, String> {
+    if let Some(resolved) = resolve_word(text) {
+        return resolved;
     }
     let first = text.as_bytes()[0];
     if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {

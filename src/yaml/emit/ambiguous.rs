@@ -6,7 +6,7 @@
 //! from `yYnNtTfFoO~` only match a fixed word list, `.` may start a float, and digits or signs may
 //! start a timestamp, an integer (any Go base prefix, `_` ignored) or a float.
 
-use crate::yaml::load::{is_yaml_float, parse_go_integer};
+use crate::yaml::load::{is_yaml_float, parse_go_integer, resolve_word};
 
 /// True when `s` must be double-quoted so that it reads back as a string.
 pub(super) fn needs_double_quotes(s: &str) -> bool {
@@ -34,48 +34,9 @@ fn resolves_to_non_string(s: &str) -> bool {
     }
 }
 
-/// go-yaml v2's table of YAML 1.1 words: booleans, nulls, infinities, NaN.
+/// One of go-yaml v2's YAML 1.1 words: booleans, nulls, infinities, NaN.
 fn is_resolved_word(s: &str) -> bool {
-    matches!(
-        s,
-        "y" | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "on"
-            | "On"
-            | "ON"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "off"
-            | "Off"
-            | "OFF"
-            | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-    )
+    resolve_word(s).is_some()
 }
 
 fn count_digits(b: &[u8]) -> usize {
