@@ -12,6 +12,7 @@ use crate::render::{render, ChartSource, Clock};
 use crate::values::Value;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fmt::{self, Write as _};
+use std::io::Read;
 
 /// What identifies a resource across two renders.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -232,8 +233,8 @@ pub fn render_pair(
     };
     let side = |own: &SideFlags| {
         let mut flags = shared.clone();
-        flags.values.extend(own.values.iter().cloned());
-        flags.set.extend(own.set.iter().cloned());
+        flags.values.files.extend(own.values.iter().cloned());
+        flags.values.set.extend(own.set.iter().cloned());
         if let Some(dir) = &scratch {
             flags.certs_dir = Some(dir.clone());
         }
@@ -249,6 +250,49 @@ pub fn render_pair(
         let _ = std::fs::remove_dir_all(dir);
     }
     result
+}
+
+/// What `meshchart diff` compares: the two `files` (`-` reads `stdin`), or with none, two renders
+/// of the chart (see [`render_pair`]).
+pub fn compare(
+    files: &[String],
+    chart: Option<&Utf8Path>,
+    shared: &RenderFlags,
+    a: &SideFlags,
+    b: &SideFlags,
+    stdin: &mut dyn Read,
+    clock: Clock,
+) -> Result<DiffReport, Error> {
+    let (a, a_label, b, b_label) = match files {
+        [a, b] => (
+            read_input(a, stdin)?,
+            a.clone(),
+            read_input(b, stdin)?,
+            b.clone(),
+        ),
+        [] => {
+            let (a, b) = render_pair(chart, shared, a, b, clock)?;
+            (a, "A".to_owned(), b, "B".to_owned())
+        }
+        _ => {
+            return Err(Error::Usage(
+                "diff takes two files, or none (then it renders the chart twice)".into(),
+            ))
+        }
+    };
+    diff_streams(&a, &a_label, &b, &b_label)
+}
+
+/// A file's text, or `stdin`'s for `-`.
+fn read_input(path: &str, stdin: &mut dyn Read) -> Result<String, Error> {
+    if path == "-" {
+        let mut text = String::new();
+        stdin
+            .read_to_string(&mut text)
+            .map_err(Error::io("<stdin>"))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).map_err(Error::io(path))
 }
 
 #[cfg(test)]

@@ -1,16 +1,17 @@
-//! The render flags shared by `meshchart render` and golden cases (a case's `args` file).
+//! The flags shared by several commands: the value flags (`render`, `lint`, `diff`, `values`,
+//! `inject`) and the render flags (`render`, `lint`, `diff`, and golden cases' `args` files).
 
 use crate::engine::{KubeVersion, RenderOptions};
 use crate::values::ValueOverrides;
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::Args;
 
-/// Flags that choose values and release settings, as `helm template` has them.
+/// The value flags of `helm template`: values files and the `--set` family.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
-pub struct RenderFlags {
+pub struct ValueFlags {
     /// Values file (repeatable; later files win; `-` reads stdin).
-    #[arg(short = 'f', long = "values", value_name = "FILE")]
-    pub values: Vec<String>,
+    #[arg(id = "values", short = 'f', long = "values", value_name = "FILE")]
+    pub files: Vec<String>,
     /// Set a value: `a.b=1,c[0]=x` (types inferred as Helm does).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -26,6 +27,58 @@ pub struct RenderFlags {
     /// Set a value to a literal string, no commas or escapes interpreted.
     #[arg(long = "set-literal", value_name = "KEY=VALUE")]
     pub set_literal: Vec<String>,
+}
+
+impl ValueFlags {
+    /// The value flags, for the values module.
+    pub fn overrides(&self) -> ValueOverrides {
+        ValueOverrides {
+            files: self.files.clone(),
+            set: self.set.clone(),
+            set_string: self.set_string.clone(),
+            set_file: self.set_file.clone(),
+            set_json: self.set_json.clone(),
+            set_literal: self.set_literal.clone(),
+        }
+    }
+
+    /// Whether any flag reads stdin (`-f -`, `--set-file key=-`).
+    pub fn reads_stdin(&self) -> bool {
+        self.files.iter().any(|f| f == "-")
+            || self
+                .set_file
+                .iter()
+                .any(|s| s.split_once('=').is_some_and(|(_, p)| p == "-"))
+    }
+
+    /// Resolves relative file paths against `base` (a golden case's folder).
+    pub fn resolve_paths(&mut self, base: &Utf8Path) {
+        for file in &mut self.files {
+            *file = resolve_path(base, file);
+        }
+        for item in &mut self.set_file {
+            if let Some((key, path)) = item.split_once('=') {
+                *item = format!("{key}={}", resolve_path(base, path));
+            }
+        }
+    }
+}
+
+/// `path` joined onto `base` when it is relative; `-` (stdin) and absolute paths as they are.
+pub fn resolve_path(base: &Utf8Path, path: &str) -> String {
+    if path == "-" || Utf8Path::new(path).is_absolute() {
+        path.to_owned()
+    } else {
+        base.join(path).to_string()
+    }
+}
+
+/// Flags that choose values and release settings, as `helm template` has them.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct RenderFlags {
+    /// `-f` and the `--set` family.
+    #[command(flatten)]
+    pub values: ValueFlags,
     /// `Release.Namespace`.
     #[arg(short = 'n', long, default_value = "default")]
     pub namespace: String,
@@ -52,14 +105,7 @@ pub struct RenderFlags {
 impl RenderFlags {
     /// The value flags, for the values module.
     pub fn overrides(&self) -> ValueOverrides {
-        ValueOverrides {
-            files: self.values.clone(),
-            set: self.set.clone(),
-            set_string: self.set_string.clone(),
-            set_file: self.set_file.clone(),
-            set_json: self.set_json.clone(),
-            set_literal: self.set_literal.clone(),
-        }
+        self.values.overrides()
     }
 
     /// The release settings, for the engine.
@@ -80,60 +126,9 @@ impl RenderFlags {
 
     /// Resolves relative file paths against `base` (a golden case's folder).
     pub fn resolve_paths(&mut self, base: &Utf8Path) {
-        let resolve = |path: &str| -> String {
-            if path == "-" || Utf8Path::new(path).is_absolute() {
-                path.to_owned()
-            } else {
-                base.join(path).to_string()
-            }
-        };
-        for file in &mut self.values {
-            *file = resolve(file);
-        }
-        for item in &mut self.set_file {
-            if let Some((key, path)) = item.split_once('=') {
-                *item = format!("{key}={}", resolve(path));
-            }
-        }
+        self.values.resolve_paths(base);
         if let Some(dir) = &self.certs_dir {
-            self.certs_dir = Some(Utf8PathBuf::from(resolve(dir.as_str())));
-        }
-    }
-}
-
-/// Only the value flags (for commands that do not render: `values`).
-#[derive(Args, Clone, Debug, Default, PartialEq)]
-pub struct ValueFlags {
-    /// Values file (repeatable; later files win; `-` reads stdin).
-    #[arg(short = 'f', long = "values", value_name = "FILE")]
-    pub values: Vec<String>,
-    /// Set a value: `a.b=1,c[0]=x` (types inferred as Helm does).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Set a value, always as a string.
-    #[arg(long = "set-string", value_name = "KEY=VALUE")]
-    pub set_string: Vec<String>,
-    /// Set a value to the contents of a file: `key=path`.
-    #[arg(long = "set-file", value_name = "KEY=PATH")]
-    pub set_file: Vec<String>,
-    /// Set a value from JSON: `key={"a":1}`.
-    #[arg(long = "set-json", value_name = "KEY=JSON")]
-    pub set_json: Vec<String>,
-    /// Set a value to a literal string, no commas or escapes interpreted.
-    #[arg(long = "set-literal", value_name = "KEY=VALUE")]
-    pub set_literal: Vec<String>,
-}
-
-impl ValueFlags {
-    /// The value flags, for the values module.
-    pub fn overrides(&self) -> ValueOverrides {
-        ValueOverrides {
-            files: self.values.clone(),
-            set: self.set.clone(),
-            set_string: self.set_string.clone(),
-            set_file: self.set_file.clone(),
-            set_json: self.set_json.clone(),
-            set_literal: self.set_literal.clone(),
+            self.certs_dir = Some(Utf8PathBuf::from(resolve_path(base, dir.as_str())));
         }
     }
 }

@@ -76,22 +76,39 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
     Ok(cases)
 }
 
+/// The arguments in the text of an `args` file: one per line, trailing blanks trimmed, blank
+/// lines and `#` comments left out.
+pub fn args_file_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
+/// Parses the text of a case's `args` file (`args_path`, named in errors) as `P` (see
+/// [`args_file_lines`]).
+pub fn parse_args_file<P: Parser>(args_path: &Utf8Path, text: &str) -> Result<P, Error> {
+    P::try_parse_from(args_file_lines(text))
+        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))
+}
+
+/// A unified diff from the `expected` text of `expected_file` to `actual`.
+pub fn expectation_diff(expected_file: &Utf8Path, expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header(expected_file.as_str(), "actual")
+        .to_string()
+}
+
 /// Reads one case folder.
 pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     let args_path = dir.join(ARGS_FILE);
-    let args: Vec<String> = if args_path.is_file() {
-        let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
-        text.lines()
-            .map(str::trim_end)
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .map(str::to_owned)
-            .collect()
+    let text = if args_path.is_file() {
+        std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?
     } else {
-        Vec::new()
+        String::new()
     };
-    let parsed = CaseArgs::try_parse_from(&args)
-        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))?;
-    let mut flags = parsed.flags;
+    let mut flags = parse_args_file::<CaseArgs>(&args_path, &text)?.flags;
     flags.resolve_paths(dir);
     Ok(GoldenCase {
         name: dir.file_name().unwrap_or_default().to_owned(),
@@ -139,12 +156,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
             }
             CaseOutcome::Updated
         } else {
-            let expected_text = expected.unwrap_or_default();
-            let mut diff = similar::TextDiff::from_lines(&expected_text, &actual)
-                .unified_diff()
-                .context_radius(3)
-                .header(expected_file.as_str(), "actual")
-                .to_string();
+            let mut diff = expectation_diff(&expected_file, &expected.unwrap_or_default(), &actual);
             if stale_file.exists() {
                 diff = format!(
                     "{stale_file} exists but the case now {}\n{diff}",
@@ -159,6 +171,44 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
         });
     }
     Ok(reports)
+}
+
+/// Where `meshchart golden` looks for cases without `--cases`: `<chart>/golden`, or the control
+/// plane's cases for the embedded chart.
+pub fn default_cases_dir(chart: Option<&Utf8Path>) -> Utf8PathBuf {
+    match chart {
+        Some(dir) => dir.join("golden"),
+        None => Utf8Path::new("tests/golden/control-plane").to_owned(),
+    }
+}
+
+/// What `meshchart golden` prints: a line per case (`ok`, `updated`, or `FAILED` and its diff),
+/// then the counts.
+pub fn summary(reports: &[CaseReport]) -> String {
+    let mut text = String::new();
+    for report in reports {
+        match &report.outcome {
+            CaseOutcome::Passed => text.push_str(&format!("ok      {}\n", report.name)),
+            CaseOutcome::Updated => text.push_str(&format!("updated {}\n", report.name)),
+            CaseOutcome::Failed(diff) => {
+                text.push_str(&format!("FAILED  {}\n{diff}\n", report.name));
+            }
+        }
+    }
+    let failed = failed_count(reports);
+    text.push_str(&format!(
+        "{} passed, {failed} failed\n",
+        reports.len() - failed
+    ));
+    text
+}
+
+/// How many cases failed.
+pub fn failed_count(reports: &[CaseReport]) -> usize {
+    reports
+        .iter()
+        .filter(|r| matches!(r.outcome, CaseOutcome::Failed(_)))
+        .count()
 }
 
 /// Whether `UPDATE_GOLDEN` asks tests to rewrite golden files.

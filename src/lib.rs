@@ -5,12 +5,14 @@
 //! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
 //! [`golden`] runs golden-file cases, [`inject`] adds the mesh's proxy to workloads (and takes it
 //! out again), [`package`] writes and safely reads chart archives, [`lint`] and [`diff`] review
-//! charts and renders.
+//! charts and renders; [`flags`] holds the flags several commands share, [`files`] the atomic
+//! file write.
 
 pub mod chart;
 pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod files;
 pub mod flags;
 pub mod golden;
 pub mod identity;

@@ -1,14 +1,13 @@
 //! The `meshchart` command line: parses flags and calls the library.
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 use meshchart::flags::{RenderFlags, ValueFlags};
-use meshchart::golden::{self, CaseOutcome};
+use meshchart::golden;
 use meshchart::inject::command::{run_inject, run_uninject, Run};
 use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::ReportFormat;
-use meshchart::package::archive::mtime_from_env;
-use meshchart::package::{self, PackageError, PackageOptions};
+use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, ChartSource, Clock};
 use meshchart::Error;
 use meshchart::{diff, lint};
@@ -166,17 +165,6 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// A file's text, or standard input for `-`.
-fn read_input(path: &str) -> Result<String, Error> {
-    if path == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-            .map_err(Error::io("<stdin>"))?;
-        return Ok(text);
-    }
-    std::fs::read_to_string(path).map_err(Error::io(path))
-}
-
 /// Prints a finished inject/uninject: the stream on stdout, notes and the report on stderr.
 fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
     print_notes(&run.notes);
@@ -210,15 +198,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             match output_dir {
                 Some(dir) => {
                     render::write_output_dir(&dir, &outcome.rendered)?;
-                    // Like Helm: one line per document, so a file with two documents shows twice.
-                    let mut listing = String::new();
-                    for doc in &outcome.rendered.documents {
-                        listing.push_str(&format!(
-                            "wrote {dir}/{}/{}\n",
-                            outcome.rendered.chart_name, doc.template
-                        ));
-                    }
-                    write_stdout(&listing)?;
+                    write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
                 }
                 None => write_stdout(&outcome.rendered.to_stream())?,
             }
@@ -230,17 +210,12 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             version,
             app_version,
         } => {
-            let options = PackageOptions {
-                version,
-                app_version,
-                mtime: mtime_from_env().map_err(PackageError::Mtime)?,
-            };
+            let options = PackageOptions::from_env(version, app_version)?;
             let source = ChartSource::from_flag(chart.as_deref());
             let (package, notes) = package::package_source(&source, &options)?;
             print_notes(&notes);
             let path = package::write_package(&package, &destination)?;
-            // sha256sum's format, so `sha256sum -c` can check it.
-            write_stdout(&format!("{}  {path}\n", package.sha256))?;
+            write_stdout(&package::sha256sum_line(&package, &path))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Lint { chart, flags } => {
@@ -271,26 +246,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Schema { chart, write } => {
             let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
-            let (text, added) = lint::schema::complete_schema(&loaded).map_err(Error::Usage)?;
-            match (write, chart) {
-                (true, Some(dir)) => {
-                    let path = dir.join(lint::schema::SCHEMA_FILE);
-                    let temp = dir.join(format!(".{}.partial", lint::schema::SCHEMA_FILE));
-                    std::fs::write(&temp, &text)
-                        .and_then(|_| std::fs::rename(&temp, &path))
-                        .map_err(Error::io(&path))?;
-                    print_notes(&[format!("wrote {path} ({} key(s) added)", added.len())]);
-                }
-                _ => {
-                    print_notes(
-                        &added
-                            .iter()
-                            .map(|k| format!("added {k}"))
-                            .collect::<Vec<_>>(),
-                    );
-                    write_stdout(&text)?;
-                }
-            }
+            let write_to = chart.as_deref().filter(|_| write);
+            let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
+            print_notes(&notes);
+            write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Diff {
@@ -304,37 +263,16 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             set_b,
             flags,
         } => {
-            let compared = (|| -> Result<diff::DiffReport, Error> {
-                let (a, a_label, b, b_label) = match files.as_slice() {
-                    [a, b] => (read_input(a)?, a.clone(), read_input(b)?, b.clone()),
-                    [] => {
-                        let side =
-                            |chart: &Option<Utf8PathBuf>, values: &[String], set: &[String]| {
-                                diff::SideFlags {
-                                    chart: chart.clone(),
-                                    values: values.to_vec(),
-                                    set: set.to_vec(),
-                                }
-                            };
-                        let (a, b) = diff::render_pair(
-                            chart.as_deref(),
-                            &flags,
-                            &side(&chart_a, &values_a, &set_a),
-                            &side(&chart_b, &values_b, &set_b),
-                            Clock::FromEnv,
-                        )?;
-                        (a, "A".to_owned(), b, "B".to_owned())
-                    }
-                    _ => {
-                        return Err(Error::Usage(
-                            "diff takes two files, or none (then it renders the chart twice)"
-                                .into(),
-                        ))
-                    }
-                };
-                diff::diff_streams(&a, &a_label, &b, &b_label)
-            })();
-            match compared {
+            let side = |chart, values, set| diff::SideFlags { chart, values, set };
+            match diff::compare(
+                &files,
+                chart.as_deref(),
+                &flags,
+                &side(chart_a, values_a, set_a),
+                &side(chart_b, values_b, set_b),
+                &mut std::io::stdin().lock(),
+                Clock::FromEnv,
+            ) {
                 Ok(report) => {
                     write_stdout(&report.to_text())?;
                     Ok(ExitCode::from(u8::from(!report.is_empty())))
@@ -351,30 +289,10 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
             update,
         } => {
             let source = ChartSource::from_flag(chart.as_deref());
-            let cases = cases.unwrap_or_else(|| match &chart {
-                Some(dir) => dir.join("golden"),
-                None => Utf8Path::new("tests/golden/control-plane").to_owned(),
-            });
-            let chart = source.load()?;
-            let reports = golden::run(&chart, &cases, update)?;
-            let mut failed = 0;
-            let mut text = String::new();
-            for report in &reports {
-                match &report.outcome {
-                    CaseOutcome::Passed => text.push_str(&format!("ok      {}\n", report.name)),
-                    CaseOutcome::Updated => text.push_str(&format!("updated {}\n", report.name)),
-                    CaseOutcome::Failed(diff) => {
-                        failed += 1;
-                        text.push_str(&format!("FAILED  {}\n{diff}\n", report.name));
-                    }
-                }
-            }
-            text.push_str(&format!(
-                "{} passed, {failed} failed\n",
-                reports.len() - failed
-            ));
-            write_stdout(&text)?;
-            Ok(if failed == 0 {
+            let cases = cases.unwrap_or_else(|| golden::default_cases_dir(chart.as_deref()));
+            let reports = golden::run(&source.load()?, &cases, update)?;
+            write_stdout(&golden::summary(&reports))?;
+            Ok(if golden::failed_count(&reports) == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

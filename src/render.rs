@@ -171,6 +171,16 @@ pub fn write_output_dir(dir: &Utf8Path, rendered: &Rendered) -> Result<Vec<Utf8P
     write_output_dir_with(dir, rendered, |path, text| std::fs::write(path, text))
 }
 
+/// What `render --output-dir` prints: a `wrote DIR/CHART/TEMPLATE` line per document, as Helm
+/// does (so a file with two documents shows twice).
+pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
+    rendered
+        .documents
+        .iter()
+        .map(|doc| format!("wrote {dir}/{}/{}\n", rendered.chart_name, doc.template))
+        .collect()
+}
+
 /// [`write_output_dir`] with the file writer supplied (tests use it to fail midway).
 pub fn write_output_dir_with(
     dir: &Utf8Path,

@@ -1,23 +1,18 @@
 //! Reading chart archives without trusting them: each crafted archive is refused with the entry
 //! named, and nothing is written to disk while reading.
 
+mod support;
+
 use camino::Utf8PathBuf;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use meshchart::chart::{Chart, MAX_CHART_BYTES, MAX_CHART_FILES};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+use support::cli::{command, run, scratch_dir};
 
 const CHART_YAML: &[u8] = b"apiVersion: v2\nname: demo\nversion: 1.0.0\n";
 const TEMPLATE: &[u8] = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshchart-archive-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A header with `name` written raw (the tar crate's own setters refuse `..` and absolute paths).
 fn header(name: &str, kind: tar::EntryType, size: u64) -> tar::Header {
@@ -313,11 +308,7 @@ fn render_refuses_a_crafted_archive_and_writes_nothing() {
     ]);
     std::fs::write(work.join("evil.tgz"), bytes).unwrap();
     let before = listing(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(["render", "--chart", "evil.tgz"])
-        .current_dir(&work)
-        .output()
-        .unwrap();
+    let out = run(command(&["render", "--chart", "evil.tgz"]).current_dir(&work));
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -4,11 +4,12 @@
 //! When values.yaml gains a key, `cargo run -- schema --chart . --write` adds it to the schema
 //! with its type inferred from the default; refine it by hand there.
 
+mod support;
+
 use meshchart::chart::Chart;
 use meshchart::lint::schema::{undeclared_keys, validate, SCHEMA_FILE};
-use std::process::{Command, Output};
-
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use std::process::Output;
+use support::cli::{command, run};
 
 fn chart() -> Chart {
     Chart::embedded().unwrap()
@@ -28,13 +29,7 @@ fn required_values() -> Vec<String> {
 }
 
 fn lint(extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .arg("lint")
-        .args(required_values())
-        .args(extra)
-        .current_dir(ROOT)
-        .output()
-        .unwrap()
+    run(command(&["lint"]).args(required_values()).args(extra))
 }
 
 #[test]

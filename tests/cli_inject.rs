@@ -1,27 +1,15 @@
 //! `meshchart inject` / `uninject` as a user runs them: exit codes, stdout carries only the
 //! manifests (nothing at all on failure), the report goes to stderr, stdin works.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
+use support::cli::{command, run_with_stdin};
 
 const CASES: &str = "tests/golden/inject";
 
 fn meshchart(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run meshchart");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("meshchart finishes")
+    run_with_stdin(&mut command(args), stdin)
 }
 
 fn text(bytes: &[u8]) -> String {

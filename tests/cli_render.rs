@@ -1,15 +1,13 @@
 //! `meshchart render` as a user runs it: exit codes, stdout, --output-dir, determinism.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+use support::cli::{command, run, scratch_dir};
 
 fn meshchart(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .expect("run meshchart")
+    run(command(args).env("SOURCE_DATE_EPOCH", "1700000000"))
 }
 
 fn fixture(name: &str) -> String {
@@ -18,13 +16,6 @@ fn fixture(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshchart-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn files_under(dir: &Path) -> Vec<String> {

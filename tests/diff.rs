@@ -1,27 +1,18 @@
 //! `meshchart diff` as a user runs it: renders or files compared resource by resource.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use std::process::Output;
+use support::cli::{meshchart, scratch_dir};
+
 const CHART: &str = "tests/fixtures/package-demo";
-
-fn meshchart(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run meshchart")
-}
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 fn scratch_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("meshchart-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path: PathBuf = dir.join(name);
+    let path = scratch_dir(name).join(name);
     std::fs::write(&path, text).unwrap();
     path.to_string_lossy().into_owned()
 }

@@ -1,12 +1,14 @@
 //! Identity and webhook material: what `complete_material` generates, keeps, reuses and rejects.
 
+mod support;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use meshchart::identity::{complete_material, IdentityError, MaterialOptions};
 use meshchart::values::Value;
 use meshchart::yaml::parse_document;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use support::{get, reference_file, set};
 use x509_parser::certificate::X509Certificate;
 use x509_parser::extensions::GeneralName;
 use x509_parser::pem::Pem;
@@ -58,40 +60,10 @@ fn options(certs_dir: Option<&Utf8Path>) -> MaterialOptions {
     }
 }
 
-fn get<'v>(values: &'v Value, dotted: &str) -> &'v Value {
-    let path: Vec<&str> = dotted.split('.').collect();
-    values
-        .get_path(&path)
-        .unwrap_or_else(|| panic!("{dotted} is absent"))
-}
-
 fn get_str<'v>(values: &'v Value, dotted: &str) -> &'v str {
     get(values, dotted)
         .as_str()
         .unwrap_or_else(|| panic!("{dotted} is not a string"))
-}
-
-fn set(values: &mut Value, dotted: &str, value: impl Into<Value>) {
-    let mut current = values;
-    let keys: Vec<&str> = dotted.split('.').collect();
-    for key in &keys[..keys.len() - 1] {
-        current = current
-            .as_map_mut()
-            .expect("map")
-            .entry((*key).to_owned())
-            .or_insert_with(|| Value::Map(BTreeMap::new()));
-    }
-    current
-        .as_map_mut()
-        .expect("map")
-        .insert(keys[keys.len() - 1].to_owned(), value.into());
-}
-
-fn reference(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Values with the reference trust anchors, issuer certificate and key.
@@ -100,17 +72,17 @@ fn with_reference_issuer() -> Value {
     set(
         &mut values,
         "identityTrustAnchorsPEM",
-        reference("valid-trust-anchors.pem"),
+        reference_file("valid-trust-anchors.pem"),
     );
     set(
         &mut values,
         "identity.issuer.tls.crtPEM",
-        reference("valid-crt.pem"),
+        reference_file("valid-crt.pem"),
     );
     set(
         &mut values,
         "identity.issuer.tls.keyPEM",
-        reference("valid-key.pem"),
+        reference_file("valid-key.pem"),
     );
     values
 }
@@ -306,17 +278,17 @@ fn given_material_is_kept_untouched() {
         set(
             &mut values,
             &format!("{component}.crtPEM"),
-            reference("valid-crt.pem"),
+            reference_file("valid-crt.pem"),
         );
         set(
             &mut values,
             &format!("{component}.keyPEM"),
-            reference("valid-key.pem"),
+            reference_file("valid-key.pem"),
         );
         set(
             &mut values,
             &format!("{component}.caBundle"),
-            reference("valid-trust-anchors.pem"),
+            reference_file("valid-trust-anchors.pem"),
         );
     }
     set(&mut values, "heartbeatSchedule", "1 2 * * *");
@@ -347,25 +319,25 @@ fn given_webhook_cert_without_ca_bundle_gets_the_cert_as_ca_bundle() {
     set(
         &mut values,
         "proxyInjector.crtPEM",
-        reference("valid-crt.pem"),
+        reference_file("valid-crt.pem"),
     );
     set(
         &mut values,
         "proxyInjector.keyPEM",
-        reference("valid-key.pem"),
+        reference_file("valid-key.pem"),
     );
     complete(&mut values);
     assert_eq!(
         get_str(&values, "proxyInjector.crtPEM"),
-        reference("valid-crt.pem")
+        reference_file("valid-crt.pem")
     );
     assert_eq!(
         get_str(&values, "proxyInjector.keyPEM"),
-        reference("valid-key.pem")
+        reference_file("valid-key.pem")
     );
     assert_eq!(
         get_str(&values, "proxyInjector.caBundle"),
-        reference("valid-crt.pem")
+        reference_file("valid-crt.pem")
     );
 }
 
@@ -446,7 +418,7 @@ fn partial_issuer_material_error_names_every_missing_key() {
     set(
         &mut values,
         "identityTrustAnchorsPEM",
-        reference("valid-trust-anchors.pem"),
+        reference_file("valid-trust-anchors.pem"),
     );
     let message = error(&mut values);
     assert!(
@@ -462,7 +434,7 @@ fn partial_webhook_material_error_names_the_missing_key() {
     set(
         &mut values,
         "profileValidator.keyPEM",
-        reference("valid-key.pem"),
+        reference_file("valid-key.pem"),
     );
     let message = error(&mut values);
     assert!(
@@ -474,7 +446,7 @@ fn partial_webhook_material_error_names_the_missing_key() {
 #[test]
 fn corrupt_pem_error_names_the_key() {
     let mut values = with_reference_issuer();
-    let corrupt = reference("valid-crt.pem").replacen("MII", "MI*", 1);
+    let corrupt = reference_file("valid-crt.pem").replacen("MII", "MI*", 1);
     set(&mut values, "identity.issuer.tls.crtPEM", corrupt);
     let message = error(&mut values);
     assert!(
@@ -489,7 +461,7 @@ fn key_in_a_certificate_slot_error_names_the_key_and_the_block() {
     set(
         &mut values,
         "identityTrustAnchorsPEM",
-        reference("valid-key.pem"),
+        reference_file("valid-key.pem"),
     );
     let message = error(&mut values);
     assert_eq!(
@@ -501,11 +473,11 @@ fn key_in_a_certificate_slot_error_names_the_key_and_the_block() {
 #[test]
 fn truncated_webhook_key_error_names_the_key() {
     let mut values = defaults();
-    let key = reference("valid-key.pem");
+    let key = reference_file("valid-key.pem");
     set(
         &mut values,
         "proxyInjector.crtPEM",
-        reference("valid-crt.pem"),
+        reference_file("valid-crt.pem"),
     );
     set(&mut values, "proxyInjector.keyPEM", &key[..key.len() - 30]);
     let message = error(&mut values);
@@ -532,7 +504,7 @@ fn issuer_key_of_another_certificate_is_rejected() {
 #[test]
 fn pkcs8_issuer_key_is_rejected_naming_the_label_linkerd_reads() {
     let mut values = with_reference_issuer();
-    let pkcs8 = reference("valid-key.pem").replace("EC PRIVATE KEY", "PRIVATE KEY");
+    let pkcs8 = reference_file("valid-key.pem").replace("EC PRIVATE KEY", "PRIVATE KEY");
     set(&mut values, "identity.issuer.tls.keyPEM", pkcs8);
     assert_eq!(
         error(&mut values),
@@ -662,7 +634,7 @@ fn certs_dir_is_not_created_when_the_values_are_in_error() {
     set(
         &mut values,
         "proxyInjector.crtPEM",
-        reference("valid-crt.pem"),
+        reference_file("valid-crt.pem"),
     );
     complete_material(&mut values, &options(Some(&scratch.0)))
         .expect_err("proxyInjector.keyPEM is missing");
@@ -686,7 +658,7 @@ fn certs_dir_given_values_win_and_only_missing_sets_are_written() {
     );
     assert_eq!(
         get_str(&values, "identity.issuer.tls.crtPEM"),
-        reference("valid-crt.pem")
+        reference_file("valid-crt.pem")
     );
 }
 

@@ -1,17 +1,9 @@
 //! `meshchart lint` as a user runs it: what it reports, and its exit code.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn meshchart(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run meshchart")
-}
+use std::path::Path;
+use support::cli::{meshchart, scratch_dir};
 
 /// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
 fn lint(extra: &[&str]) -> (i32, String) {
@@ -22,13 +14,6 @@ fn lint(extra: &[&str]) -> (i32, String) {
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
     )
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshchart-lint-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! `--output-dir` is all or nothing, even when a write fails halfway through.
 
+mod support;
+
 use camino::Utf8PathBuf;
 use meshchart::engine::{Rendered, RenderedDocument};
 use meshchart::render::write_output_dir_with;
+use support::cli::scratch_dir;
 
 fn doc(template: &str, name: &str) -> RenderedDocument {
     RenderedDocument {
@@ -17,11 +20,7 @@ fn doc(template: &str, name: &str) -> RenderedDocument {
 
 #[test]
 fn a_write_failure_midway_leaves_no_partial_files() {
-    let dir = Utf8PathBuf::from_path_buf(
-        std::env::temp_dir().join(format!("meshchart-outdir-{}", std::process::id())),
-    )
-    .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = Utf8PathBuf::from_path_buf(scratch_dir("outdir").join("out")).unwrap();
     let rendered = Rendered {
         chart_name: "demo".into(),
         documents: vec![
@@ -50,11 +49,7 @@ fn a_write_failure_midway_leaves_no_partial_files() {
 
 #[test]
 fn a_second_run_replaces_the_first_runs_files() {
-    let dir = Utf8PathBuf::from_path_buf(
-        std::env::temp_dir().join(format!("meshchart-outdir2-{}", std::process::id())),
-    )
-    .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = Utf8PathBuf::from_path_buf(scratch_dir("outdir2").join("out")).unwrap();
     let first = Rendered {
         chart_name: "demo".into(),
         documents: vec![doc("templates/old.yaml", "old")],

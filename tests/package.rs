@@ -1,19 +1,19 @@
 //! `meshchart package` as a user runs it: Helm's layout, reproducible bytes, atomic writes, and
 //! archives that render like their folders and that Helm itself reads.
 
+mod support;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::cli::{command, run, scratch_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn meshchart_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(args)
+    run(command(args)
         .current_dir(dir)
-        .env_remove("SOURCE_DATE_EPOCH")
-        .output()
-        .expect("run meshchart")
+        .env_remove("SOURCE_DATE_EPOCH"))
 }
 
 fn meshchart(args: &[&str]) -> Output {
@@ -22,13 +22,6 @@ fn meshchart(args: &[&str]) -> Output {
 
 fn fixture(name: &str) -> String {
     format!("{ROOT}/tests/fixtures/{name}")
-}
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("meshchart-package-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn ok(out: &Output) -> String {
@@ -150,12 +143,14 @@ fn every_header_is_fixed_ustar_0644_root_owned() {
 #[test]
 fn source_date_epoch_sets_every_entry_mtime() {
     let out = scratch_dir("epoch");
-    let stdout = ok(&Command::new(env!("CARGO_BIN_EXE_meshchart"))
-        .args(["package", "--chart", &fixture("package-demo"), "-d"])
-        .arg(&out)
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .output()
-        .unwrap());
+    let stdout = ok(&run(command(&[
+        "package",
+        "--chart",
+        &fixture("package-demo"),
+        "-d",
+    ])
+    .arg(&out)
+    .env("SOURCE_DATE_EPOCH", "1700000000")));
     let archive = PathBuf::from(stdout.trim_end().split_once("  ").unwrap().1);
     assert!(entries(&archive).iter().all(|e| e.mtime == 1_700_000_000));
 }

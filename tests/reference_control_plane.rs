@@ -20,12 +20,12 @@
 
 mod support;
 
-use meshchart::values::{Map, Value};
+use meshchart::values::Value;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use support::deviations::{glob, read_table, unmatched};
+use support::tree_diff::{show, Rule, TreeDiff};
 
-/// Where the deviations table lives, and the heading it sits under.
-const DEVIATIONS_FILE: &str = "tests/reference/DEVIATIONS.md";
+/// The heading the deviations table sits under.
 const DEVIATIONS_HEADING: &str = "## Control plane";
 /// The path of a difference that concerns a whole resource (missing or not in the reference).
 const WHOLE_RESOURCE: &str = "(resource)";
@@ -112,27 +112,6 @@ impl std::fmt::Display for Difference {
     }
 }
 
-/// A row of the deviations table.
-#[derive(Debug)]
-struct Deviation {
-    line: usize,
-    resource: String,
-    path: String,
-    reason: String,
-}
-
-/// `*` matches any run of characters (dots and brackets included); everything else literally.
-fn glob(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
-
 /// Resources of a multi-document YAML stream, keyed by (kind, namespace, name).
 type Resources = BTreeMap<(String, String, String), Value>;
 
@@ -198,30 +177,6 @@ fn rendered_resources() -> Resources {
     )
 }
 
-/// A value for messages: scalars as JSON, long strings and collections shortened.
-fn show(value: &Value) -> String {
-    fn json(value: &Value) -> serde_json::Value {
-        match value {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => (*b).into(),
-            Value::Int(i) => (*i).into(),
-            Value::Float(f) => serde_json::Number::from_f64(*f)
-                .map(serde_json::Value::Number)
-                .unwrap_or(serde_json::Value::Null),
-            Value::String(s) => s.clone().into(),
-            Value::Seq(items) => items.iter().map(json).collect(),
-            Value::Map(map) => map.iter().map(|(k, v)| (k.clone(), json(v))).collect(),
-        }
-    }
-    let text = json(value).to_string();
-    if text.chars().count() > 100 {
-        let short: String = text.chars().take(97).collect();
-        format!("{short}...")
-    } else {
-        text
-    }
-}
-
 fn fits_shape(value: &Value, shape: Shape) -> bool {
     let Some(text) = value.as_str() else {
         return false;
@@ -245,143 +200,32 @@ fn fits_shape(value: &Value, shape: Shape) -> bool {
     }
 }
 
-/// The names of a list whose items are all maps with distinct string `name`s.
-fn item_names(items: &[Value]) -> Option<Vec<String>> {
-    let names: Vec<String> = items
+/// The comparison's special cases in `resource`: shape-only fields, and `data.values` of
+/// linkerd-config, which is YAML in a string.
+fn rule(resource: &str, path: &str, expected: &Value, got: &Value) -> Rule {
+    if let Some(shape) = SHAPE_ONLY
         .iter()
-        .map(|item| {
-            item.get_path(&["name"])
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .collect::<Option<_>>()?;
-    let mut sorted = names.clone();
-    sorted.sort();
-    sorted.dedup();
-    (sorted.len() == names.len()).then_some(names)
-}
-
-/// Walks two trees and reports every differing path.
-struct Walker<'a> {
-    resource: String,
-    out: &'a mut Vec<(String, String)>,
-}
-
-impl Walker<'_> {
-    fn report(&mut self, path: &str, message: String) {
-        self.out.push((path.to_owned(), message));
+        .find(|(r, p, _)| glob(r, resource) && glob(p, path))
+        .map(|(_, _, s)| *s)
+    {
+        let fits = fits_shape(expected, shape) && fits_shape(got, shape);
+        return Rule::Decided((!fits).then(|| {
+            format!(
+                "expected a {shape:?}-shaped value like {}, got {}",
+                show(expected),
+                show(got)
+            )
+        }));
     }
-
-    fn compare(&mut self, path: &str, expected: &Value, got: &Value) {
-        if let Some(shape) = SHAPE_ONLY
-            .iter()
-            .find(|(r, p, _)| glob(r, &self.resource) && glob(p, path))
-            .map(|(_, _, s)| *s)
-        {
-            if !(fits_shape(expected, shape) && fits_shape(got, shape)) {
-                self.report(
-                    path,
-                    format!(
-                        "expected a {shape:?}-shaped value like {}, got {}",
-                        show(expected),
-                        show(got)
-                    ),
-                );
-            }
-            return;
-        }
-        if self.resource == "ConfigMap/linkerd-config" && path == "data.values" {
-            if let (Some(e), Some(g)) = (expected.as_str(), got.as_str()) {
-                let parse = |t: &str| meshchart::yaml::parse_document(t);
-                if let (Ok(e), Ok(g)) = (parse(e), parse(g)) {
-                    return self.compare(path, &e, &g);
-                }
-            }
-        }
-        match (expected, got) {
-            (Value::Map(e), Value::Map(g)) => self.compare_maps(path, e, g),
-            (Value::Seq(e), Value::Seq(g)) => self.compare_seqs(path, e, g),
-            _ if expected == got => {}
-            _ => self.report(
-                path,
-                format!("expected {}, got {}", show(expected), show(got)),
-            ),
-        }
-    }
-
-    fn compare_maps(&mut self, path: &str, expected: &Map, got: &Map) {
-        let join = |key: &str| {
-            if path.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{path}.{key}")
-            }
-        };
-        for (key, e) in expected {
-            match got.get(key) {
-                Some(g) => self.compare(&join(key), e, g),
-                None => self.report(&join(key), format!("missing (expected {})", show(e))),
-            }
-        }
-        for (key, g) in got {
-            if !expected.contains_key(key) {
-                self.report(
-                    &join(key),
-                    format!("not in the reference (got {})", show(g)),
-                );
+    if resource == "ConfigMap/linkerd-config" && path == "data.values" {
+        if let (Some(e), Some(g)) = (expected.as_str(), got.as_str()) {
+            let parse = |t: &str| meshchart::yaml::parse_document(t);
+            if let (Ok(e), Ok(g)) = (parse(e), parse(g)) {
+                return Rule::Instead(e, g);
             }
         }
     }
-
-    fn compare_seqs(&mut self, path: &str, expected: &[Value], got: &[Value]) {
-        if let (Some(e_names), Some(g_names)) = (item_names(expected), item_names(got)) {
-            for (name, e) in e_names.iter().zip(expected) {
-                let item_path = format!("{path}[name={name}]");
-                match g_names.iter().position(|n| n == name) {
-                    Some(i) => self.compare(&item_path, e, &got[i]),
-                    None => self.report(&item_path, format!("missing (expected {})", show(e))),
-                }
-            }
-            for (name, g) in g_names.iter().zip(got) {
-                if !e_names.contains(name) {
-                    self.report(
-                        &format!("{path}[name={name}]"),
-                        format!("not in the reference (got {})", show(g)),
-                    );
-                }
-            }
-            let common = |names: &[String], other: &[String]| -> Vec<String> {
-                names
-                    .iter()
-                    .filter(|n| other.contains(n))
-                    .cloned()
-                    .collect()
-            };
-            let (e_order, g_order) = (common(&e_names, &g_names), common(&g_names, &e_names));
-            if e_order != g_order {
-                self.report(
-                    path,
-                    format!("order: expected {e_order:?}, got {g_order:?}"),
-                );
-            }
-            return;
-        }
-        for (i, (e, g)) in expected.iter().zip(got).enumerate() {
-            self.compare(&format!("{path}[{i}]"), e, g);
-        }
-        for (i, e) in expected.iter().enumerate().skip(got.len()) {
-            self.report(
-                &format!("{path}[{i}]"),
-                format!("missing (expected {})", show(e)),
-            );
-        }
-        for (i, g) in got.iter().enumerate().skip(expected.len()) {
-            self.report(
-                &format!("{path}[{i}]"),
-                format!("not in the reference (got {})", show(g)),
-            );
-        }
-    }
+    Rule::Compare
 }
 
 fn differences(expected: &Resources, got: &Resources) -> Vec<Difference> {
@@ -401,12 +245,10 @@ fn differences(expected: &Resources, got: &Resources) -> Vec<Difference> {
                 "missing (in the reference, not rendered)".into(),
             )),
             Some(g) => {
-                let mut found = Vec::new();
-                Walker {
-                    resource: format!("{}/{}", key.0, key.2),
-                    out: &mut found,
-                }
-                .compare("", e, g);
+                let resource = format!("{}/{}", key.0, key.2);
+                let found = TreeDiff::default()
+                    .with_rule(|path, e, g| rule(&resource, path, e, g))
+                    .run(e, g);
                 out.extend(found.into_iter().map(|(p, m)| difference(key, &p, m)));
             }
         }
@@ -421,102 +263,15 @@ fn differences(expected: &Resources, got: &Resources) -> Vec<Difference> {
     out
 }
 
-/// Reads the table under [`DEVIATIONS_HEADING`]: `| resource | field path | reason |`.
-fn deviations() -> Vec<Deviation> {
-    let path = support::repo_root().join(DEVIATIONS_FILE);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut rows = Vec::new();
-    let mut in_section = false;
-    let mut seen_header = false;
-    for (index, line) in text.lines().enumerate() {
-        if line.starts_with("## ") {
-            in_section = line.starts_with(DEVIATIONS_HEADING);
-            continue;
-        }
-        let line = line.trim();
-        if !in_section || !line.starts_with('|') {
-            continue;
-        }
-        let cells: Vec<String> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').trim().to_owned())
-            .collect();
-        if !seen_header {
-            seen_header = true; // the header row
-            continue;
-        }
-        if cells
-            .iter()
-            .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
-        {
-            continue; // the separator row
-        }
-        assert!(
-            cells.len() == 3 && cells.iter().all(|c| !c.is_empty()),
-            "{DEVIATIONS_FILE}:{}: a row needs a resource, a field path and a reason: {line}",
-            index + 1
-        );
-        let mut cells = cells.into_iter();
-        rows.push(Deviation {
-            line: index + 1,
-            resource: cells.next().unwrap_or_default(),
-            path: cells.next().unwrap_or_default(),
-            reason: cells.next().unwrap_or_default(),
-        });
-    }
-    assert!(
-        !rows.is_empty(),
-        "{DEVIATIONS_FILE}: no table under a heading starting with {DEVIATIONS_HEADING:?}"
-    );
-    rows
-}
-
-fn covers(row: &Deviation, difference: &Difference) -> bool {
-    (row.resource == "*" || glob(&row.resource, &difference.resource()))
-        && glob(&row.path, &difference.path)
-}
-
 #[test]
 fn default_render_matches_upstream_except_listed_deviations() {
     let expected = expected_resources();
     let got = rendered_resources();
     let found = differences(&expected, &got);
-    let rows = deviations();
-
-    let mut report = String::new();
-    let uncovered: Vec<&Difference> = found
-        .iter()
-        .filter(|d| !rows.iter().any(|row| covers(row, d)))
-        .collect();
-    if !uncovered.is_empty() {
-        let _ = writeln!(
-            report,
-            "{} difference(s) from the reference not listed in {DEVIATIONS_FILE}:",
-            uncovered.len()
-        );
-        for d in &uncovered {
-            let _ = writeln!(report, "  {d}");
-        }
-    }
-    let unused: Vec<&Deviation> = rows
-        .iter()
-        .filter(|row| !found.iter().any(|d| covers(row, d)))
-        .collect();
-    if !unused.is_empty() {
-        let _ = writeln!(
-            report,
-            "{} row(s) of {DEVIATIONS_FILE} match no difference (remove or fix them):",
-            unused.len()
-        );
-        for row in &unused {
-            let _ = writeln!(
-                report,
-                "  line {}: {} | {} ({})",
-                row.line, row.resource, row.path, row.reason
-            );
-        }
-    }
+    let rows = read_table(DEVIATIONS_HEADING, &["resource", "field path", "reason"]);
+    let report = unmatched(DEVIATIONS_HEADING, &rows, &found, |d| {
+        vec![d.resource(), d.path.clone()]
+    });
     assert!(report.is_empty(), "{report}");
 }
 

@@ -19,13 +19,14 @@
 
 mod support;
 
+use meshchart::flags::ValueFlags;
 use meshchart::inject::command::{run_inject, run_uninject};
-use meshchart::inject::flags::{InjectArgs, UninjectArgs, ValueFlags};
+use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::workload::{pod_template_mut, workload_kind};
 use meshchart::values::{Map, Value};
-use std::fmt::Write as _;
+use support::deviations::{read_table, unmatched};
+use support::tree_diff::TreeDiff;
 
-const DEVIATIONS_FILE: &str = "tests/reference/DEVIATIONS.md";
 const DEVIATIONS_HEADING: &str = "## Inject";
 
 /// What a reference case runs.
@@ -642,11 +643,7 @@ fn with_pod_annotations(text: &str, annotations: &[(&str, &str)]) -> String {
     if annotations.is_empty() {
         return text.to_owned();
     }
-    let mut docs: Vec<Value> = meshchart::yaml::parse_documents(text)
-        .expect("reference input parses")
-        .into_iter()
-        .filter(|d| !matches!(d, Value::Null))
-        .collect();
+    let mut docs = documents(text);
     docs.iter_mut().for_each(|d| annotate(d, annotations));
     docs.iter()
         .map(meshchart::yaml::to_yaml_document)
@@ -698,107 +695,6 @@ fn run(case: &Case) -> Result<(String, String), String> {
             )
         })
         .map_err(|e| e.to_string())
-}
-
-// ---- tree comparison (the same rules as the control-plane comparison) ----
-
-fn show(value: &Value) -> String {
-    let text = meshchart::yaml::to_json(value);
-    if text.chars().count() > 100 {
-        format!("{}...", text.chars().take(97).collect::<String>())
-    } else {
-        text
-    }
-}
-
-fn item_names(items: &[Value]) -> Option<Vec<String>> {
-    let names: Vec<String> = items
-        .iter()
-        .map(|i| {
-            i.get_path(&["name"])
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .collect::<Option<_>>()?;
-    let mut sorted = names.clone();
-    sorted.sort();
-    sorted.dedup();
-    (sorted.len() == names.len() && !names.is_empty()).then_some(names)
-}
-
-fn compare(path: &str, expected: &Value, got: &Value, out: &mut Vec<(String, String)>) {
-    match (expected, got) {
-        (Value::Map(e), Value::Map(g)) => {
-            let join = |k: &str| {
-                if path.is_empty() {
-                    k.to_owned()
-                } else {
-                    format!("{path}.{k}")
-                }
-            };
-            for (k, ev) in e {
-                match g.get(k) {
-                    Some(gv) => compare(&join(k), ev, gv, out),
-                    None => out.push((join(k), format!("missing (expected {})", show(ev)))),
-                }
-            }
-            for (k, gv) in g {
-                if !e.contains_key(k) {
-                    out.push((join(k), format!("not in the reference (got {})", show(gv))));
-                }
-            }
-        }
-        (Value::Seq(e), Value::Seq(g)) => {
-            if let (Some(en), Some(gn)) = (item_names(e), item_names(g)) {
-                for (name, ev) in en.iter().zip(e) {
-                    let p = format!("{path}[name={name}]");
-                    match gn.iter().position(|n| n == name) {
-                        Some(i) => compare(&p, ev, &g[i], out),
-                        None => out.push((p, format!("missing (expected {})", show(ev)))),
-                    }
-                }
-                for (name, gv) in gn.iter().zip(g) {
-                    if !en.contains(name) {
-                        out.push((
-                            format!("{path}[name={name}]"),
-                            format!("not in the reference (got {})", show(gv)),
-                        ));
-                    }
-                }
-                let common = |a: &[String], b: &[String]| -> Vec<String> {
-                    a.iter().filter(|n| b.contains(n)).cloned().collect()
-                };
-                let (eo, go) = (common(&en, &gn), common(&gn, &en));
-                if eo != go {
-                    out.push((
-                        path.to_owned(),
-                        format!("order: expected {eo:?}, got {go:?}"),
-                    ));
-                }
-                return;
-            }
-            for (i, (ev, gv)) in e.iter().zip(g).enumerate() {
-                compare(&format!("{path}[{i}]"), ev, gv, out);
-            }
-            for (i, ev) in e.iter().enumerate().skip(g.len()) {
-                out.push((
-                    format!("{path}[{i}]"),
-                    format!("missing (expected {})", show(ev)),
-                ));
-            }
-            for (i, gv) in g.iter().enumerate().skip(e.len()) {
-                out.push((
-                    format!("{path}[{i}]"),
-                    format!("not in the reference (got {})", show(gv)),
-                ));
-            }
-        }
-        _ if expected == got => {}
-        _ => out.push((
-            path.to_owned(),
-            format!("expected {}, got {}", show(expected), show(got)),
-        )),
-    }
 }
 
 /// A difference: case, resource (`Kind/name`), path, message.
@@ -888,9 +784,7 @@ fn differences(case: &Case) -> Vec<Difference> {
         let name = resource_name(e);
         match got.get(i) {
             Some(g) if resource_name(g) == name => {
-                let mut found = Vec::new();
-                compare("", e, g, &mut found);
-                for (p, m) in found {
+                for (p, m) in TreeDiff::default().run(e, g) {
                     diff(&name, &p, m);
                 }
             }
@@ -922,117 +816,16 @@ fn differences(case: &Case) -> Vec<Difference> {
     out
 }
 
-// ---- the deviations table ----
-
-#[derive(Debug)]
-struct Deviation {
-    line: usize,
-    case: String,
-    resource: String,
-    path: String,
-}
-
-fn glob(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
-
-fn deviations() -> Vec<Deviation> {
-    let path = support::repo_root().join(DEVIATIONS_FILE);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut rows = Vec::new();
-    let mut in_section = false;
-    let mut seen_header = false;
-    for (index, line) in text.lines().enumerate() {
-        if line.starts_with("## ") {
-            in_section = line.starts_with(DEVIATIONS_HEADING);
-            continue;
-        }
-        let line = line.trim();
-        if !in_section || !line.starts_with('|') {
-            continue;
-        }
-        let cells: Vec<String> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').trim().to_owned())
-            .collect();
-        if !seen_header {
-            seen_header = true;
-            continue;
-        }
-        if cells
-            .iter()
-            .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
-        {
-            continue;
-        }
-        assert!(
-            cells.len() == 4 && cells.iter().all(|c| !c.is_empty()),
-            "{DEVIATIONS_FILE}:{}: a row needs a case, a resource, a field path and a reason: {line}",
-            index + 1
-        );
-        rows.push(Deviation {
-            line: index + 1,
-            case: cells[0].clone(),
-            resource: cells[1].clone(),
-            path: cells[2].clone(),
-        });
-    }
-    assert!(
-        !rows.is_empty(),
-        "{DEVIATIONS_FILE}: no table under {DEVIATIONS_HEADING:?}"
-    );
-    rows
-}
-
-fn covers(row: &Deviation, d: &Difference) -> bool {
-    glob(&row.case, &d.case) && glob(&row.resource, &d.resource) && glob(&row.path, &d.path)
-}
-
 #[test]
 fn reference_pairs_match_except_listed_deviations() {
     let found: Vec<Difference> = CASES.iter().flat_map(differences).collect();
-    let rows = deviations();
-    let mut report = String::new();
-    let uncovered: Vec<&Difference> = found
-        .iter()
-        .filter(|d| !rows.iter().any(|r| covers(r, d)))
-        .collect();
-    if !uncovered.is_empty() {
-        let _ = writeln!(
-            report,
-            "{} difference(s) not listed in {DEVIATIONS_FILE} ({DEVIATIONS_HEADING}):",
-            uncovered.len()
-        );
-        for d in &uncovered {
-            let _ = writeln!(report, "  {d}");
-        }
-    }
-    let unused: Vec<&Deviation> = rows
-        .iter()
-        .filter(|r| !found.iter().any(|d| covers(r, d)))
-        .collect();
-    if !unused.is_empty() {
-        let _ = writeln!(
-            report,
-            "{} row(s) match no difference (remove or fix them):",
-            unused.len()
-        );
-        for r in &unused {
-            let _ = writeln!(
-                report,
-                "  line {}: {} | {} | {}",
-                r.line, r.case, r.resource, r.path
-            );
-        }
-    }
+    let rows = read_table(
+        DEVIATIONS_HEADING,
+        &["case", "resource", "field path", "reason"],
+    );
+    let report = unmatched(DEVIATIONS_HEADING, &rows, &found, |d| {
+        vec![d.case.clone(), d.resource.clone(), d.path.clone()]
+    });
     assert!(report.is_empty(), "{report}");
 }
 

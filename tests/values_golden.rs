@@ -2,13 +2,17 @@
 //! (one argument per line, `#` comments, run from the case folder) and `expected.yaml`, the
 //! exact stdout. `UPDATE_GOLDEN=1 cargo test --test values_golden` rewrites the expectations.
 
+mod support;
+
+use camino::Utf8Path;
+use meshchart::golden::{args_file_lines, expectation_diff, update_requested};
 use std::path::Path;
-use std::process::Command;
+use support::cli::{command, run};
 
 #[test]
 fn values_golden_cases() {
     let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/values");
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| !v.is_empty() && v != "0");
+    let update = update_requested();
     let mut cases: Vec<_> = std::fs::read_dir(&cases_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -22,19 +26,10 @@ fn values_golden_cases() {
     );
     let mut failures = Vec::new();
     for case in &cases {
-        let args: Vec<String> = std::fs::read_to_string(case.join("args"))
-            .unwrap()
-            .lines()
-            .map(str::trim_end)
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .map(str::to_owned)
-            .collect();
-        let out = Command::new(env!("CARGO_BIN_EXE_meshchart"))
-            .arg("values")
-            .args(&args)
-            .current_dir(case)
-            .output()
-            .unwrap();
+        let args_text = std::fs::read_to_string(case.join("args")).unwrap();
+        let out = run(command(&["values"])
+            .args(args_file_lines(&args_text))
+            .current_dir(case));
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
             out.status.success(),
@@ -51,10 +46,7 @@ fn values_golden_cases() {
             std::fs::write(&expected_file, &actual).unwrap();
             println!("updated {name}");
         } else {
-            let diff = similar::TextDiff::from_lines(&expected, &actual)
-                .unified_diff()
-                .header("expected.yaml", "actual")
-                .to_string();
+            let diff = expectation_diff(Utf8Path::new("expected.yaml"), &expected, &actual);
             failures.push(format!("{name}:\n{diff}"));
         }
     }

@@ -34,41 +34,51 @@ pub fn write_nested(out: &mut String, value: &Value) {
             }
         }
         ValueKind::String => out.push_str(value.as_str().unwrap_or_default()),
-        ValueKind::Seq | ValueKind::Iterable => {
-            out.push('[');
-            if let Ok(items) = value.try_iter() {
-                for (i, item) in items.enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    write_nested(out, &item);
-                }
-            }
-            out.push(']');
-        }
-        ValueKind::Map
-            if value
-                .as_object()
-                .is_some_and(|o| o.repr() == minijinja::value::ObjectRepr::Plain) =>
-        {
+        ValueKind::Seq | ValueKind::Iterable => write_list(out, value, write_nested),
+        ValueKind::Map if is_plain_object(value) => {
             let _ = write!(out, "{value}");
         }
-        ValueKind::Map => {
-            out.push_str("map[");
-            if let Ok(keys) = value.try_iter() {
-                for (i, key) in keys.enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    write_nested(out, &key);
-                    out.push(':');
-                    write_nested(out, &value.get_item(&key).unwrap_or_default());
-                }
-            }
-            out.push(']');
-        }
+        ValueKind::Map => write_map(out, value, write_nested),
         _ => {
             let _ = write!(out, "{value}");
         }
     }
+}
+
+/// Writes the items of `value` the way Go's `%v` lays out a slice, `[a b]`, each by `item`.
+pub fn write_list(out: &mut String, value: &Value, mut item: impl FnMut(&mut String, &Value)) {
+    out.push('[');
+    if let Ok(items) = value.try_iter() {
+        for (i, element) in items.enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            item(out, &element);
+        }
+    }
+    out.push(']');
+}
+
+/// Writes the map `value` the way Go's `%v` lays out a map, `map[k:v]`, each key and value by
+/// `item`.
+pub fn write_map(out: &mut String, value: &Value, mut item: impl FnMut(&mut String, &Value)) {
+    out.push_str("map[");
+    if let Ok(keys) = value.try_iter() {
+        for (i, key) in keys.enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            item(out, &key);
+            out.push(':');
+            item(out, &value.get_item(&key).unwrap_or_default());
+        }
+    }
+    out.push(']');
+}
+
+/// Whether `value` is a plain object (not a map of ours), which prints as its own text.
+pub fn is_plain_object(value: &Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|o| o.repr() == minijinja::value::ObjectRepr::Plain)
 }

@@ -1,75 +1,9 @@
 //! The flags of `meshchart inject` and `uninject` (also read from golden cases' `args` files).
 
 use super::report::ReportFormat;
-use crate::values::ValueOverrides;
+use crate::flags::ValueFlags;
 use camino::Utf8PathBuf;
 use clap::Args;
-
-/// The values flags of `helm template` (the same as [`crate::flags::RenderFlags`]'s, without the
-/// release settings, which mean nothing to inject).
-#[derive(Args, Clone, Debug, Default, PartialEq)]
-pub struct ValueFlags {
-    /// Values file (repeatable; later files win; `-` reads stdin).
-    #[arg(short = 'f', long = "values", value_name = "FILE")]
-    pub values: Vec<String>,
-    /// Set a value: `a.b=1,c[0]=x` (types inferred as Helm does).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
-    /// Set a value, always as a string.
-    #[arg(long = "set-string", value_name = "KEY=VALUE")]
-    pub set_string: Vec<String>,
-    /// Set a value to the contents of a file: `key=path`.
-    #[arg(long = "set-file", value_name = "KEY=PATH")]
-    pub set_file: Vec<String>,
-    /// Set a value from JSON: `key={"a":1}`.
-    #[arg(long = "set-json", value_name = "KEY=JSON")]
-    pub set_json: Vec<String>,
-    /// Set a value to a literal string, no commas or escapes interpreted.
-    #[arg(long = "set-literal", value_name = "KEY=VALUE")]
-    pub set_literal: Vec<String>,
-}
-
-impl ValueFlags {
-    /// The value flags, for the values module.
-    pub fn overrides(&self) -> ValueOverrides {
-        ValueOverrides {
-            files: self.values.clone(),
-            set: self.set.clone(),
-            set_string: self.set_string.clone(),
-            set_file: self.set_file.clone(),
-            set_json: self.set_json.clone(),
-            set_literal: self.set_literal.clone(),
-        }
-    }
-
-    /// Whether any flag reads stdin (`-f -`, `--set-file key=-`).
-    pub fn reads_stdin(&self) -> bool {
-        self.values.iter().any(|f| f == "-")
-            || self
-                .set_file
-                .iter()
-                .any(|s| s.split_once('=').is_some_and(|(_, p)| p == "-"))
-    }
-
-    /// Resolves relative file paths against `base` (a golden case's folder).
-    pub fn resolve_paths(&mut self, base: &camino::Utf8Path) {
-        let resolve = |path: &str| -> String {
-            if path == "-" || camino::Utf8Path::new(path).is_absolute() {
-                path.to_owned()
-            } else {
-                base.join(path).to_string()
-            }
-        };
-        for file in &mut self.values {
-            *file = resolve(file);
-        }
-        for item in &mut self.set_file {
-            if let Some((key, path)) = item.split_once('=') {
-                *item = format!("{key}={}", resolve(path));
-            }
-        }
-    }
-}
 
 /// `meshchart inject`.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
@@ -77,6 +11,7 @@ pub struct InjectArgs {
     /// Manifests to inject: files, folders (recursively: .yaml, .yml, .json) or `-` for stdin.
     #[arg(value_name = "FILE|DIR|-", required = true)]
     pub inputs: Vec<String>,
+    /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,
     /// A Namespace manifest whose `config.linkerd.io/*` annotations the workloads inherit

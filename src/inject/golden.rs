@@ -10,7 +10,11 @@ use super::command::{run_inject, run_uninject, Run};
 use super::flags::{InjectArgs, UninjectArgs};
 use crate::chart::Chart;
 use crate::error::Error;
-use crate::golden::{CaseOutcome, CaseReport, ARGS_FILE, EXPECTED_ERROR, EXPECTED_OUTPUT};
+use crate::flags::resolve_path;
+use crate::golden::{
+    expectation_diff, parse_args_file, CaseOutcome, CaseReport, ARGS_FILE, EXPECTED_ERROR,
+    EXPECTED_OUTPUT,
+};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 
@@ -47,36 +51,21 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
     Ok(cases)
 }
 
-fn resolve(dir: &Utf8Path, path: &str) -> String {
-    if path == "-" || Utf8Path::new(path).is_absolute() {
-        path.to_owned()
-    } else {
-        dir.join(path).to_string()
-    }
-}
-
 fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
-    let args: Vec<&str> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .collect();
-    let mut command = CaseArgs::try_parse_from(&args)
-        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))?
-        .command;
+    let mut command = parse_args_file::<CaseArgs>(&args_path, &text)?.command;
     match &mut command {
         CaseCommand::Inject(a) => {
-            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+            a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
             a.values.resolve_paths(dir);
             a.namespace_annotations = a
                 .namespace_annotations
                 .as_ref()
-                .map(|p| Utf8PathBuf::from(resolve(dir, p.as_str())));
+                .map(|p| Utf8PathBuf::from(resolve_path(dir, p.as_str())));
         }
         CaseCommand::Uninject(a) => {
-            a.inputs = a.inputs.iter().map(|i| resolve(dir, i)).collect();
+            a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
         }
     }
     Ok(command)
@@ -130,14 +119,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
                     diffs.push_str(&format!("{path} exists but the case produced no {name}\n"));
                 }
                 (Some(a), e) => {
-                    let e = e.unwrap_or_default();
-                    diffs.push_str(
-                        &similar::TextDiff::from_lines(&e, a)
-                            .unified_diff()
-                            .context_radius(3)
-                            .header(path.as_str(), "actual")
-                            .to_string(),
-                    );
+                    diffs.push_str(&expectation_diff(&path, &e.unwrap_or_default(), a));
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! their exact text, so a document nobody changes is written back byte for byte.
 
 use super::error::InjectError;
-use crate::values::{Map, Value};
+use crate::values::Value;
 use crate::yaml;
 use std::io::Read;
 use std::path::Path;
@@ -238,7 +238,7 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
                         body: &text[start..end],
                         line: 1 + text[..start].matches('\n').count(),
                     },
-                    from_json(value),
+                    Value::from(value),
                 ));
                 previous_end = end;
             }
@@ -263,25 +263,6 @@ fn json_message(e: &serde_json::Error) -> String {
     match text.rfind(" at line ") {
         Some(i) => text[..i].to_owned(),
         None => text,
-    }
-}
-
-/// Converts parsed JSON into our value tree.
-pub fn from_json(value: serde_json::Value) -> Value {
-    match value {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Value::String(s),
-        serde_json::Value::Array(items) => Value::Seq(items.into_iter().map(from_json).collect()),
-        serde_json::Value::Object(map) => Value::Map(
-            map.into_iter()
-                .map(|(k, v)| (k, from_json(v)))
-                .collect::<Map>(),
-        ),
     }
 }
 

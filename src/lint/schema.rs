@@ -209,6 +209,26 @@ pub fn complete_schema(chart: &crate::chart::Chart) -> Result<(String, Vec<Strin
     Ok((text, added))
 }
 
+/// What `meshchart schema` does with the [`complete_schema`] of `chart`: with `write_to` (a chart
+/// folder), writes it there as [`SCHEMA_FILE`] and prints nothing; else prints it. Returns the
+/// text for stdout and the notes for stderr.
+pub fn schema_command(
+    chart: &crate::chart::Chart,
+    write_to: Option<&camino::Utf8Path>,
+) -> Result<(String, Vec<String>), crate::Error> {
+    let (text, added) = complete_schema(chart).map_err(crate::Error::Usage)?;
+    Ok(match write_to {
+        Some(dir) => {
+            let path = dir.join(SCHEMA_FILE);
+            crate::files::write_atomically(&path, text.as_bytes())
+                .map_err(crate::Error::io(&path))?;
+            let note = format!("wrote {path} ({} key(s) added)", added.len());
+            (String::new(), vec![note])
+        }
+        None => (text, added.iter().map(|k| format!("added {k}")).collect()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

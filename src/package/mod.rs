@@ -20,7 +20,6 @@ use crate::chart::{Chart, ChartError, ChartMetadata};
 use crate::yaml::load::resolve_plain;
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest, Sha256};
-use std::io::Write;
 
 /// Why a package could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +69,20 @@ pub struct PackageOptions {
     pub app_version: Option<String>,
     /// The entries' mtime (see [`archive::mtime_from_env`]).
     pub mtime: u64,
+}
+
+impl PackageOptions {
+    /// The `--version` and `--app-version` flags, with the mtime from `SOURCE_DATE_EPOCH`.
+    pub fn from_env(
+        version: Option<String>,
+        app_version: Option<String>,
+    ) -> Result<PackageOptions, PackageError> {
+        Ok(PackageOptions {
+            version,
+            app_version,
+            mtime: archive::mtime_from_env().map_err(PackageError::Mtime)?,
+        })
+    }
 }
 
 /// A built archive, in memory.
@@ -225,6 +238,12 @@ pub fn build_package(
     })
 }
 
+/// What `meshchart package` prints for the archive at `path`: `sha256sum`'s format, so
+/// `sha256sum -c` can check it.
+pub fn sha256sum_line(package: &Package, path: &Utf8Path) -> String {
+    format!("{}  {path}\n", package.sha256)
+}
+
 /// Writes `package` into `out_dir` (created if needed) through a temporary file renamed into
 /// place, so a failure leaves no partial archive. Returns the archive's path.
 pub fn write_package(package: &Package, out_dir: &Utf8Path) -> Result<Utf8PathBuf, PackageError> {
@@ -234,21 +253,7 @@ pub fn write_package(package: &Package, out_dir: &Utf8Path) -> Result<Utf8PathBu
     };
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     let target = out_dir.join(&package.file_name);
-    let temp = out_dir.join(format!(
-        ".{}.{}.partial",
-        package.file_name,
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(&package.bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &target)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(io(&target)(e));
-    }
+    crate::files::write_atomically(&target, &package.bytes).map_err(io(&target))?;
     Ok(target)
 }
 

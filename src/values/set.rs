@@ -466,7 +466,7 @@ impl Parser<'_> {
                 if !self.scanner.skip_empty_value() {
                     self.json_without_comma = Some(path_string(path));
                 }
-                Ok(RawValue::Json(from_json(json)))
+                Ok(RawValue::Json(Value::from(json)))
             }
             SetMode::Set | SetMode::SetString | SetMode::SetFile => match self.scanner.peek() {
                 None => Ok(RawValue::Empty),
@@ -565,28 +565,6 @@ fn go_equal_fold(text: &str, word: &str) -> bool {
         c => c.to_ascii_lowercase(),
     });
     word.chars().all(|w| folded.next() == Some(w)) && folded.next().is_none()
-}
-
-/// JSON to a value: integers that fit 64 bits stay exact (Helm makes every number a float64).
-pub fn from_json(json: serde_json::Value) -> Value {
-    match json {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => Value::Int(i),
-            (None, Some(u), _) => Value::Float(u as f64),
-            (None, None, Some(f)) => Value::Float(f),
-            (None, None, None) => Value::Null,
-        },
-        serde_json::Value::String(s) => Value::String(s),
-        serde_json::Value::Array(items) => Value::Seq(items.into_iter().map(from_json).collect()),
-        serde_json::Value::Object(entries) => Value::Map(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k, from_json(v)))
-                .collect(),
-        ),
-    }
 }
 
 type Leaf<'a> = dyn FnMut() -> Result<Value, SetProblem> + 'a;

@@ -121,3 +121,29 @@ impl From<Vec<Value>> for Value {
         Value::Seq(v)
     }
 }
+
+/// JSON to a value: integers that fit 64 bits stay exact (Helm makes every number a float64).
+impl From<serde_json::Value> for Value {
+    fn from(json: serde_json::Value) -> Self {
+        match json {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(b),
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => Value::Int(i),
+                (None, Some(u), _) => Value::Float(u as f64),
+                (None, None, Some(f)) => Value::Float(f),
+                (None, None, None) => Value::Null,
+            },
+            serde_json::Value::String(s) => Value::String(s),
+            serde_json::Value::Array(items) => {
+                Value::Seq(items.into_iter().map(Value::from).collect())
+            }
+            serde_json::Value::Object(entries) => Value::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}

@@ -321,10 +321,7 @@ impl<'a> Loader<'a> {
                     if self.track_positions {
                         self.positions.push((self.path.clone(), at));
                     }
-                    if anchor > 0 {
-                        self.set_anchor(anchor, value.clone(), 1);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -355,11 +352,7 @@ impl<'a> Loader<'a> {
                         return Err(err(at, "unbalanced sequence end"));
                     };
                     let value = Value::Seq(items);
-                    if anchor > 0 {
-                        let size = node_count(&value);
-                        self.set_anchor(anchor, value.clone(), size);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -392,11 +385,7 @@ impl<'a> Loader<'a> {
                         }
                     }
                     let value = Value::Map(map);
-                    if anchor > 0 {
-                        let size = node_count(&value);
-                        self.set_anchor(anchor, value.clone(), size);
-                    }
-                    if let Some(v) = self.push_value(value, at)? {
+                    if let Some(v) = self.finish_node(value, anchor, at)? {
                         document_value = Some(v);
                     }
                 }
@@ -417,6 +406,21 @@ impl<'a> Loader<'a> {
             self.anchors.resize(id + 1, None);
         }
         self.anchors[id] = Some((value, size));
+    }
+
+    /// Records a finished node under its anchor (if it has one) and adds it to its parent;
+    /// returns it when it is a whole document.
+    fn finish_node(
+        &mut self,
+        value: Value,
+        anchor: usize,
+        at: Position,
+    ) -> Result<Option<Value>, YamlError> {
+        if anchor > 0 {
+            let size = node_count(&value);
+            self.set_anchor(anchor, value.clone(), size);
+        }
+        self.push_value(value, at)
     }
 
     /// Adds a finished node to its parent; returns it when it is a whole document.
@@ -517,23 +521,29 @@ fn resolve_key(
     })
 }
 
-/// YAML 1.1 resolution of a plain scalar as go-yaml v2 does it, keeping integers exact.
-pub fn resolve_plain(text: &str) -> Result<Value, String> {
+/// go-yaml v2's table of YAML 1.1 words (nulls, booleans, infinities, NaN): what a plain
+/// scalar that is one of them resolves to, or `None` for any other text.
+pub(crate) fn resolve_word(text: &str) -> Option<Result<Value, String>> {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Ok(Value::Null),
+        "" | "~" | "null" | "Null" | "NULL" => Some(Ok(Value::Null)),
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
-            return Ok(Value::Bool(true))
+            Some(Ok(Value::Bool(true)))
         }
         "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
-            return Ok(Value::Bool(false))
+            Some(Ok(Value::Bool(false)))
         }
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => {
-            return Err(format!(
-                "unsupported value {text}: infinity and NaN have no JSON form"
-            ));
-        }
-        _ => {}
+        | ".nan" | ".NaN" | ".NAN" => Some(Err(format!(
+            "unsupported value {text}: infinity and NaN have no JSON form"
+        ))),
+        _ => None,
+    }
+}
+
+/// YAML 1.1 resolution of a plain scalar as go-yaml v2 does it, keeping integers exact.
+pub fn resolve_plain(text: &str) -> Result<Value, String> {
+    if let Some(resolved) = resolve_word(text) {
+        return resolved;
     }
     let first = text.as_bytes()[0];
     if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
@@ -557,7 +567,7 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
 
 /// Go's `strconv.ParseInt(s, 0, 64)` extended to the u64 range: sign, then `0x`, `0o`, `0b` or a
 /// leading `0` for octal.
-fn parse_go_integer(s: &str) -> Option<i128> {
+pub(crate) fn parse_go_integer(s: &str) -> Option<i128> {
     let (negative, digits) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -594,7 +604,7 @@ fn parse_go_integer(s: &str) -> Option<i128> {
 }
 
 /// go-yaml v2's float syntax: `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`.
-fn is_yaml_float(s: &str) -> bool {
+pub(crate) fn is_yaml_float(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
     if i < b.len() && (b[i] == b'-' || b[i] == b'+') {

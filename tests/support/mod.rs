@@ -1,24 +1,34 @@
-//! Shared by the control-plane tests: the chart at the repository root, the values the reference
-//! renders were made with, and rendering helpers.
-//!
-//! Until the shared values code lands, values are built here: `values/values.yaml` parsed, then
-//! keys set on the tree the way `--set`/`--set-file` would.
+//! Shared by the integration tests: the chart at the repository root, the values the reference
+//! renders were made with (the library's own value flags over the chart's defaults), and
+//! rendering helpers; [`tree_diff`] and [`deviations`] serve the reference comparisons, [`cli`]
+//! the tests that run the binary.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
+
+pub mod cli;
+pub mod deviations;
+pub mod tree_diff;
 
 use camino::Utf8PathBuf;
 use meshchart::chart::Chart;
 use meshchart::engine::{Engine, RenderOptions, Rendered};
-use meshchart::values::{Map, Value};
+use meshchart::flags::ValueFlags;
+use meshchart::values::{effective_values, Map, Value};
 use std::path::{Path, PathBuf};
 
-/// Fixed webhook material: the reference renders have random certificates there, which the
-/// comparison checks by shape only.
+// Fixed webhook material: the reference renders have random certificates there, which the
+// comparison checks by shape only.
+/// `proxyInjector.crtPEM` of the reference values.
 pub const PROXY_INJECTOR_CRT: &str = "proxy injector crt";
+/// `proxyInjector.keyPEM` of the reference values.
 pub const PROXY_INJECTOR_KEY: &str = "proxy injector key";
+/// `proxyInjector.caBundle` of the reference values.
 pub const PROXY_INJECTOR_CA: &str = "proxy injector ca bundle";
+/// `profileValidator.crtPEM` of the reference values.
 pub const PROFILE_VALIDATOR_CRT: &str = "profile validator crt";
+/// `profileValidator.keyPEM` of the reference values.
 pub const PROFILE_VALIDATOR_KEY: &str = "profile validator key";
+/// `profileValidator.caBundle` of the reference values.
 pub const PROFILE_VALIDATOR_CA: &str = "profile validator ca bundle";
 /// Fixed heartbeat schedule (the reference's is clock-based).
 pub const HEARTBEAT_SCHEDULE: &str = "1 2 3 4 5";
@@ -49,7 +59,8 @@ pub fn chart() -> Chart {
 
 /// Sets `value` at a dotted path (`identity.issuer.crtExpiry`), creating maps on the way, as
 /// `--set` does.
-pub fn set(values: &mut Value, path: &str, value: Value) {
+pub fn set(values: &mut Value, path: &str, value: impl Into<Value>) {
+    let value = value.into();
     let mut current = values;
     let mut keys = path.split('.').peekable();
     while let Some(key) = keys.next() {
@@ -70,96 +81,53 @@ pub fn set(values: &mut Value, path: &str, value: Value) {
     }
 }
 
-/// A chart values file, parsed.
-pub fn values_file(name: &str) -> Value {
-    let path = repo_root().join("values").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    meshchart::yaml::parse_document(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Deep-merges `overlay` onto `base` (maps merge, everything else replaces), as `-f` does.
-pub fn overlay(base: &mut Value, overlay: &Value) {
-    match (base, overlay) {
-        (Value::Map(base), Value::Map(overlay)) => {
-            for (key, value) in overlay {
-                match base.get_mut(key) {
-                    Some(existing) if existing.as_map().is_some() && value.as_map().is_some() => {
-                        self::overlay(existing, value)
-                    }
-                    _ => {
-                        base.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-        }
-        (base, overlay) => *base = overlay.clone(),
+/// The value flags of the reference renders: the `valid-*.pem` identity material
+/// (`--set-file`), the issuer expiry, and fixed webhook certificates and heartbeat schedule.
+pub fn reference_flags() -> ValueFlags {
+    let file = |key: &str, name: &str| format!("{key}={}", reference_dir().join(name).display());
+    let text = |key: &str, value: &str| format!("{key}={value}");
+    ValueFlags {
+        set_file: vec![
+            file("identityTrustAnchorsPEM", "valid-trust-anchors.pem"),
+            file("identity.issuer.tls.crtPEM", "valid-crt.pem"),
+            file("identity.issuer.tls.keyPEM", "valid-key.pem"),
+        ],
+        set_string: vec![
+            text("identity.issuer.crtExpiry", ISSUER_EXPIRY),
+            text("proxyInjector.crtPEM", PROXY_INJECTOR_CRT),
+            text("proxyInjector.keyPEM", PROXY_INJECTOR_KEY),
+            text("proxyInjector.caBundle", PROXY_INJECTOR_CA),
+            text("profileValidator.crtPEM", PROFILE_VALIDATOR_CRT),
+            text("profileValidator.keyPEM", PROFILE_VALIDATOR_KEY),
+            text("profileValidator.caBundle", PROFILE_VALIDATOR_CA),
+            text("heartbeatSchedule", HEARTBEAT_SCHEDULE),
+        ],
+        ..ValueFlags::default()
     }
 }
 
-/// The values of the reference renders: chart defaults, the `valid-*.pem` identity material
-/// (`--set-file`), the issuer expiry, and fixed webhook certificates and heartbeat schedule.
-pub fn reference_values() -> Value {
-    let mut values = values_file("values.yaml");
-    let text = |s: &str| Value::String(s.to_owned());
-    set(
-        &mut values,
-        "identityTrustAnchorsPEM",
-        Value::String(reference_file("valid-trust-anchors.pem")),
-    );
-    set(
-        &mut values,
-        "identity.issuer.tls.crtPEM",
-        Value::String(reference_file("valid-crt.pem")),
-    );
-    set(
-        &mut values,
-        "identity.issuer.tls.keyPEM",
-        Value::String(reference_file("valid-key.pem")),
-    );
-    set(
-        &mut values,
-        "identity.issuer.crtExpiry",
-        text(ISSUER_EXPIRY),
-    );
-    set(
-        &mut values,
-        "proxyInjector.crtPEM",
-        text(PROXY_INJECTOR_CRT),
-    );
-    set(
-        &mut values,
-        "proxyInjector.keyPEM",
-        text(PROXY_INJECTOR_KEY),
-    );
-    set(
-        &mut values,
-        "proxyInjector.caBundle",
-        text(PROXY_INJECTOR_CA),
-    );
-    set(
-        &mut values,
-        "profileValidator.crtPEM",
-        text(PROFILE_VALIDATOR_CRT),
-    );
-    set(
-        &mut values,
-        "profileValidator.keyPEM",
-        text(PROFILE_VALIDATOR_KEY),
-    );
-    set(
-        &mut values,
-        "profileValidator.caBundle",
-        text(PROFILE_VALIDATOR_CA),
-    );
-    set(&mut values, "heartbeatSchedule", text(HEARTBEAT_SCHEDULE));
-    values
+/// The chart's defaults with `flags` applied, as `meshchart values` prints them.
+pub fn values_with(flags: &ValueFlags) -> Value {
+    let defaults = chart()
+        .default_values()
+        .unwrap_or_else(|e| panic!("the chart's default values: {e}"));
+    effective_values(&defaults, &flags.overrides(), &mut std::io::empty())
+        .unwrap_or_else(|e| panic!("the values do not apply: {e}"))
+        .0
 }
 
-/// [`reference_values`] with `values/values-ha.yaml` laid over them.
+/// The values of the reference renders: chart defaults and [`reference_flags`].
+pub fn reference_values() -> Value {
+    values_with(&reference_flags())
+}
+
+/// [`reference_values`] with `-f values/values-ha.yaml`.
 pub fn reference_values_ha() -> Value {
-    let mut values = reference_values();
-    overlay(&mut values, &values_file("values-ha.yaml"));
-    values
+    let mut flags = reference_flags();
+    flags
+        .files
+        .push(repo_root().join("values/values-ha.yaml").to_string());
+    values_with(&flags)
 }
 
 /// Renders `chart` with `values` (release options at their defaults: the chart takes its

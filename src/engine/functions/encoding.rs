@@ -152,30 +152,10 @@ pub fn from_yaml_array(args: &Args) -> Result<Value, Error> {
     }
 }
 
-fn from_json_value(json: serde_json::Value) -> Data {
-    match json {
-        serde_json::Value::Null => Data::Null,
-        serde_json::Value::Bool(b) => Data::Bool(b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => Data::Int(i),
-            None => Data::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) => Data::String(s),
-        serde_json::Value::Array(items) => {
-            Data::Seq(items.into_iter().map(from_json_value).collect())
-        }
-        serde_json::Value::Object(map) => Data::Map(
-            map.into_iter()
-                .map(|(k, v)| (k, from_json_value(v)))
-                .collect(),
-        ),
-    }
-}
-
 fn parse_json(args: &Args) -> Result<Data, Error> {
     let text = args.string(0, "text")?;
     serde_json::from_str::<serde_json::Value>(&text)
-        .map(from_json_value)
+        .map(Data::from)
         .map_err(|e| args.error(format!("invalid JSON: {e}")))
 }
 

@@ -501,26 +501,7 @@ pub(crate) mod test_support {
     /// Renders `template` with `Values` = `values` (JSON text).
     pub fn with_values(template: &str, values: &str) -> Result<String, String> {
         let json: serde_json::Value = serde_json::from_str(values).expect("test JSON");
-        let values = crate::engine::to_jinja(&json_to_value(&json));
+        let values = crate::engine::to_jinja(&crate::values::Value::from(json));
         render(template, Value::from_pairs([("Values", values)]))
-    }
-
-    fn json_to_value(json: &serde_json::Value) -> crate::values::Value {
-        use crate::values::Value as V;
-        match json {
-            serde_json::Value::Null => V::Null,
-            serde_json::Value::Bool(b) => V::Bool(*b),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(i) => V::Int(i),
-                None => V::Float(n.as_f64().unwrap_or(f64::NAN)),
-            },
-            serde_json::Value::String(s) => V::String(s.clone()),
-            serde_json::Value::Array(a) => V::Seq(a.iter().map(json_to_value).collect()),
-            serde_json::Value::Object(o) => V::Map(
-                o.iter()
-                    .map(|(k, v)| (k.clone(), json_to_value(v)))
-                    .collect(),
-            ),
-        }
     }
 }

@@ -10,6 +10,7 @@
 //! because our values keep integers that Helm's values files would have made float64.
 
 use super::{go_type, Args, MAX_STRING_BYTES};
+use crate::engine::gofmt::{is_plain_object, write_list, write_map};
 use crate::values::format_go_float;
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
@@ -300,39 +301,16 @@ fn print_value(out: &mut String, value: &Value, verb: char, spec: &Spec, depth: 
             fmt_string(out, value, &text, verb, spec)
         }
         ValueKind::Seq | ValueKind::Iterable | ValueKind::Bytes => {
-            out.push('[');
-            if let Ok(items) = value.try_iter() {
-                for (i, item) in items.enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    print_value(out, &item, verb, spec, depth + 1);
-                }
-            }
-            out.push(']');
+            write_list(out, value, |out, item| {
+                print_value(out, item, verb, spec, depth + 1)
+            })
         }
-        ValueKind::Map
-            if value
-                .as_object()
-                .is_some_and(|o| o.repr() == minijinja::value::ObjectRepr::Plain) =>
-        {
+        ValueKind::Map if is_plain_object(value) => {
             fmt_string(out, value, &value.to_string(), verb, spec)
         }
-        ValueKind::Map => {
-            out.push_str("map[");
-            if let Ok(keys) = value.try_iter() {
-                for (i, key) in keys.enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    print_value(out, &key, verb, spec, depth + 1);
-                    out.push(':');
-                    let item = value.get_item(&key).unwrap_or_default();
-                    print_value(out, &item, verb, spec, depth + 1);
-                }
-            }
-            out.push(']');
-        }
+        ValueKind::Map => write_map(out, value, |out, item| {
+            print_value(out, item, verb, spec, depth + 1)
+        }),
         _ => fmt_string(out, value, &value.to_string(), verb, spec),
     }
 }

@@ -6,6 +6,8 @@
 //! from `yYnNtTfFoO~` only match a fixed word list, `.` may start a float, and digits or signs may
 //! start a timestamp, an integer (any Go base prefix, `_` ignored) or a float.
 
+use crate::yaml::load::{is_yaml_float, parse_go_integer, resolve_word};
+
 /// True when `s` must be double-quoted so that it reads back as a string.
 pub(super) fn needs_double_quotes(s: &str) -> bool {
     resolves_to_non_string(s) || is_base60_float(s)
@@ -26,129 +28,15 @@ fn resolves_to_non_string(s: &str) -> bool {
                 return true;
             }
             let plain = s.replace('_', "");
-            go_parses_as_integer(&plain) || (is_yaml_style_float(&plain) && parses_finite(&plain))
+            parse_go_integer(&plain).is_some() || (is_yaml_float(&plain) && parses_finite(&plain))
         }
         _ => false,
     }
 }
 
-/// go-yaml v2's table of YAML 1.1 words: booleans, nulls, infinities, NaN.
+/// One of go-yaml v2's YAML 1.1 words: booleans, nulls, infinities, NaN.
 fn is_resolved_word(s: &str) -> bool {
-    matches!(
-        s,
-        "y" | "Y"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "on"
-            | "On"
-            | "ON"
-            | "n"
-            | "N"
-            | "no"
-            | "No"
-            | "NO"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "off"
-            | "Off"
-            | "OFF"
-            | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-    )
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)` or `strconv.ParseUint(s, 0, 64)` accepts `s`.
-fn go_parses_as_integer(s: &str) -> bool {
-    let (limit, body) = match s.as_bytes().first() {
-        Some(b'-') => (1u64 << 63, &s[1..]),
-        Some(b'+') => ((1u64 << 63) - 1, &s[1..]),
-        _ => (u64::MAX, s),
-    };
-    go_parse_uint_base0(body).is_some_and(|n| n <= limit)
-}
-
-/// Go's `strconv.ParseUint(s, 0, 64)` for a string without underscores: `0x`, `0o`, `0b` or a
-/// bare leading `0` (octal) select the base.
-fn go_parse_uint_base0(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    if b.is_empty() {
-        return None;
-    }
-    let (base, digits) = if b[0] == b'0' {
-        match b.get(1).map(u8::to_ascii_lowercase) {
-            Some(b'b') if b.len() >= 3 => (2, &b[2..]),
-            Some(b'o') if b.len() >= 3 => (8, &b[2..]),
-            Some(b'x') if b.len() >= 3 => (16, &b[2..]),
-            _ => (8, &b[1..]),
-        }
-    } else {
-        (10, b)
-    };
-    let mut n: u64 = 0;
-    for &c in digits {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'z' | b'A'..=b'Z' => c.to_ascii_lowercase() - b'a' + 10,
-            _ => return None,
-        };
-        if u32::from(d) >= base {
-            return None;
-        }
-        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
-    }
-    Some(n)
-}
-
-/// go-yaml v2's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_style_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if matches!(b.first(), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    let int_digits = count_digits(&b[i..]);
-    i += int_digits;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let frac_digits = count_digits(&b[i..]);
-        i += frac_digits;
-        if int_digits == 0 && frac_digits == 0 {
-            return false;
-        }
-    } else if int_digits == 0 {
-        return false;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let exp_digits = count_digits(&b[i..]);
-        if exp_digits == 0 {
-            return false;
-        }
-        i += exp_digits;
-    }
-    i == b.len()
+    resolve_word(s).is_some()
 }
 
 fn count_digits(b: &[u8]) -> usize {

@@ -1,0 +1,47 @@
+//! The `meshchart` binary as the command-line tests run it, and their scratch folders.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// `meshchart ARGS`, to be run from the repository root (change what a test needs, then [`run`]).
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_meshchart"));
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
+/// Runs `command` with nothing on stdin and collects its exit status, stdout and stderr.
+pub fn run(command: &mut Command) -> Output {
+    command.output().expect("run meshchart")
+}
+
+/// Runs `meshchart ARGS` from the repository root.
+pub fn meshchart(args: &[&str]) -> Output {
+    run(&mut command(args))
+}
+
+/// Runs `command` with `stdin` on its standard input.
+pub fn run_with_stdin(command: &mut Command, stdin: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run meshchart");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("meshchart finishes")
+}
+
+/// A fresh, empty folder of this test process under the system temp dir, named after `name`.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshchart-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
