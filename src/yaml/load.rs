@@ -55,168 +55,7 @@ pub fn parse_document_with_positions(text: &str) -> Result<(Value, Positions), Y
     Ok((docs.into_iter().next().unwrap_or(Value::Null), positions))
 }
 
-/// What ordering and hooks need from a rendered manifest: its kind, name, namespace and hook.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ManifestHead {
-    /// `kind` (empty when absent).
-    pub kind: String,
-    /// `metadata.name` (empty when absent).
-    pub name: String,
-    /// `metadata.namespace` (empty when absent).
-    pub namespace: String,
-    /// `metadata.annotations["helm.sh/hook"]`, when present.
-    pub hook: Option<String>,
-}
-
-/// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, and reads
-/// its head, without building the document: rendered output is checked on every render.
-pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
-    match scan_head_events(text)? {
-        Some(head) => Ok(head),
-        // Aliases and merge keys need the full reader's expansion rules.
-        None => {
-            let value = parse_document(text)?;
-            let text_of = |path: &[&str]| {
-                value
-                    .get_path(path)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned()
-            };
-            Ok(ManifestHead {
-                kind: text_of(&["kind"]),
-                name: text_of(&["metadata", "name"]),
-                namespace: text_of(&["metadata", "namespace"]),
-                hook: value
-                    .get_path(&["metadata", "annotations", "helm.sh/hook"])
-                    .map(|v| v.as_str().unwrap_or_default().to_owned()),
-            })
-        }
-    }
-}
-
-/// The event pass behind [`scan_manifest_head`]; `None` asks for the full reader.
-fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
-    // One entry per open collection: the map's current key (None for a list, or between keys).
-    let mut path: Vec<Option<String>> = Vec::new();
-    let mut expecting_key: Vec<bool> = Vec::new();
-    let mut head = HeadSlots::default();
-    let mut documents = 0;
-    let mut parser = Parser::new_from_str(text);
-    loop {
-        let (event, mark) = parser.next_token().map_err(|e| YamlError {
-            position: position(e.marker()),
-            message: e.info().to_owned(),
-        })?;
-        let at = position(&mark);
-        let in_key_position = expecting_key.last() == Some(&true);
-        match event {
-            Event::StreamEnd => break,
-            Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
-            // Only the first document's head counts, as in parse_document; the rest must parse.
-            Event::DocumentStart => documents += 1,
-            Event::Alias(_) => return Ok(None),
-            Event::Scalar(value, style, _, tag) => {
-                if in_key_position {
-                    if style == TScalarStyle::Plain && value == "<<" {
-                        return Ok(None);
-                    }
-                    let key = resolve_key(&value, style, tag.as_ref(), at)?;
-                    if let Some(slot) = path.last_mut() {
-                        *slot = Some(key);
-                    }
-                    if let Some(flag) = expecting_key.last_mut() {
-                        *flag = false;
-                    }
-                    continue;
-                }
-                if style == TScalarStyle::Plain
-                    && !is_str_tag(tag.as_ref())
-                    && could_be_special_float(&value)
-                {
-                    resolve_plain(&value).map_err(|m| err(at, m))?;
-                }
-                if documents <= 1 {
-                    if let Some(slot) = head_slot(&mut head, &path) {
-                        // Record the scalar as the reader resolves it: `name: n` is a boolean.
-                        *slot = Some(match resolve_scalar(&value, style, tag.as_ref(), at)? {
-                            Value::String(text) => text,
-                            _ => String::new(),
-                        });
-                    }
-                }
-                finish_value(&mut path, &mut expecting_key);
-            }
-            Event::SequenceStart(..) | Event::MappingStart(..) => {
-                if in_key_position {
-                    return Err(err(
-                        at,
-                        "a map key must be a plain value, not a list or a map",
-                    ));
-                }
-                if path.len() >= MAX_DEPTH {
-                    return Err(err(at, format!("nesting deeper than {MAX_DEPTH} levels")));
-                }
-                let is_map = matches!(event, Event::MappingStart(..));
-                path.push(None);
-                expecting_key.push(is_map);
-            }
-            Event::SequenceEnd | Event::MappingEnd => {
-                path.pop();
-                expecting_key.pop();
-                finish_value(&mut path, &mut expecting_key);
-            }
-        }
-    }
-    Ok(Some(ManifestHead {
-        kind: head.kind.unwrap_or_default(),
-        name: head.name.unwrap_or_default(),
-        namespace: head.namespace.unwrap_or_default(),
-        hook: head.hook,
-    }))
-}
-
-/// The head fields as the scan finds them.
-#[derive(Default)]
-struct HeadSlots {
-    kind: Option<String>,
-    name: Option<String>,
-    namespace: Option<String>,
-    hook: Option<String>,
-}
-
-/// After a value in a map, the next scalar is a key again.
-fn finish_value(path: &mut [Option<String>], expecting_key: &mut [bool]) {
-    if let (Some(flag), Some(slot)) = (expecting_key.last_mut(), path.last_mut()) {
-        if slot.is_some() {
-            *flag = true;
-            *slot = None;
-        }
-    }
-}
-
-/// Where a scalar at `path` goes in the head, if it is one of the fields we keep.
-fn head_slot<'h>(
-    head: &'h mut HeadSlots,
-    path: &[Option<String>],
-) -> Option<&'h mut Option<String>> {
-    let key = |i: usize| path.get(i).and_then(|k| k.as_deref());
-    match (path.len(), key(0), key(1), key(2)) {
-        (1, Some("kind"), _, _) => Some(&mut head.kind),
-        (2, Some("metadata"), Some("name"), _) => Some(&mut head.name),
-        (2, Some("metadata"), Some("namespace"), _) => Some(&mut head.namespace),
-        (3, Some("metadata"), Some("annotations"), Some("helm.sh/hook")) => Some(&mut head.hook),
-        _ => None,
-    }
-}
-
-/// Plain scalars the reader rejects (infinities and NaN) all start like this.
-fn could_be_special_float(text: &str) -> bool {
-    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
-    body.starts_with('.')
-}
-
-fn position(mark: &Marker) -> Position {
+pub(crate) fn position(mark: &Marker) -> Position {
     Position {
         line: mark.line(),
         column: mark.col() + 1,
@@ -463,7 +302,7 @@ impl<'a> Loader<'a> {
     }
 }
 
-fn err(position: Position, message: impl Into<String>) -> YamlError {
+pub(crate) fn err(position: Position, message: impl Into<String>) -> YamlError {
     YamlError {
         position,
         message: message.into(),
@@ -478,7 +317,7 @@ fn node_count(value: &Value) -> usize {
     }
 }
 
-fn is_str_tag(tag: Option<&Tag>) -> bool {
+pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {
     tag.is_some_and(|t| t.suffix == "str" || t.suffix == "tag:yaml.org,2002:str")
 }
 
@@ -495,7 +334,7 @@ pub fn resolve_scalar(
     resolve_plain(text).map_err(|m| err(at, m))
 }
 
-fn resolve_key(
+pub(crate) fn resolve_key(
     text: &str,
     style: TScalarStyle,
     tag: Option<&Tag>,
@@ -667,78 +506,6 @@ mod tests {
         assert_eq!(v.get_path(&["e"]), Some(&Value::Float(8.0)));
         assert_eq!(v.get_path(&["f"]), Some(&Value::Float(1000.0)));
         assert_eq!(v.get_path(&["g"]), Some(&Value::String("0755".into())));
-    }
-
-    fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
-        let value = parse_document(text)?;
-        let text_of = |path: &[&str]| {
-            value
-                .get_path(path)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        Ok(ManifestHead {
-            kind: text_of(&["kind"]),
-            name: text_of(&["metadata", "name"]),
-            namespace: text_of(&["metadata", "namespace"]),
-            hook: value
-                .get_path(&["metadata", "annotations", "helm.sh/hook"])
-                .map(|v| v.as_str().unwrap_or_default().to_owned()),
-        })
-    }
-
-    const HEAD_SAMPLES: &[&str] = &[
-        "kind: Service\nmetadata:\n  name: web\n  namespace: prod\n",
-        "apiVersion: v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install\nspec: {}\n",
-        "{kind: Flow, metadata: {name: n, labels: {a: b}}}",
-        "metadata:\n  labels:\n    name: not-the-name\n  name: the-name\nkind: ConfigMap\n",
-        "spec:\n  kind: nested\nkind: Top\n",
-        "items:\n- kind: InList\n  metadata: {name: x}\n",
-        "base: &b {x: 1}\nkind: Aliased\nother: *b\n",
-        "base: &b {name: m}\nmetadata:\n  <<: *b\nkind: Merged\n",
-        "kind: Inf\nvalue: .inf\n",
-        "kind: NullKey\n~: 1\n",
-        "kind: ComplexKey\n? [a, b]\n: 1\n",
-        "kind: Bad\n  indent: : x\n",
-        "kind: 'quoted'\nmetadata: {name: \"q\"}\n",
-        "# only a comment\n",
-        "kind: First\n---\nkind: Second\n",
-        "kind: First\n---\nbad: [\n",
-        "y: 1\nkind: YAML11Key\n",
-        "kind: [not, a, string]\n",
-    ];
-
-    #[test]
-    fn the_head_scanner_agrees_with_the_full_reader() {
-        for text in HEAD_SAMPLES {
-            match (scan_manifest_head(text), head_by_full_reader(text)) {
-                (Ok(fast), Ok(full)) => assert_eq!(fast, full, "{text:?}"),
-                (Err(_), Err(_)) => {}
-                (fast, full) => panic!("{text:?}: scanner {fast:?}, reader {full:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn the_head_scanner_agrees_on_every_golden_control_plane_document() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/control-plane");
-        let mut checked = 0;
-        for case in std::fs::read_dir(dir).unwrap() {
-            let Ok(text) = std::fs::read_to_string(case.unwrap().path().join("expected.yaml"))
-            else {
-                continue;
-            };
-            for doc in crate::manifest::split_documents(&text) {
-                assert_eq!(
-                    scan_manifest_head(doc.text).unwrap(),
-                    head_by_full_reader(doc.text).unwrap()
-                );
-                checked += 1;
-            }
-        }
-        assert!(checked > 100, "only {checked} documents checked");
     }
 
     #[test]

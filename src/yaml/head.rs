@@ -1,0 +1,386 @@
+//! Checking rendered manifests: valid YAML, and the head (kind, name, namespace, hook) that
+//! ordering and hooks need, on every render, so it has to be quick.
+//!
+//! Three tiers, each answering only when sure: a line-based check of the plain block YAML that
+//! templates usually emit ([`fast`]), an event pass over yaml-rust2 that builds nothing, and the
+//! full reader for aliases and merge keys. Tests hold the first two to the full reader's verdict.
+
+mod fast;
+
+use super::load::{
+    err, is_str_tag, parse_document, position, resolve_key, resolve_plain, resolve_scalar,
+    YamlError, MAX_DEPTH,
+};
+use crate::values::Value;
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::TScalarStyle;
+
+/// What ordering and hooks need from a rendered manifest: its kind, name, namespace and hook.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ManifestHead {
+    /// `kind` (empty when absent).
+    pub kind: String,
+    /// `metadata.name` (empty when absent).
+    pub name: String,
+    /// `metadata.namespace` (empty when absent).
+    pub namespace: String,
+    /// `metadata.annotations["helm.sh/hook"]`, when present.
+    pub hook: Option<String>,
+}
+
+/// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, and reads
+/// its head, without building the document: rendered output is checked on every render.
+pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
+    if let Some(head) = fast::block_head(text) {
+        return Ok(head);
+    }
+    match scan_head_events(text)? {
+        Some(head) => Ok(head),
+        // Aliases and merge keys need the full reader's expansion rules.
+        None => {
+            let value = parse_document(text)?;
+            let text_of = |path: &[&str]| {
+                value
+                    .get_path(path)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            Ok(ManifestHead {
+                kind: text_of(&["kind"]),
+                name: text_of(&["metadata", "name"]),
+                namespace: text_of(&["metadata", "namespace"]),
+                hook: value
+                    .get_path(&["metadata", "annotations", "helm.sh/hook"])
+                    .map(|v| v.as_str().unwrap_or_default().to_owned()),
+            })
+        }
+    }
+}
+
+/// The event pass behind [`scan_manifest_head`]; `None` asks for the full reader.
+fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
+    // One entry per open collection: the map's current key (None for a list, or between keys).
+    let mut path: Vec<Option<String>> = Vec::new();
+    let mut expecting_key: Vec<bool> = Vec::new();
+    let mut head = HeadSlots::default();
+    let mut documents = 0;
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| YamlError {
+            position: position(e.marker()),
+            message: e.info().to_owned(),
+        })?;
+        let at = position(&mark);
+        let in_key_position = expecting_key.last() == Some(&true);
+        match event {
+            Event::StreamEnd => break,
+            Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
+            // Only the first document's head counts, as in parse_document; the rest must parse.
+            Event::DocumentStart => documents += 1,
+            Event::Alias(_) => return Ok(None),
+            Event::Scalar(value, style, _, tag) => {
+                if in_key_position {
+                    if style == TScalarStyle::Plain && value == "<<" {
+                        return Ok(None);
+                    }
+                    let key = resolve_key(&value, style, tag.as_ref(), at)?;
+                    if documents <= 1 {
+                        forget_replaced(&mut head, &path, &key);
+                    }
+                    if let Some(slot) = path.last_mut() {
+                        *slot = Some(key);
+                    }
+                    if let Some(flag) = expecting_key.last_mut() {
+                        *flag = false;
+                    }
+                    continue;
+                }
+                if style == TScalarStyle::Plain
+                    && !is_str_tag(tag.as_ref())
+                    && could_be_special_float(&value)
+                {
+                    resolve_plain(&value).map_err(|m| err(at, m))?;
+                }
+                if documents <= 1 {
+                    if let Some(slot) = head_slot(&mut head, &path) {
+                        // Record the scalar as the reader resolves it: `name: n` is a boolean.
+                        *slot = Some(match resolve_scalar(&value, style, tag.as_ref(), at)? {
+                            Value::String(text) => text,
+                            _ => String::new(),
+                        });
+                    }
+                }
+                finish_value(&mut path, &mut expecting_key);
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                if in_key_position {
+                    return Err(err(
+                        at,
+                        "a map key must be a plain value, not a list or a map",
+                    ));
+                }
+                if path.len() >= MAX_DEPTH {
+                    return Err(err(at, format!("nesting deeper than {MAX_DEPTH} levels")));
+                }
+                let is_map = matches!(event, Event::MappingStart(..));
+                path.push(None);
+                expecting_key.push(is_map);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                path.pop();
+                expecting_key.pop();
+                finish_value(&mut path, &mut expecting_key);
+            }
+        }
+    }
+    Ok(Some(ManifestHead {
+        kind: head.kind.unwrap_or_default(),
+        name: head.name.unwrap_or_default(),
+        namespace: head.namespace.unwrap_or_default(),
+        hook: head.hook,
+    }))
+}
+
+/// A repeated key replaces its whole value (the last one wins), so what its first value gave
+/// the head is forgotten.
+fn forget_replaced(head: &mut HeadSlots, path: &[Option<String>], key: &str) {
+    let parent = |i: usize| path.get(i).and_then(|k| k.as_deref());
+    match (path.len(), parent(0), parent(1), key) {
+        (1, _, _, "kind") => head.kind = None,
+        (1, _, _, "metadata") => {
+            head.name = None;
+            head.namespace = None;
+            head.hook = None;
+        }
+        (2, Some("metadata"), _, "name") => head.name = None,
+        (2, Some("metadata"), _, "namespace") => head.namespace = None,
+        (2, Some("metadata"), _, "annotations") => head.hook = None,
+        (3, Some("metadata"), Some("annotations"), "helm.sh/hook") => head.hook = None,
+        _ => {}
+    }
+}
+
+/// The head fields as the scan finds them.
+#[derive(Default)]
+struct HeadSlots {
+    kind: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    hook: Option<String>,
+}
+
+/// After a value in a map, the next scalar is a key again.
+fn finish_value(path: &mut [Option<String>], expecting_key: &mut [bool]) {
+    if let (Some(flag), Some(slot)) = (expecting_key.last_mut(), path.last_mut()) {
+        if slot.is_some() {
+            *flag = true;
+            *slot = None;
+        }
+    }
+}
+
+/// Where a scalar at `path` goes in the head, if it is one of the fields we keep.
+fn head_slot<'h>(
+    head: &'h mut HeadSlots,
+    path: &[Option<String>],
+) -> Option<&'h mut Option<String>> {
+    let key = |i: usize| path.get(i).and_then(|k| k.as_deref());
+    match (path.len(), key(0), key(1), key(2)) {
+        (1, Some("kind"), _, _) => Some(&mut head.kind),
+        (2, Some("metadata"), Some("name"), _) => Some(&mut head.name),
+        (2, Some("metadata"), Some("namespace"), _) => Some(&mut head.namespace),
+        (3, Some("metadata"), Some("annotations"), Some("helm.sh/hook")) => Some(&mut head.hook),
+        _ => None,
+    }
+}
+
+/// Plain scalars the reader rejects (infinities and NaN) all start like this.
+fn could_be_special_float(text: &str) -> bool {
+    let body = text.strip_prefix(['+', '-']).unwrap_or(text);
+    body.starts_with('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
+        let value = parse_document(text)?;
+        let text_of = |path: &[&str]| {
+            value
+                .get_path(path)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Ok(ManifestHead {
+            kind: text_of(&["kind"]),
+            name: text_of(&["metadata", "name"]),
+            namespace: text_of(&["metadata", "namespace"]),
+            hook: value
+                .get_path(&["metadata", "annotations", "helm.sh/hook"])
+                .map(|v| v.as_str().unwrap_or_default().to_owned()),
+        })
+    }
+
+    const HEAD_SAMPLES: &[&str] = &[
+        "kind: Service\nmetadata:\n  name: web\n  namespace: prod\n",
+        "apiVersion: v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install\nspec: {}\n",
+        "{kind: Flow, metadata: {name: n, labels: {a: b}}}",
+        "metadata:\n  labels:\n    name: not-the-name\n  name: the-name\nkind: ConfigMap\n",
+        "spec:\n  kind: nested\nkind: Top\n",
+        "items:\n- kind: InList\n  metadata: {name: x}\n",
+        "base: &b {x: 1}\nkind: Aliased\nother: *b\n",
+        "base: &b {name: m}\nmetadata:\n  <<: *b\nkind: Merged\n",
+        "kind: Inf\nvalue: .inf\n",
+        "kind: NullKey\n~: 1\n",
+        "kind: ComplexKey\n? [a, b]\n: 1\n",
+        "kind: Bad\n  indent: : x\n",
+        "kind: 'quoted'\nmetadata: {name: \"q\"}\n",
+        "# only a comment\n",
+        "kind: First\n---\nkind: Second\n",
+        "kind: First\n---\nbad: [\n",
+        "y: 1\nkind: YAML11Key\n",
+        "kind: [not, a, string]\n",
+    ];
+
+    /// Every document of the golden outputs (control plane and inject).
+    fn golden_documents() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+        let mut docs = Vec::new();
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.file_name().is_some_and(|n| n == "expected.yaml") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    docs.extend(
+                        crate::manifest::split_documents(&text)
+                            .iter()
+                            .map(|d| d.text.to_owned()),
+                    );
+                }
+            }
+        }
+        docs
+    }
+
+    /// The fast path's promise: when it answers, the text is valid and the head is the reader's.
+    fn assert_fast_path_is_sound(text: &str) {
+        if let Some(fast) = fast::block_head(text) {
+            match head_by_full_reader(text) {
+                Ok(full) => assert_eq!(fast, full, "{text:?}"),
+                Err(e) => panic!("fast path accepted text the reader rejects ({e}):\n{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_reader_on_every_golden_document() {
+        let docs = golden_documents();
+        let fast = docs
+            .iter()
+            .filter(|d| fast::block_head(d).is_some())
+            .count();
+        for doc in &docs {
+            assert_fast_path_is_sound(doc);
+        }
+        // It exists to be taken: nearly all rendered documents are plain block YAML.
+        assert!(
+            fast * 10 >= docs.len() * 9,
+            "fast path took only {fast} of {} documents",
+            docs.len()
+        );
+    }
+
+    #[test]
+    fn the_fast_path_never_accepts_what_the_reader_rejects_under_random_edits() {
+        let docs = golden_documents();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound.max(1) as u64) as usize
+        };
+        const NOISE: &[&str] = &[
+            ":", ": ", " ", "  ", "-", "- ", "#", " #", "'", "\"", "\n", "{", "}", "[", "]", "|",
+            ">", "&a", "*a", "!", "%", "@", "`", ",", "\\", "\t", "?", "~", "---", "\n  x", "\n- ",
+            "y",
+        ];
+        let mut accepted = 0;
+        for round in 0..8000 {
+            let mut text = docs[next(docs.len())].clone();
+            for _ in 0..1 + next(3) {
+                let mut at = next(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match next(4) {
+                    0 => text.insert_str(at, NOISE[next(NOISE.len())]),
+                    1 if at < text.len() => {
+                        let end = (at + 1..=text.len())
+                            .find(|&e| text.is_char_boundary(e))
+                            .unwrap();
+                        text.replace_range(at..end, "");
+                    }
+                    2 => {
+                        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                        text.insert_str(start, if next(2) == 0 { " " } else { "  " });
+                    }
+                    _ => {
+                        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                        if text[start..].starts_with(' ') {
+                            text.remove(start);
+                        }
+                    }
+                }
+            }
+            let _ = round;
+            if fast::block_head(&text).is_some() {
+                accepted += 1;
+            }
+            assert_fast_path_is_sound(&text);
+        }
+        // The edits must leave plenty the fast path still accepts, or this proves nothing.
+        assert!(
+            accepted > 1000,
+            "only {accepted} edited documents reached the fast path"
+        );
+    }
+
+    #[test]
+    fn the_head_scanner_agrees_with_the_full_reader() {
+        for text in HEAD_SAMPLES {
+            match (scan_manifest_head(text), head_by_full_reader(text)) {
+                (Ok(fast), Ok(full)) => assert_eq!(fast, full, "{text:?}"),
+                (Err(_), Err(_)) => {}
+                (fast, full) => panic!("{text:?}: scanner {fast:?}, reader {full:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_head_scanner_agrees_on_every_golden_control_plane_document() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/control-plane");
+        let mut checked = 0;
+        for case in std::fs::read_dir(dir).unwrap() {
+            let Ok(text) = std::fs::read_to_string(case.unwrap().path().join("expected.yaml"))
+            else {
+                continue;
+            };
+            for doc in crate::manifest::split_documents(&text) {
+                assert_eq!(
+                    scan_manifest_head(doc.text).unwrap(),
+                    head_by_full_reader(doc.text).unwrap()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} documents checked");
+    }
+}

@@ -1,0 +1,380 @@
+//! A line-based check of the plain block YAML that templates usually emit.
+//!
+//! It answers only when it is sure the text is valid YAML: block maps and lists, plain and
+//! single-line quoted scalars, literal/folded block scalars, `{}`/`[]`, comments. Anything else
+//! (flow collections, anchors, aliases, tags, directives, multi-line plain or quoted scalars,
+//! complex or quoted keys, tabs, control characters, repeated head keys) gets `None`, and the
+//! caller asks the full scanner, which also produces the error message when there is one.
+
+use super::ManifestHead;
+use crate::values::Value;
+use crate::yaml::load::resolve_plain;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Map,
+    Seq,
+}
+
+struct Frame<'t> {
+    indent: usize,
+    kind: Kind,
+    /// The map's current key.
+    key: Option<&'t str>,
+    /// Keys seen so far, kept for the maps the head is read from (repeats replace values).
+    seen: Vec<&'t str>,
+}
+
+impl<'t> Frame<'t> {
+    fn new(indent: usize, kind: Kind) -> Self {
+        Frame {
+            indent,
+            kind,
+            key: None,
+            seen: Vec::new(),
+        }
+    }
+}
+
+/// A node opened by `key:` or `-` with nothing after it on the line.
+#[derive(Clone, Copy)]
+struct Pending {
+    indent: usize,
+    after_dash: bool,
+}
+
+#[derive(Default)]
+struct Slots {
+    kind: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    hook: Option<String>,
+}
+
+/// The head of `text` when it is plain block YAML and certainly valid; `None` when unsure.
+pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
+    if !characters_are_plain(text) {
+        return None;
+    }
+    let mut frames: Vec<Frame<'_>> = Vec::new();
+    let mut pending: Option<Pending> = None;
+    let mut head = Slots::default();
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        let content = line.trim_start_matches(' ');
+        let indent = line.len() - content.len();
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        if indent == 0 && (content.starts_with("---") || content.starts_with("...")) {
+            return None;
+        }
+        let is_item = is_seq_item(content);
+        if let Some(open) = pending.take() {
+            if is_item && (indent > open.indent || (indent == open.indent && !open.after_dash)) {
+                frames.push(Frame::new(indent, Kind::Seq));
+            } else if indent > open.indent && !is_item {
+                frames.push(Frame::new(indent, Kind::Map));
+            }
+        }
+        while frames.last().is_some_and(|f| f.indent > indent) {
+            frames.pop();
+        }
+        if frames.is_empty() {
+            if indent != 0 {
+                return None;
+            }
+            frames.push(Frame::new(0, if is_item { Kind::Seq } else { Kind::Map }));
+        }
+        if is_item {
+            let top = frames.last()?;
+            if top.kind != Kind::Seq || top.indent != indent {
+                return None;
+            }
+            let rest = content.strip_prefix('-')?;
+            if rest.is_empty() {
+                pending = Some(Pending {
+                    indent,
+                    after_dash: true,
+                });
+                continue;
+            }
+            let rest = rest.strip_prefix(' ')?;
+            if rest.starts_with(' ') || is_seq_item(rest) {
+                return None;
+            }
+            match split_entry(rest) {
+                Some((key, value)) => {
+                    let column = indent + 2;
+                    frames.push(Frame::new(column, Kind::Map));
+                    pending = entry(&mut frames, &mut head, key, value, column, &mut lines)?;
+                }
+                None => {
+                    if looks_like_block_scalar(rest) {
+                        return None;
+                    }
+                    scalar(rest)?;
+                }
+            }
+            continue;
+        }
+        // A map entry. A list written at its parent key's indent ends at the next key.
+        if frames
+            .last()
+            .is_some_and(|f| f.kind == Kind::Seq && f.indent == indent)
+        {
+            frames.pop();
+        }
+        let top = frames.last()?;
+        if top.kind != Kind::Map || top.indent != indent {
+            return None;
+        }
+        let (key, value) = split_entry(content)?;
+        pending = entry(&mut frames, &mut head, key, value, indent, &mut lines)?;
+    }
+    Some(ManifestHead {
+        kind: head.kind.unwrap_or_default(),
+        name: head.name.unwrap_or_default(),
+        namespace: head.namespace.unwrap_or_default(),
+        hook: head.hook,
+    })
+}
+
+/// Handles `key: value` in the map on top of `frames` (at `indent`); returns the pending node
+/// when the value continues on the next lines, `Err`-like `None` when unsure.
+fn entry<'t>(
+    frames: &mut [Frame<'t>],
+    head: &mut Slots,
+    key: &'t str,
+    value: &'t str,
+    indent: usize,
+    lines: &mut std::iter::Peekable<std::str::Split<'t, char>>,
+) -> Option<Option<Pending>> {
+    if !is_simple_key(key) {
+        return None;
+    }
+    let depth = frames.len();
+    {
+        let top = frames.last_mut()?;
+        if depth <= 3 {
+            if top.seen.contains(&key) {
+                return None;
+            }
+            top.seen.push(key);
+        }
+        top.key = Some(key);
+    }
+    let path_is_plain_maps = frames.iter().all(|f| f.kind == Kind::Map);
+    let slot = if path_is_plain_maps {
+        head_slot(head, frames)
+    } else {
+        None
+    };
+    if value.is_empty() {
+        return Some(Some(Pending {
+            indent,
+            after_dash: false,
+        }));
+    }
+    if looks_like_block_scalar(value) {
+        if slot.is_some() {
+            return None;
+        }
+        block_scalar(indent, lines)?;
+        return Some(None);
+    }
+    let resolved = scalar(value)?;
+    if let Some(slot) = slot {
+        *slot = Some(resolved?);
+    }
+    Some(None)
+}
+
+/// Where the scalar under the current keys goes in the head, if anywhere.
+fn head_slot<'h>(head: &'h mut Slots, frames: &[Frame<'_>]) -> Option<&'h mut Option<String>> {
+    let key = |i: usize| frames.get(i).and_then(|f| f.key);
+    match (frames.len(), key(0), key(1), key(2)) {
+        (1, Some("kind"), _, _) => Some(&mut head.kind),
+        (2, Some("metadata"), Some("name"), _) => Some(&mut head.name),
+        (2, Some("metadata"), Some("namespace"), _) => Some(&mut head.namespace),
+        (3, Some("metadata"), Some("annotations"), Some("helm.sh/hook")) => Some(&mut head.hook),
+        _ => None,
+    }
+}
+
+/// Skips a literal or folded block scalar's lines; `None` when its indentation is unusual.
+fn block_scalar<'t>(
+    parent: usize,
+    lines: &mut std::iter::Peekable<std::str::Split<'t, char>>,
+) -> Option<()> {
+    let mut content_indent: Option<usize> = None;
+    let mut leading_blank_width = 0;
+    while let Some(next) = lines.peek() {
+        let content = next.trim_start_matches(' ');
+        let width = next.len() - content.len();
+        if content.is_empty() {
+            if content_indent.is_none() {
+                leading_blank_width = leading_blank_width.max(width);
+            }
+            lines.next();
+            continue;
+        }
+        match content_indent {
+            None if width > parent => {
+                if leading_blank_width > width {
+                    return None;
+                }
+                content_indent = Some(width);
+            }
+            None => break,
+            Some(ci) if width >= ci => {}
+            Some(_) if width > parent => return None,
+            Some(_) => break,
+        }
+        lines.next();
+    }
+    Some(())
+}
+
+/// Checks a single-line scalar value; the outer option is "sure it is valid", the inner value
+/// is the string the reader would make of it (`None` for non-strings and what we don't decode).
+fn scalar(value: &str) -> Option<Option<String>> {
+    let value = value.trim_end_matches(' ');
+    if value == "{}" || value == "[]" {
+        return Some(Some(String::new()));
+    }
+    if let Some(items) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        return flow_list(items).then(|| Some(String::new()));
+    }
+    if let Some(body) = value.strip_prefix('"') {
+        let inner = body.strip_suffix('"')?;
+        let mut chars = inner.chars();
+        let mut escaped = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => return None,
+                '\\' => {
+                    escaped = true;
+                    let digits = match chars.next()? {
+                        'x' => 2,
+                        'u' => 4,
+                        'U' => 8,
+                        '0' | 'a' | 'b' | 't' | 'n' | 'v' | 'f' | 'r' | 'e' | ' ' | '"' | '/'
+                        | '\\' | 'N' | '_' | 'L' | 'P' => 0,
+                        _ => return None,
+                    };
+                    for _ in 0..digits {
+                        if !chars.next()?.is_ascii_hexdigit() {
+                            return None;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Escapes would need decoding to give the head the reader's string: let it decide.
+        return Some(if escaped {
+            None
+        } else {
+            Some(inner.to_owned())
+        });
+    }
+    if let Some(body) = value.strip_prefix('\'') {
+        let inner = body.strip_suffix('\'')?;
+        if inner.replace("''", "").contains('\'') {
+            return None;
+        }
+        return Some(Some(inner.replace("''", "'")));
+    }
+    let first = value.chars().next()?;
+    if "[]{}#&*!|>'\"%@`,".contains(first) {
+        return None;
+    }
+    if "-?:".contains(first) && value[1..].chars().next().is_none_or(|c| c == ' ') {
+        return None;
+    }
+    // A ` #` starts a comment after a plain scalar.
+    let value = match value.split_once(" #") {
+        Some((before, _)) => before.trim_end_matches(' '),
+        None => value,
+    };
+    if value.contains(": ") || value.ends_with(':') {
+        return None;
+    }
+    match resolve_plain(value).ok()? {
+        Value::String(s) => Some(Some(s)),
+        _ => Some(Some(String::new())),
+    }
+}
+
+/// The items of a one-line flow list, when each is a simple word or a simple quoted string.
+fn flow_list(items: &str) -> bool {
+    items.split(',').all(|item| {
+        let item = item.trim_matches(' ');
+        let quoted = |q: char| {
+            item.len() >= 2
+                && item.starts_with(q)
+                && item.ends_with(q)
+                && !item[1..item.len() - 1].contains([q, '\\'])
+        };
+        let word = item
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+            && item
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c))
+            && resolve_plain(item).is_ok();
+        quoted('"') || quoted('\'') || word
+    })
+}
+
+/// `- x` or a lone `-`.
+fn is_seq_item(content: &str) -> bool {
+    content == "-" || content.starts_with("- ")
+}
+
+/// `|`, `|-`, `|+`, `>`, `>-`, `>+`.
+fn looks_like_block_scalar(value: &str) -> bool {
+    let value = value.trim_end_matches(' ');
+    matches!(value, "|" | "|-" | "|+" | ">" | ">-" | ">+")
+}
+
+/// `key: value` or `key:` split at the first `: `.
+fn split_entry(content: &str) -> Option<(&str, &str)> {
+    if let Some(key) = content.strip_suffix(':') {
+        if !key.contains(": ") {
+            return Some((key, ""));
+        }
+    }
+    let (key, value) = content.split_once(": ")?;
+    Some((key, value.trim_start_matches(' ')))
+}
+
+/// Keys we are sure the reader takes as the same plain string: no quoting, no YAML words.
+fn is_simple_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    key.len() < 1000
+        && (first.is_ascii_alphanumeric() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        && !matches!(key, "null" | "Null" | "NULL")
+}
+
+/// No tabs, carriage returns or characters YAML readers reject or treat specially.
+fn characters_are_plain(text: &str) -> bool {
+    let ascii_ok = text.bytes().all(|b| b >= 0x20 || b == b'\n');
+    if !ascii_ok {
+        return false;
+    }
+    text.is_ascii()
+        || text.chars().all(|c| {
+            !matches!(
+                c,
+                '\u{7f}'
+                    ..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+        })
+}
