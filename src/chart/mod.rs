@@ -124,6 +124,8 @@ pub struct Chart {
     pub value_overlays: Vec<ChartFile>,
     /// Every other file (README, LICENSE, `values.schema.json`, ...).
     pub other_files: Vec<ChartFile>,
+    /// `default_values` parsed, the first time they are asked for.
+    parsed_defaults: std::sync::OnceLock<Value>,
 }
 
 mod embedded {
@@ -200,6 +202,7 @@ impl Chart {
             default_values: None,
             value_overlays: Vec::new(),
             other_files: Vec::new(),
+            parsed_defaults: std::sync::OnceLock::new(),
         };
         for file in files {
             if file.path == "Chart.yaml" {
@@ -225,12 +228,16 @@ impl Chart {
         Ok(chart)
     }
 
-    /// Parses the chart's default values (an empty map when it has none).
+    /// The chart's default values (an empty map when it has none), parsed once per chart.
     pub fn default_values(&self) -> Result<Value, ChartError> {
-        match &self.default_values {
-            None => Ok(Value::Map(Default::default())),
-            Some(file) => self.parse_values_file(file),
+        if let Some(parsed) = self.parsed_defaults.get() {
+            return Ok(parsed.clone());
         }
+        let parsed = match &self.default_values {
+            None => Value::Map(Default::default()),
+            Some(file) => self.parse_values_file(file)?,
+        };
+        Ok(self.parsed_defaults.get_or_init(|| parsed).clone())
     }
 
     /// Parses a named overlay such as `values-ha.yaml` (looked up in `values/`).

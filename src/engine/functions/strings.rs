@@ -38,8 +38,13 @@ fn indented(args: &Args, lead: &str) -> Result<String, Error> {
     let pad = " ".repeat(width);
     let mut out = String::with_capacity(lead.len() + text.len() + lines * width);
     out.push_str(lead);
-    out.push_str(&pad);
-    out.push_str(&text.replace('\n', &format!("\n{pad}")));
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
     Ok(out)
 }
 
