@@ -37,25 +37,28 @@ pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
     match scan_head_events(text)? {
         Some(head) => Ok(head),
         // Aliases and merge keys need the full reader's expansion rules.
-        None => {
-            let value = parse_document(text)?;
-            let text_of = |path: &[&str]| {
-                value
-                    .get_path(path)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned()
-            };
-            Ok(ManifestHead {
-                kind: text_of(&["kind"]),
-                name: text_of(&["metadata", "name"]),
-                namespace: text_of(&["metadata", "namespace"]),
-                hook: value
-                    .get_path(&["metadata", "annotations", "helm.sh/hook"])
-                    .map(|v| v.as_str().unwrap_or_default().to_owned()),
-            })
-        }
+        None => head_by_full_reader(text),
     }
+}
+
+/// The head as the full reader sees it: the slow path, and the tests' oracle.
+fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
+    let value = parse_document(text)?;
+    let text_of = |path: &[&str]| {
+        value
+            .get_path(path)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(ManifestHead {
+        kind: text_of(&["kind"]),
+        name: text_of(&["metadata", "name"]),
+        namespace: text_of(&["metadata", "namespace"]),
+        hook: value
+            .get_path(&["metadata", "annotations", "helm.sh/hook"])
+            .map(|v| v.as_str().unwrap_or_default().to_owned()),
+    })
 }
 
 /// The event pass behind [`scan_manifest_head`]; `None` asks for the full reader.
@@ -204,25 +207,6 @@ fn could_be_special_float(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
-        let value = parse_document(text)?;
-        let text_of = |path: &[&str]| {
-            value
-                .get_path(path)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        Ok(ManifestHead {
-            kind: text_of(&["kind"]),
-            name: text_of(&["metadata", "name"]),
-            namespace: text_of(&["metadata", "namespace"]),
-            hook: value
-                .get_path(&["metadata", "annotations", "helm.sh/hook"])
-                .map(|v| v.as_str().unwrap_or_default().to_owned()),
-        })
-    }
 
     const HEAD_SAMPLES: &[&str] = &[
         "kind: Service\nmetadata:\n  name: web\n  namespace: prod\n",
