@@ -168,10 +168,16 @@ fn missing_list(missing: &[String]) -> String {
 
 /// Reads SOURCE_DATE_EPOCH (seconds) or the clock: the single place a clock is read.
 pub fn now_from_env() -> Result<SystemTime, IdentityError> {
-    match source_date_epoch(std::env::var_os(SOURCE_DATE_EPOCH).as_deref())? {
+    match source_date_epoch_from_env()? {
         Some(pinned) => Ok(pinned),
         None => Ok(SystemTime::now()),
     }
+}
+
+/// `SOURCE_DATE_EPOCH` as an instant: `None` when unset, an error when set but not whole
+/// seconds. The one parser of that variable (packaging stamps archives with it too).
+pub fn source_date_epoch_from_env() -> Result<Option<SystemTime>, IdentityError> {
+    source_date_epoch(std::env::var_os(SOURCE_DATE_EPOCH).as_deref())
 }
 
 /// Parses a `SOURCE_DATE_EPOCH` value: `None` when unset, an error when set but not seconds.

@@ -25,12 +25,11 @@ pub const FILE_MODE: u32 = 0o644;
 
 /// The mtime to stamp entries with: `SOURCE_DATE_EPOCH` if set, else [`DEFAULT_MTIME`].
 pub fn mtime_from_env() -> Result<u64, String> {
-    match std::env::var("SOURCE_DATE_EPOCH") {
-        Err(_) => Ok(DEFAULT_MTIME),
-        Ok(text) if text.trim().is_empty() => Ok(DEFAULT_MTIME),
-        Ok(text) => text.trim().parse::<u64>().map_err(|_| {
-            format!("SOURCE_DATE_EPOCH={text:?} is not a number of seconds since 1970")
-        }),
+    match crate::identity::source_date_epoch_from_env().map_err(|e| e.to_string())? {
+        None => Ok(DEFAULT_MTIME),
+        Some(instant) => Ok(instant
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())),
     }
 }
 
