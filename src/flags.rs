@@ -44,11 +44,7 @@ impl ValueFlags {
 
     /// Whether any flag reads stdin (`-f -`, `--set-file key=-`).
     pub fn reads_stdin(&self) -> bool {
-        self.files.iter().any(|f| f == "-")
-            || self
-                .set_file
-                .iter()
-                .any(|s| s.split_once('=').is_some_and(|(_, p)| p == "-"))
+        self.overrides().reads_stdin()
     }
 
     /// Resolves relative file paths against `base` (a golden case's folder).

@@ -218,10 +218,8 @@ fn check_values(
     report: &mut LintReport,
 ) -> Option<Value> {
     let overrides = flags.overrides();
-    let reads_stdin = overrides.files.iter().any(|f| f == "-")
-        || overrides.set_file.iter().any(|e| e.ends_with("=-"));
     let mut stdin_bytes = Vec::new();
-    if reads_stdin {
+    if overrides.reads_stdin() {
         if let Err(e) = stdin.read_to_end(&mut stdin_bytes) {
             report.push(Severity::Error, "<stdin>", e.to_string());
             return None;

@@ -67,12 +67,8 @@ pub fn explain(
     stdin: &mut dyn Read,
 ) -> Result<Explained, ValuesError> {
     let sources = overrides.sources();
-    let wants_stdin = sources.iter().any(|s| match s {
-        Source::File(f) => f == "-",
-        Source::Set { expression, .. } => expression.ends_with("=-"),
-    });
     let mut stdin_bytes = Vec::new();
-    if wants_stdin {
+    if overrides.reads_stdin() {
         stdin
             .read_to_end(&mut stdin_bytes)
             .map_err(|e| ValuesError::FileUnreadable {
@@ -204,6 +200,35 @@ pub fn annotate(yaml: &str, origins: &BTreeMap<LeafPath, String>) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Standard input that fails the test if anything reads it.
+    struct UntouchableStdin;
+
+    impl std::io::Read for UntouchableStdin {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            panic!("standard input was read");
+        }
+    }
+
+    #[test]
+    fn a_set_value_of_dash_does_not_read_standard_input() {
+        let overrides = ValueOverrides {
+            set: vec!["name=-".into()],
+            ..Default::default()
+        };
+        let explained = explain(
+            None,
+            &Value::Map(Default::default()),
+            &overrides,
+            &mut UntouchableStdin,
+        )
+        .unwrap();
+        assert_eq!(
+            explained.values.get_path(&["name"]),
+            Some(&Value::String("-".into()))
+        );
+    }
+
     use super::*;
     use crate::yaml::parse_document;
 

@@ -29,6 +29,17 @@ pub struct ValueOverrides {
 }
 
 impl ValueOverrides {
+    /// Whether any source reads standard input: `-f -` or a `--set-file key=-` pair. A `--set`
+    /// value of `-` is just the string "-".
+    pub fn reads_stdin(&self) -> bool {
+        self.files.iter().any(|f| f == "-")
+            || self.set_file.iter().any(|expression| {
+                expression
+                    .split(',')
+                    .any(|pair| pair.split_once('=').is_some_and(|(_, path)| path == "-"))
+            })
+    }
+
     /// Every source in the order it is applied; later sources win.
     pub fn sources(&self) -> Vec<Source> {
         let mut sources: Vec<Source> = self.files.iter().cloned().map(Source::File).collect();
@@ -248,6 +259,26 @@ fn read_stdin(
 
 #[cfg(test)]
 mod tests {
+
+    fn overrides(files: &[&str], set: &[&str], set_file: &[&str]) -> ValueOverrides {
+        let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect();
+        ValueOverrides {
+            files: owned(files),
+            set: owned(set),
+            set_file: owned(set_file),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn stdin_is_read_only_for_a_dash_file_or_a_dash_set_file() {
+        assert!(overrides(&["-"], &[], &[]).reads_stdin());
+        assert!(overrides(&[], &[], &["ca=-"]).reads_stdin());
+        assert!(overrides(&[], &[], &["a=x.pem,b=-"]).reads_stdin());
+        assert!(!overrides(&[], &["name=-"], &[]).reads_stdin());
+        assert!(!overrides(&["prod.yaml"], &[], &["ca=ca.pem"]).reads_stdin());
+    }
+
     use super::*;
     use crate::yaml::parse_document;
 
