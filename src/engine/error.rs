@@ -68,8 +68,18 @@ fn display_template_error(
     if let (Some(l), Some(src)) = (line, source_line) {
         out.push_str(&format!("\n{l:>5} | {src}"));
     }
-    for outer in included_from {
-        out.push_str(&format!("\n  included from {outer}"));
+    // A runaway recursion repeats one place many times: show it once, with the count.
+    let mut places = included_from.iter().peekable();
+    while let Some(outer) = places.next() {
+        let mut times = 1;
+        while places.peek() == Some(&outer) {
+            places.next();
+            times += 1;
+        }
+        match times {
+            1 => out.push_str(&format!("\n  included from {outer}")),
+            n => out.push_str(&format!("\n  included from {outer} ({n} times)")),
+        }
     }
     out
 }
@@ -118,10 +128,16 @@ impl RenderError {
                 Some(mj) => frames.push(Frame {
                     name: mj.name().map(str::to_owned),
                     line: mj.line(),
-                    message: mj
-                        .detail()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| mj.kind().to_string()),
+                    message: match mj.kind() {
+                        minijinja::ErrorKind::OutOfFuel => format!(
+                            "the template ran {} steps without finishing (an endless loop?)",
+                            crate::engine::FUEL_PER_RENDER
+                        ),
+                        _ => mj
+                            .detail()
+                            .map(str::to_owned)
+                            .unwrap_or_else(|| mj.kind().to_string()),
+                    },
                 }),
                 None => frames.push(Frame {
                     name: None,
