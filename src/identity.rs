@@ -199,6 +199,36 @@ fn source_date_epoch(raw: Option<&OsStr>) -> Result<Option<SystemTime>, Identity
         .ok_or_else(invalid)
 }
 
+/// Fills `identityTrustAnchorsPEM` from `DIR/ca.crt` (the folder `render --certs-dir` keeps)
+/// when the values give none, so `inject` matches a control plane rendered with that folder.
+/// Returns a note for stderr when it did.
+pub fn trust_anchors_from_dir(
+    values: &mut Value,
+    dir: &Utf8Path,
+) -> Result<Option<String>, IdentityError> {
+    let given = values
+        .get_path(ANCHORS)
+        .and_then(Value::as_str)
+        .is_some_and(|pem| !pem.trim().is_empty());
+    if given {
+        return Ok(None);
+    }
+    let path = dir.join("ca.crt");
+    let pem = std::fs::read_to_string(&path).map_err(|source| IdentityError::Io {
+        action: "read the trust anchors from",
+        path: path.clone(),
+        source,
+    })?;
+    certificates(&pem, Origin::File(&path))?;
+    match values {
+        Value::Map(map) => {
+            map.insert(ANCHORS[0].to_owned(), Value::String(pem));
+        }
+        other => *other = Value::Map(Map::from([(ANCHORS[0].to_owned(), Value::String(pem))])),
+    }
+    Ok(Some(format!("took identityTrustAnchorsPEM from {path}")))
+}
+
 // Values keys.
 const ANCHORS: &[&str] = &["identityTrustAnchorsPEM"];
 const ISSUER_SCHEME: &[&str] = &["identity", "issuer", "scheme"];

@@ -26,7 +26,10 @@ pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Res
         return Err(InjectError::StdinTwice.into());
     }
     let defaults = chart.default_values()?;
-    let (values, notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    let (mut values, mut notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    if let Some(dir) = &args.certs_dir {
+        notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
+    }
     let namespaces = match &args.namespace_annotations {
         Some(path) => {
             let source = read_sources(&[path.to_string()], &mut std::io::empty())?;

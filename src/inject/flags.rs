@@ -25,6 +25,10 @@ pub struct InjectArgs {
     /// native-sidecar proxies need 1.29 or newer.
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
+    /// The folder `render --certs-dir` kept: its ca.crt gives the trust anchors when the values
+    /// give none.
+    #[arg(long, value_name = "DIR")]
+    pub certs_dir: Option<Utf8PathBuf>,
 }
 
 /// `meshchart uninject`.

@@ -34,7 +34,7 @@ struct CaseArgs {
 
 #[derive(Subcommand, Debug)]
 enum CaseCommand {
-    Inject(InjectArgs),
+    Inject(Box<InjectArgs>),
     Uninject(UninjectArgs),
 }
 
@@ -59,10 +59,9 @@ fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
         CaseCommand::Inject(a) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
             a.values.resolve_paths(dir);
-            a.namespace_annotations = a
-                .namespace_annotations
-                .as_ref()
-                .map(|p| Utf8PathBuf::from(resolve_path(dir, p.as_str())));
+            let resolve = |p: &Utf8PathBuf| Utf8PathBuf::from(resolve_path(dir, p.as_str()));
+            a.namespace_annotations = a.namespace_annotations.as_ref().map(resolve);
+            a.certs_dir = a.certs_dir.as_ref().map(resolve);
         }
         CaseCommand::Uninject(a) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
