@@ -14,7 +14,7 @@ fn doc(template: &str, name: &str) -> RenderedDocument {
         kind: "ConfigMap".into(),
         name: name.into(),
         namespace: String::new(),
-        is_hook: false,
+        hook: None,
     }
 }
 

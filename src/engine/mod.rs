@@ -66,8 +66,8 @@ pub struct RenderedDocument {
     pub name: String,
     /// Its `metadata.namespace` (empty when it has none).
     pub namespace: String,
-    /// Whether it is a Helm hook (printed after everything else).
-    pub is_hook: bool,
+    /// Its `helm.sh/hook` events when it is a Helm hook (hooks print after everything else).
+    pub hook: Option<String>,
 }
 
 /// The result of rendering a chart: documents in Helm's order, and notes for stderr.
@@ -273,14 +273,13 @@ impl Engine {
         let mut hooks = Vec::new();
         let mut notes = Vec::new();
         for doc in outputs.into_iter().flatten() {
-            if doc.is_hook {
-                if let Some(dropped) = unknown_hook(&doc) {
-                    notes.push(dropped);
-                    continue;
-                }
-                hooks.push(doc);
-            } else {
-                regular.push(doc);
+            match &doc.hook {
+                Some(events) if !is_known_hook(events) => notes.push(format!(
+                    "info: skipping unknown hook: {events:?} ({} {})",
+                    doc.kind, doc.name
+                )),
+                Some(_) => hooks.push(doc),
+                None => regular.push(doc),
             }
         }
         regular.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
@@ -429,7 +428,7 @@ impl Engine {
             kind: head.kind,
             name: head.name,
             namespace: head.namespace,
-            is_hook: head.hook.is_some(),
+            hook: head.hook,
         })
     }
 }
@@ -441,19 +440,12 @@ fn line_start_offset(text: &str, line: usize) -> Option<usize> {
     text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
 }
 
-/// A note when none of a hook document's events is one Helm knows (Helm drops such documents).
-fn unknown_hook(doc: &RenderedDocument) -> Option<String> {
-    let events = yaml::scan_manifest_head(&doc.text).ok()?.hook?;
-    let known = events
+/// Whether any of a hook's comma-separated events is one Helm knows (it drops the others).
+fn is_known_hook(events: &str) -> bool {
+    events
         .split(',')
         .map(str::trim)
-        .any(|e| HOOK_EVENTS.contains(&e));
-    (!known).then(|| {
-        format!(
-            "info: skipping unknown hook: {events:?} ({} {})",
-            doc.kind, doc.name
-        )
-    })
+        .any(|e| HOOK_EVENTS.contains(&e))
 }
 
 /// `*` matches within one path segment, `?` one character; everything else literally.
