@@ -148,7 +148,7 @@ impl RenderError {
             current = e.source();
         }
         let qualify = |name: &str| {
-            if name.starts_with("tpl string in ") {
+            if crate::engine::include::is_tpl_name(name) {
                 name.to_owned()
             } else {
                 format!("{chart_name}/templates/{name}")

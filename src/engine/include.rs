@@ -97,16 +97,24 @@ pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, 
     })
 }
 
+/// How a string rendered by `tpl` is named in errors: `tpl string in <calling template>`.
+const TPL_NAME_PREFIX: &str = "tpl string in ";
+
+/// Whether a template name is that of a `tpl` string rather than a chart file.
+pub(crate) fn is_tpl_name(name: &str) -> bool {
+    name.starts_with(TPL_NAME_PREFIX)
+}
+
 /// `tpl(text, ctx)`: renders a string as a template; `Template.Name` stays the caller's.
 pub fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Error> {
     let ctx = ctx.unwrap_or_else(|| inherited_context(state));
     let _guard = StackGuard::enter("tpl")?;
     // A tpl inside a tpl keeps the outer name instead of growing "tpl string in tpl string in ...".
     let caller = state.name();
-    let name = if caller.starts_with("tpl string in ") {
+    let name = if is_tpl_name(caller) {
         caller.to_owned()
     } else {
-        format!("tpl string in {caller}")
+        format!("{TPL_NAME_PREFIX}{caller}")
     };
     state.env().render_named_str(&name, text, ctx)
 }
