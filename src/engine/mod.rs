@@ -14,7 +14,7 @@ pub use include::MAX_INCLUDE_DEPTH;
 
 use crate::chart::Chart;
 use crate::manifest::{self, kind_rank, HOOK_EVENTS};
-use crate::values::{Map, Value};
+use crate::values::Value;
 use crate::yaml;
 use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
@@ -190,20 +190,6 @@ impl Engine {
         &self.chart_name
     }
 
-    fn base_context(&self, values: &Value, opts: &RenderOptions) -> Map {
-        let mut release = Map::new();
-        release.insert("Name".into(), Value::String(opts.release_name.clone()));
-        release.insert("Namespace".into(), Value::String(opts.namespace.clone()));
-        release.insert("Service".into(), Value::String("Helm".into()));
-        release.insert("IsInstall".into(), Value::Bool(!opts.is_upgrade));
-        release.insert("IsUpgrade".into(), Value::Bool(opts.is_upgrade));
-        release.insert("Revision".into(), Value::Int(1));
-        let mut base = Map::new();
-        base.insert("Values".into(), values.clone());
-        base.insert("Release".into(), Value::Map(release));
-        base
-    }
-
     fn capabilities(opts: &RenderOptions) -> JValue {
         let mut versions: Vec<String> = DEFAULT_API_VERSIONS
             .iter()
@@ -225,10 +211,17 @@ impl Engine {
 
     /// `Values`, `Release`, `Chart` and `Capabilities`, built once per render.
     fn objects(&self, values: &Value, opts: &RenderOptions) -> Objects {
-        let base = self.base_context(values, opts);
+        let release = JValue::from_pairs([
+            ("Name", JValue::from(opts.release_name.as_str())),
+            ("Namespace", JValue::from(opts.namespace.as_str())),
+            ("Service", JValue::from("Helm")),
+            ("IsInstall", JValue::from(!opts.is_upgrade)),
+            ("IsUpgrade", JValue::from(opts.is_upgrade)),
+            ("Revision", JValue::from(1)),
+        ]);
         [
-            ("Values", to_jinja(&base["Values"])),
-            ("Release", to_jinja(&base["Release"])),
+            ("Values", to_jinja(values)),
+            ("Release", release),
             ("Chart", self.chart_object.clone()),
             ("Capabilities", Self::capabilities(opts)),
         ]
