@@ -118,7 +118,8 @@ pub struct Chart {
     pub chart_yaml: String,
     /// Templates under `templates/`, sorted by path; names are relative to `templates/`.
     pub templates: Vec<ChartFile>,
-    /// The default values file (`values.yaml` or `values/values.yaml`), if any.
+    /// The default values file (`values.yaml` or `values/values.yaml`), if any. Read-only once
+    /// loaded: [`Chart::default_values`] parses it once and keeps the result.
     pub default_values: Option<ChartFile>,
     /// Named overlays in `values/` other than the defaults (e.g. `values/values-ha.yaml`).
     pub value_overlays: Vec<ChartFile>,
