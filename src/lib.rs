@@ -2,7 +2,8 @@
 //!
 //! The CLI in `main.rs` is a thin layer over these modules: [`chart`] reads charts, [`values`]
 //! merges values as Helm does, [`identity`] fills in the certificates the values lack, [`engine`]
-//! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
+//! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together
+//! (and [`fleet`] renders many clusters at once),
 //! [`golden`] runs golden-file cases, [`inject`] adds the mesh's proxy to workloads (and takes it
 //! out again), [`package`] writes and safely reads chart archives, [`lint`] and [`diff`] review
 //! charts and renders; [`flags`] holds the flags several commands share, [`files`] the atomic
@@ -14,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod files;
 pub mod flags;
+pub mod fleet;
 pub mod golden;
 pub mod identity;
 pub mod inject;

@@ -10,7 +10,7 @@ use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, ChartSource, Clock};
 use meshchart::Error;
-use meshchart::{diff, lint};
+use meshchart::{diff, fleet, lint};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -29,9 +29,21 @@ enum Command {
         /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
         #[arg(long, value_name = "DIR|TGZ")]
         chart: Option<Utf8PathBuf>,
-        /// Write one file per template under DIR instead of printing (all or nothing).
+        /// Write one file per template under DIR instead of printing (all or nothing); with
+        /// --fleet, one DIR/NAME.yaml per cluster.
         #[arg(long, value_name = "DIR")]
         output_dir: Option<Utf8PathBuf>,
+        /// Render one control plane per cluster of DIR: each NAME.yaml (its values), or NAME/
+        /// holding values.yaml and optionally certs/ (as --certs-dir keeps it). The other flags
+        /// apply to every cluster; its values file comes after the shared -f files.
+        #[arg(long, value_name = "DIR", requires = "output_dir")]
+        fleet: Option<Utf8PathBuf>,
+        /// Clusters rendered at once (default: one per core).
+        #[arg(long, value_name = "N", requires = "fleet", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// Write the clusters that rendered even when some failed (still exit 1).
+        #[arg(long, requires = "fleet")]
+        keep_going: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -188,8 +200,41 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         }
         Command::Render {
             chart,
+            output_dir: Some(out),
+            fleet: Some(fleet_dir),
+            jobs,
+            keep_going,
+            flags,
+        } => {
+            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+            let options = fleet::FleetOptions {
+                jobs: jobs.map(usize::from),
+                keep_going,
+            };
+            let report = fleet::run(
+                &chart,
+                &fleet_dir,
+                &out,
+                &flags,
+                options,
+                &mut std::io::stdin().lock(),
+                Clock::FromEnv,
+            )?;
+            print_notes(&report.notes);
+            write_stdout(&report.listing())?;
+            if report.failures.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let _ = std::io::stderr()
+                .lock()
+                .write_all(report.failure_text(keep_going).as_bytes());
+            Ok(ExitCode::from(1))
+        }
+        Command::Render {
+            chart,
             output_dir,
             flags,
+            ..
         } => {
             let chart = ChartSource::from_flag(chart.as_deref()).load()?;
             let outcome =
