@@ -97,7 +97,7 @@ enum Style {
 }
 
 /// What a scalar's characters allow (libyaml's `yaml_emitter_analyze_scalar`, block context).
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 struct Analysis {
     /// Holds a character go-yaml's reader rejects (see [`round_trip`]).
     rejected: bool,
@@ -522,8 +522,35 @@ fn is_printable(c: char) -> bool {
     matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFEFE | 0xFF00..=0xFFFD)
 }
 
+/// Whether `s` is made only of characters that never need quoting (letters, digits and a few
+/// marks, none of them an indicator in first place), so every style is allowed: the common case
+/// (names, images, ports), decided without the character-by-character analysis.
+fn is_quiet(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let quiet_inside = |b: &u8| b.is_ascii_alphanumeric() || b"_./+=-,@%()~".contains(b);
+    bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b"_/".contains(b))
+        && bytes[1..].iter().all(quiet_inside)
+}
+
 /// Which scalar styles the characters of `s` allow in block context.
 fn analyze(s: &str) -> Analysis {
+    if is_quiet(s) {
+        return Analysis {
+            rejected: false,
+            nel: false,
+            multiline: false,
+            plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+    }
+    analyze_chars(s)
+}
+
+/// [`analyze`] character by character.
+fn analyze_chars(s: &str) -> Analysis {
     if s.is_empty() {
         return Analysis {
             rejected: false,
