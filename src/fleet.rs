@@ -67,7 +67,10 @@ pub struct FleetReport {
 impl FleetReport {
     /// The listing printed on stdout: one `wrote PATH` line per file.
     pub fn listing(&self) -> String {
-        self.written.iter().map(|p| format!("wrote {p}\n")).collect()
+        self.written
+            .iter()
+            .map(|p| format!("wrote {p}\n"))
+            .collect()
     }
 
     /// The failures as stderr lines (`FILE: error`), and what became of the output.
@@ -288,6 +291,14 @@ pub fn run(
 ) -> Result<FleetReport, Error> {
     let clusters = discover(dir)?;
     let engine = Engine::new(chart)?;
-    let results = render_clusters(&engine, chart, shared, &clusters, stdin, clock, options.jobs)?;
+    let results = render_clusters(
+        &engine,
+        chart,
+        shared,
+        &clusters,
+        stdin,
+        clock,
+        options.jobs,
+    )?;
     write_clusters(out, &clusters, results, options.keep_going)
 }

@@ -4,7 +4,7 @@ use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 use meshchart::flags::{RenderFlags, ValueFlags};
 use meshchart::golden;
-use meshchart::inject::command::{run_inject, run_uninject, Run};
+use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
 use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
@@ -177,10 +177,10 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// Prints a finished inject/uninject: the stream on stdout, notes and the report on stderr.
+/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
+/// stream is already on stdout).
 fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
     print_notes(&run.notes);
-    write_stdout(&run.transformed.output)?;
     let _ = std::io::stderr()
         .lock()
         .write_all(run.transformed.report.render(format).as_bytes());
@@ -191,11 +191,15 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Inject(args) => {
             let chart = ChartSource::Embedded.load()?;
-            let run = run_inject(&chart, &args, &mut std::io::stdin().lock())?;
+            let run = held_back(&mut std::io::stdout().lock(), |out| {
+                run_inject_to(&chart, &args, &mut std::io::stdin().lock(), out)
+            })?;
             finish(run, args.report)
         }
         Command::Uninject(args) => {
-            let run = run_uninject(&args, &mut std::io::stdin().lock())?;
+            let run = held_back(&mut std::io::stdout().lock(), |out| {
+                run_uninject_to(&args, &mut std::io::stdin().lock(), out)
+            })?;
             finish(run, args.report)
         }
         Command::Render {

@@ -4,8 +4,8 @@
 mod support;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use meshchart::fleet::{self, FleetOptions};
 use meshchart::flags::RenderFlags;
+use meshchart::fleet::{self, FleetOptions};
 use meshchart::golden::{self, GOLDEN_EPOCH};
 use meshchart::render::{render, Clock};
 use meshchart::values::user_values;
@@ -57,7 +57,10 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
                 meshchart::yaml::to_yaml(&values),
             )
             .unwrap();
-            copy_dir(case.flags.certs_dir.as_deref().unwrap(), &cluster.join("certs"));
+            copy_dir(
+                case.flags.certs_dir.as_deref().unwrap(),
+                &cluster.join("certs"),
+            );
         }
         let shared = RenderFlags {
             kube_version: kube_version.clone(),
@@ -77,8 +80,7 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
         assert!(report.failures.is_empty(), "{:?}", report.failures);
         for case in members {
             let written = std::fs::read_to_string(out.join(format!("{}.yaml", case.name))).unwrap();
-            let expected =
-                std::fs::read_to_string(case.dir.join(golden::EXPECTED_OUTPUT)).unwrap();
+            let expected = std::fs::read_to_string(case.dir.join(golden::EXPECTED_OUTPUT)).unwrap();
             assert!(
                 written == expected,
                 "fleet cluster {} differs from its golden case",
@@ -199,7 +201,10 @@ fn the_number_of_jobs_does_not_change_a_byte() {
     for i in 0..6 {
         std::fs::write(
             dir.join(format!("c{i}.yaml")),
-            format!("clusterDomain: c{i}.example\ncontrollerReplicas: {}\n", 1 + i % 3),
+            format!(
+                "clusterDomain: c{i}.example\ncontrollerReplicas: {}\n",
+                1 + i % 3
+            ),
         )
         .unwrap();
     }

@@ -204,7 +204,11 @@ impl Engine {
             .map(|name| self.env.get_template(name).err())
             .collect();
         match errors.into_iter().flatten().next() {
-            Some(e) => Err(RenderError::from_template_error(&self.chart_name, &e, chart)),
+            Some(e) => Err(RenderError::from_template_error(
+                &self.chart_name,
+                &e,
+                chart,
+            )),
             None => Ok(()),
         }
     }

@@ -2,16 +2,19 @@
 //! call.
 
 use super::flags::{InjectArgs, UninjectArgs};
-use super::input::read_sources;
+use super::input::{open_inputs, read_sources};
 use super::sidecar::ChartSidecars;
-use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transformed};
+use super::{
+    inject_stream, uninject_stream, InjectError, InjectOptions, Namespaces, Report, Transformed,
+};
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::error::Error;
 use crate::values::effective_values;
-use std::io::Read;
+use std::io::{Read, Seek, Write};
 
-/// A finished run: the stream for stdout, the report, and notes for stderr (values warnings).
+/// A finished run: the stream for stdout (empty when it was streamed to a writer), the report,
+/// and notes for stderr (values warnings).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Run {
     /// Output and report.
@@ -20,8 +23,50 @@ pub struct Run {
     pub notes: Vec<String>,
 }
 
-/// Runs `meshchart inject` with `chart`'s defaults and partials.
+/// Runs `meshchart inject` with `chart`'s defaults and partials, the output in memory.
 pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
+    in_memory(|out| run_inject_to(chart, args, stdin, out))
+}
+
+/// Runs `meshchart uninject`, the output in memory.
+pub fn run_uninject(args: &UninjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
+    in_memory(|out| run_uninject_to(args, stdin, out))
+}
+
+fn in_memory(run: impl FnOnce(&mut dyn Write) -> Result<Run, Error>) -> Result<Run, Error> {
+    let mut output = Vec::new();
+    let mut finished = run(&mut output)?;
+    finished.transformed.output = String::from_utf8(output).map_err(|e| {
+        Error::from(InjectError::Write {
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })
+    })?;
+    Ok(finished)
+}
+
+/// Runs `run`, which writes its output as it goes, into an unnamed temporary file, and copies
+/// that to `out` only when `run` succeeded: nothing reaches `out` from a run that fails, and
+/// memory does not grow with the output.
+pub fn held_back(
+    out: &mut dyn Write,
+    run: impl FnOnce(&mut dyn Write) -> Result<Run, Error>,
+) -> Result<Run, Error> {
+    let write_error = |source| Error::from(InjectError::Write { source });
+    let mut spool = tempfile::tempfile().map_err(write_error)?;
+    let finished = run(&mut spool)?;
+    spool.rewind().map_err(write_error)?;
+    std::io::copy(&mut spool, out).map_err(write_error)?;
+    out.flush().map_err(write_error)?;
+    Ok(finished)
+}
+
+/// Runs `meshchart inject`, writing the output to `out` document by document.
+pub fn run_inject_to(
+    chart: &Chart,
+    args: &InjectArgs,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+) -> Result<Run, Error> {
     if args.values.reads_stdin() && args.inputs.iter().any(|i| i == "-") {
         return Err(InjectError::StdinTwice.into());
     }
@@ -50,24 +95,37 @@ pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Res
         Some(v) => KubeVersion::parse(v).map_err(Error::Usage)?,
         None => KubeVersion::default(),
     };
-    let sources = read_sources(&args.inputs, stdin)?;
+    let inputs = open_inputs(&args.inputs, stdin)?;
     let sidecars = ChartSidecars::new(chart)?.for_kube_version(kube_version);
-    let transformed = inject(
-        &sources,
+    let report = inject_stream(
+        &inputs,
         &InjectOptions {
             values,
             namespaces,
             sidecars: &sidecars,
         },
+        out,
     )?;
-    Ok(Run { transformed, notes })
+    Ok(finished(report, notes))
 }
 
-/// Runs `meshchart uninject`.
-pub fn run_uninject(args: &UninjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
-    let sources = read_sources(&args.inputs, stdin)?;
-    Ok(Run {
-        transformed: uninject(&sources)?,
-        notes: Vec::new(),
-    })
+/// Runs `meshchart uninject`, writing the output to `out` document by document.
+pub fn run_uninject_to(
+    args: &UninjectArgs,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+) -> Result<Run, Error> {
+    let inputs = open_inputs(&args.inputs, stdin)?;
+    let report = uninject_stream(&inputs, out)?;
+    Ok(finished(report, Vec::new()))
+}
+
+fn finished(report: Report, notes: Vec<String>) -> Run {
+    Run {
+        transformed: Transformed {
+            output: String::new(),
+            report,
+        },
+        notes,
+    }
 }

@@ -145,6 +145,12 @@ pub enum InjectError {
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,
+    /// The output could not be written (or held back until the run finished).
+    #[error("writing the output: {source}")]
+    Write {
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 /// Why a sidecar container could not be produced.

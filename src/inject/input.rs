@@ -4,8 +4,8 @@
 use super::error::InjectError;
 use crate::values::Value;
 use crate::yaml;
-use std::io::Read;
-use std::path::Path;
+use std::io::{BufRead, BufReader, Read, Seek};
+use std::path::{Path, PathBuf};
 
 /// File extensions read when walking a folder.
 pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
@@ -72,6 +72,231 @@ pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>
         }
     }
     Ok(sources)
+}
+
+/// One input stream that can be read from its start more than once: inject reads every input
+/// twice (first for `Namespace` documents, then to transform it), one document at a time.
+///
+/// All reading of inputs goes through [`open_inputs`] and [`Input::reader`], so a guarded reader
+/// can take their place in one spot.
+#[derive(Debug)]
+pub struct Input {
+    /// The path, or [`STDIN_NAME`].
+    pub name: String,
+    origin: InputOrigin,
+}
+
+#[derive(Debug)]
+enum InputOrigin {
+    /// A file, opened again for each pass.
+    File(PathBuf),
+    /// Standard input, copied into an unnamed temporary file (stdin cannot be read twice, and
+    /// holding it in memory would grow with the stream).
+    Spooled(std::fs::File),
+    /// Text already in memory (library callers, tests).
+    Text(String),
+}
+
+impl From<Source> for Input {
+    fn from(source: Source) -> Input {
+        Input {
+            name: source.name,
+            origin: InputOrigin::Text(source.text),
+        }
+    }
+}
+
+impl Input {
+    fn read_error(&self, source: std::io::Error) -> InjectError {
+        InjectError::Read {
+            path: self.name.clone(),
+            source,
+        }
+    }
+
+    /// A buffered reader from the start of the stream.
+    pub fn reader(&self) -> Result<Box<dyn BufRead + '_>, InjectError> {
+        Ok(match &self.origin {
+            InputOrigin::File(path) => Box::new(BufReader::with_capacity(
+                64 * 1024,
+                std::fs::File::open(path).map_err(|e| self.read_error(e))?,
+            )),
+            InputOrigin::Spooled(file) => {
+                let mut file = file.try_clone().map_err(|e| self.read_error(e))?;
+                file.rewind().map_err(|e| self.read_error(e))?;
+                Box::new(BufReader::with_capacity(64 * 1024, file))
+            }
+            InputOrigin::Text(text) => Box::new(text.as_bytes()),
+        })
+    }
+
+    /// Whether the stream is JSON: its first non-blank character opens an object or array.
+    /// Reads only up to that character.
+    pub fn is_json(&self) -> Result<bool, InjectError> {
+        let mut reader = self.reader()?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if reader
+                .read_line(&mut line)
+                .map_err(|e| self.read_error(e))?
+                == 0
+            {
+                return Ok(false);
+            }
+            if let Some(first) = line.trim_start().chars().next() {
+                return Ok(matches!(first, '{' | '['));
+            }
+        }
+    }
+
+    /// The whole text (JSON inputs, which are parsed as one value stream).
+    pub fn text(&self) -> Result<String, InjectError> {
+        let mut text = String::new();
+        self.reader()?
+            .read_to_string(&mut text)
+            .map_err(|e| self.read_error(e))?;
+        Ok(text)
+    }
+
+    /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them.
+    pub fn yaml_chunks(&self) -> Result<YamlChunks<'_, Box<dyn BufRead + '_>>, InjectError> {
+        Ok(YamlChunks {
+            name: &self.name,
+            reader: self.reader()?,
+            separator: String::new(),
+            body: String::new(),
+            body_line: 1,
+            line_no: 0,
+            done: false,
+        })
+    }
+}
+
+/// Opens the inputs named on the command line, in order, as [`read_sources`] reads them, but
+/// without reading the files: `-` is stdin (copied to a temporary file), a folder is walked
+/// recursively in lexical order for `.yaml`, `.yml` and `.json` files, anything else is a file.
+pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Input>, InjectError> {
+    let mut inputs = Vec::new();
+    let mut stdin_used = false;
+    for arg in args {
+        if arg == "-" {
+            if stdin_used {
+                return Err(InjectError::StdinTwice);
+            }
+            stdin_used = true;
+            let read_error = |source| InjectError::Read {
+                path: STDIN_NAME.into(),
+                source,
+            };
+            let mut spool = tempfile::tempfile().map_err(read_error)?;
+            std::io::copy(stdin, &mut spool).map_err(read_error)?;
+            inputs.push(Input {
+                name: STDIN_NAME.into(),
+                origin: InputOrigin::Spooled(spool),
+            });
+            continue;
+        }
+        let path = Path::new(arg);
+        let meta = std::fs::metadata(path).map_err(|source| InjectError::Read {
+            path: arg.clone(),
+            source,
+        })?;
+        let mut files = Vec::new();
+        if meta.is_dir() {
+            walk(path, 0, &mut files)?;
+        } else {
+            files.push(path.to_owned());
+        }
+        inputs.extend(files.into_iter().map(|file| Input {
+            name: file.to_string_lossy().into_owned(),
+            origin: InputOrigin::File(file),
+        }));
+    }
+    Ok(inputs)
+}
+
+/// A YAML document read from a stream: its separator, its text and the line it starts on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnedChunk {
+    /// As [`Chunk::separator`].
+    pub separator: String,
+    /// As [`Chunk::body`].
+    pub body: String,
+    /// As [`Chunk::line`].
+    pub line: usize,
+}
+
+impl OwnedChunk {
+    /// The chunk as [`split_yaml`] would have cut it from the whole text.
+    pub fn as_chunk(&self) -> Chunk<'_> {
+        Chunk {
+            separator: &self.separator,
+            body: &self.body,
+            line: self.line,
+        }
+    }
+}
+
+/// The documents of a YAML stream, read line by line: the same chunks [`split_yaml`] gives for
+/// the whole text, holding only one document in memory.
+pub struct YamlChunks<'a, R> {
+    name: &'a str,
+    reader: R,
+    separator: String,
+    body: String,
+    body_line: usize,
+    line_no: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Iterator for YamlChunks<'_, R> {
+    type Item = Result<OwnedChunk, InjectError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(InjectError::Read {
+                        path: self.name.to_owned(),
+                        source,
+                    }));
+                }
+                Ok(0) => {
+                    self.done = true;
+                    return Some(Ok(OwnedChunk {
+                        separator: std::mem::take(&mut self.separator),
+                        body: std::mem::take(&mut self.body),
+                        line: self.body_line,
+                    }));
+                }
+                Ok(_) => {}
+            }
+            self.line_no += 1;
+            let Some(pure) = separator_kind(&line) else {
+                self.body.push_str(&line);
+                continue;
+            };
+            let chunk = OwnedChunk {
+                separator: std::mem::take(&mut self.separator),
+                body: std::mem::take(&mut self.body),
+                line: self.body_line,
+            };
+            if pure {
+                self.separator = line;
+                self.body_line = self.line_no + 1;
+            } else {
+                self.body = line;
+                self.body_line = self.line_no;
+            }
+            return Some(Ok(chunk));
+        }
+    }
 }
 
 fn read_file(path: &Path) -> Result<Source, InjectError> {
@@ -275,6 +500,32 @@ mod tests {
             .iter()
             .map(|c| format!("{}{}", c.separator, c.body))
             .collect()
+    }
+
+    #[test]
+    fn streamed_chunks_are_the_chunks_of_the_whole_text() {
+        let texts = [
+            "",
+            "a: 1\n",
+            "---\na: 1\n---\nb: 2\n",
+            "a: 1\n---\n\n---\n\n---\n",
+            "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
+            "a: 1\r\n---\r\nb: 2",
+            "----\nx: ---\n",
+        ];
+        for text in texts {
+            let input = Input::from(Source {
+                name: "t.yaml".into(),
+                text: text.into(),
+            });
+            let streamed: Vec<OwnedChunk> = input
+                .yaml_chunks()
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let streamed: Vec<Chunk<'_>> = streamed.iter().map(OwnedChunk::as_chunk).collect();
+            assert_eq!(streamed, split_yaml(text), "{text:?}");
+        }
     }
 
     #[test]
