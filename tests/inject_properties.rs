@@ -22,7 +22,7 @@ fn setup() -> &'static Setup {
         let chart = Chart::from_dir(&root).expect("the chart reads");
         let mut values = chart.default_values().expect("default values");
         let anchors =
-            std::fs::read_to_string(root.join("../shared/reference/valid-trust-anchors.pem"))
+            std::fs::read_to_string(root.join("tests/reference/valid-trust-anchors.pem"))
                 .expect("trust anchors");
         set_path(
             &mut values,

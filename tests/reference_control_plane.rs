@@ -1,7 +1,7 @@
 //! The default render, compared with real Helm's render of the upstream chart, resource by
 //! resource and field by field.
 //!
-//! Expected: `../shared/reference/pr5967-default.yaml` (upstream at the proxy-await commit), with
+//! Expected: `tests/reference/pr5967-default.yaml` (upstream at the proxy-await commit), with
 //! the sp-validator objects (its Deployment, Service, RBAC, Secret and webhook) taken from
 //! `stable-2.10.2-sp-validator.yaml`, where sp-validator is a Deployment of its own as in our chart.
 //!

@@ -40,9 +40,10 @@ pub fn repo_root() -> Utf8PathBuf {
     Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/reference`: the upstream renders and the certificates they used.
+/// `tests/reference`: the upstream renders and the certificates they used (copied from the
+/// project's shared reference data; see `tests/reference/README.md`).
 pub fn reference_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
 }
 
 /// A file of the reference folder, as text.
