@@ -503,7 +503,9 @@ fn issuer_key_of_another_certificate_is_rejected() {
 
 /// A file of `tests/identity-material` (openssl-made; see its README).
 fn material(name: &str) -> String {
-    let path = support::repo_root().join("tests/identity-material").join(name);
+    let path = support::repo_root()
+        .join("tests/identity-material")
+        .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
 }
 
@@ -522,7 +524,10 @@ fn pkcs8_ec_issuer_key_is_accepted_and_kept_as_given() {
     complete(&mut values);
     let key = get_str(&values, "identity.issuer.tls.keyPEM");
     assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"), "{key}");
-    assert_eq!(get_str(&values, "identity.issuer.crtExpiry"), "2033-01-01T00:00:00Z");
+    assert_eq!(
+        get_str(&values, "identity.issuer.crtExpiry"),
+        "2033-01-01T00:00:00Z"
+    );
 }
 
 #[test]
@@ -782,7 +787,10 @@ fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() 
     .expect_err("the kept issuer lasts one year");
     let text = err.to_string();
     assert!(
-        text.starts_with(&format!("{}: it is valid from", scratch.0.join("issuer.crt"))),
+        text.starts_with(&format!(
+            "{}: it is valid from",
+            scratch.0.join("issuer.crt")
+        )),
         "{text}"
     );
 }

@@ -207,3 +207,45 @@ fn an_archive_lints_like_its_folder() {
     );
     assert!(Path::new(&archive).is_file());
 }
+
+/// Lints the control-plane chart with `extra`; returns (exit code, stdout).
+fn lint_control_plane(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["lint"];
+    args.extend(extra);
+    let out = meshchart(&args);
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn upstream_values_yaml_lints_without_errors() {
+    let (code, out) = lint_control_plane(&["-f", "tests/reference/upstream-values/values.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[ERROR]"), "{out}");
+}
+
+#[test]
+fn upstream_values_ha_yaml_lints_without_errors() {
+    let (code, out) = lint_control_plane(&["-f", "tests/reference/upstream-values/values-ha.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[ERROR]"), "{out}");
+}
+
+#[test]
+fn any_node_selector_label_is_known() {
+    let (code, out) = lint_control_plane(&["--set", "nodeSelector.disktype=ssd"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn stage_is_a_known_key() {
+    let (code, out) = lint_control_plane(&[
+        "--set",
+        "cliVersion=linkerd/cli x",
+        "--set",
+        "stage=control-plane",
+    ]);
+    assert_eq!(code, 0, "{out}");
+}

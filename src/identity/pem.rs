@@ -252,7 +252,8 @@ const RSA_ENCRYPTION_OID: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x
 
 /// The PEM labels a private key may come under: SEC1 EC, PKCS#1 RSA, and PKCS#8 (EC or RSA),
 /// the three that upstream's identity code and Go's `tls.X509KeyPair` read.
-pub(crate) const PRIVATE_KEY_LABELS: &[&str] = &["EC PRIVATE KEY", "RSA PRIVATE KEY", "PRIVATE KEY"];
+pub(crate) const PRIVATE_KEY_LABELS: &[&str] =
+    &["EC PRIVATE KEY", "RSA PRIVATE KEY", "PRIVATE KEY"];
 
 /// A private key, read far enough to compare it with a certificate's public key.
 pub(crate) enum PrivateKey {
