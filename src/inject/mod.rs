@@ -272,7 +272,7 @@ impl Transform for Injector<'_> {
                 None
             },
         };
-        let mut warnings = Vec::new();
+        let mut warnings = config.warnings;
         if uses_udp(template) {
             warnings.push(Warning::Udp);
         }
