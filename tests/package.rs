@@ -6,7 +6,7 @@ mod support;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::cli::{command, run, scratch_dir};
+use support::cli::{command, helm, run, scratch_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -396,18 +396,6 @@ fn rendering_the_packaged_control_plane_equals_the_embedded_render() {
         assert!(embedded.contains("kind: Deployment"), "{embedded}");
         assert_eq!(render(Some(archive.to_str().unwrap()), extra), embedded);
     }
-}
-
-/// Helm, if this machine has it: `HELM_BIN`, else `helm` on PATH.
-fn helm() -> Option<PathBuf> {
-    if let Some(bin) = std::env::var_os("HELM_BIN").filter(|b| !b.is_empty()) {
-        return Some(PathBuf::from(bin));
-    }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("helm"))
-            .find(|candidate| candidate.is_file())
-    })
 }
 
 #[test]

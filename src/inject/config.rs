@@ -886,7 +886,10 @@ mod tests {
             at(&["proxyInit", "ignoreInboundPorts"]),
             Value::from("8081,9000-9100")
         );
-        assert_eq!(at(&["proxyInit", "ignoreOutboundPorts"]), Value::from("5432"));
+        assert_eq!(
+            at(&["proxyInit", "ignoreOutboundPorts"]),
+            Value::from("5432")
+        );
         assert!(config.warnings.is_empty());
     }
 
@@ -923,7 +926,12 @@ mod tests {
             "config.linkerd.io/enable-debug-sidecar",
             "false"
         )])));
-        let off = resolve(&base(), &Layers::default(), &PodFacts::default(), &workload());
+        let off = resolve(
+            &base(),
+            &Layers::default(),
+            &PodFacts::default(),
+            &workload(),
+        );
         assert!(!off.unwrap().debug);
     }
 
