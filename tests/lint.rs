@@ -5,15 +5,22 @@ mod support;
 use std::path::Path;
 use support::cli::{meshchart, scratch_dir};
 
-/// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
-fn lint(extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["lint", "--chart", "tests/fixtures/lint-demo"];
-    args.extend(extra);
-    let out = meshchart(&args);
+/// Runs `meshchart lint ARGS`; returns (exit code, stdout).
+fn lint_with(args: &[&str]) -> (i32, String) {
+    let mut all = vec!["lint"];
+    all.extend(args);
+    let out = meshchart(&all);
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
     )
+}
+
+/// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
+fn lint(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["--chart", "tests/fixtures/lint-demo"];
+    args.extend(extra);
+    lint_with(&args)
 }
 
 #[test]
@@ -208,40 +215,29 @@ fn an_archive_lints_like_its_folder() {
     assert!(Path::new(&archive).is_file());
 }
 
-/// Lints the control-plane chart with `extra`; returns (exit code, stdout).
-fn lint_control_plane(extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["lint"];
-    args.extend(extra);
-    let out = meshchart(&args);
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-    )
-}
-
 #[test]
 fn upstream_values_yaml_lints_without_errors() {
-    let (code, out) = lint_control_plane(&["-f", "tests/reference/upstream-values/values.yaml"]);
+    let (code, out) = lint_with(&["-f", "tests/reference/upstream-values/values.yaml"]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("[ERROR]"), "{out}");
 }
 
 #[test]
 fn upstream_values_ha_yaml_lints_without_errors() {
-    let (code, out) = lint_control_plane(&["-f", "tests/reference/upstream-values/values-ha.yaml"]);
+    let (code, out) = lint_with(&["-f", "tests/reference/upstream-values/values-ha.yaml"]);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("[ERROR]"), "{out}");
 }
 
 #[test]
 fn any_node_selector_label_is_known() {
-    let (code, out) = lint_control_plane(&["--set", "nodeSelector.disktype=ssd"]);
+    let (code, out) = lint_with(&["--set", "nodeSelector.disktype=ssd"]);
     assert_eq!(code, 0, "{out}");
 }
 
 #[test]
 fn stage_is_a_known_key() {
-    let (code, out) = lint_control_plane(&[
+    let (code, out) = lint_with(&[
         "--set",
         "cliVersion=linkerd/cli x",
         "--set",

@@ -8,6 +8,7 @@
 mod support;
 
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use support::cli::helm;
 
@@ -70,10 +71,18 @@ fn container_names(doc: &meshchart::values::Value, list: &str) -> Vec<String> {
     }
 }
 
+/// Helm, or `None` after saying that `test` skipped.
+fn helm_or_skip(test: &str) -> Option<PathBuf> {
+    let found = helm();
+    if found.is_none() {
+        println!("SKIPPED {test}: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
+    }
+    found
+}
+
 #[test]
 fn helm_post_renderer_injects_the_whole_release() {
-    let Some(helm) = helm() else {
-        println!("SKIPPED helm_post_renderer_injects_the_whole_release: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
+    let Some(helm) = helm_or_skip("helm_post_renderer_injects_the_whole_release") else {
         return;
     };
     let certs = format!("{ROOT}/tests/certs");
@@ -114,8 +123,7 @@ fn helm_post_renderer_injects_the_whole_release() {
 
 #[test]
 fn helm_post_renderer_report_stays_off_the_release_stream() {
-    let Some(helm) = helm() else {
-        println!("SKIPPED helm_post_renderer_report_stays_off_the_release_stream: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
+    let Some(helm) = helm_or_skip("helm_post_renderer_report_stays_off_the_release_stream") else {
         return;
     };
     let certs = format!("{ROOT}/tests/certs");
@@ -129,8 +137,7 @@ fn helm_post_renderer_report_stays_off_the_release_stream() {
 
 #[test]
 fn helm_shows_the_post_renderer_error_and_fails() {
-    let Some(helm) = helm() else {
-        println!("SKIPPED helm_shows_the_post_renderer_error_and_fails: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
+    let Some(helm) = helm_or_skip("helm_shows_the_post_renderer_error_and_fails") else {
         return;
     };
     // No trust anchors given: inject refuses, and Helm passes its message on.

@@ -155,9 +155,10 @@ fn reference_resources(file: &str) -> Resources {
     resources_of(docs)
 }
 
-/// The expected resources: upstream at A, with B's standalone sp-validator objects.
-fn expected_resources() -> Resources {
-    let mut expected = reference_resources("pr5967-default.yaml");
+/// The resources of upstream's render `file` at A, with B's standalone sp-validator objects
+/// (from a default render: B has no HA reference).
+fn with_sp_validator(file: &str) -> Resources {
+    let mut expected = reference_resources(file);
     for (key, doc) in reference_resources("stable-2.10.2-sp-validator.yaml") {
         // B's file also holds its RoleBinding linkerd-psp, which lists B's linkerd-controller.
         if key.2.contains("sp-validator") {
@@ -167,16 +168,14 @@ fn expected_resources() -> Resources {
     expected
 }
 
-/// The expected HA resources: upstream's render of its own `values-ha.yaml` at A, with B's
-/// standalone sp-validator objects (a default render: B has no HA reference).
+/// The expected resources: upstream's default render.
+fn expected_resources() -> Resources {
+    with_sp_validator("pr5967-default.yaml")
+}
+
+/// The expected HA resources: upstream's render of its own `values-ha.yaml`.
 fn expected_ha_resources() -> Resources {
-    let mut expected = reference_resources("pr5967-ha.yaml");
-    for (key, doc) in reference_resources("stable-2.10.2-sp-validator.yaml") {
-        if key.2.contains("sp-validator") {
-            expected.insert(key, doc);
-        }
-    }
-    expected
+    with_sp_validator("pr5967-ha.yaml")
 }
 
 fn rendered_resources() -> Resources {
