@@ -3,13 +3,14 @@
 mod support;
 
 use std::path::Path;
-use support::cli::{meshchart, scratch_dir};
+use support::cli::{command, meshchart, run, scratch_dir};
 
-/// Runs `meshchart lint ARGS`; returns (exit code, stdout).
+/// Runs `meshchart lint ARGS` at the golden instant (when the pinned `tests/certs` issuer is
+/// valid); returns (exit code, stdout).
 fn lint_with(args: &[&str]) -> (i32, String) {
-    let mut all = vec!["lint"];
-    all.extend(args);
-    let out = meshchart(&all);
+    let out = run(command(&["lint"])
+        .args(args)
+        .env("SOURCE_DATE_EPOCH", "1700000000"));
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
@@ -244,4 +245,49 @@ fn stage_is_a_known_key() {
         "stage=control-plane",
     ]);
     assert_eq!(code, 0, "{out}");
+}
+
+/// Lints the embedded control-plane chart with the pinned certificates and `extra` flags;
+/// returns (exit code, stdout).
+fn lint_control_plane(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["--certs-dir", "tests/certs"];
+    args.extend(extra);
+    lint_with(&args)
+}
+
+#[test]
+fn an_await_timeout_for_a_proxy_without_the_flag_is_a_warning() {
+    let (code, out) = lint_control_plane(&["--set", "proxy.awaitTimeout=2m"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] values: proxy.awaitTimeout adds --timeout to the linkerd-await hook, but proxy edge-21.4.4 ships a linkerd-await without --timeout (the releases from edge-22.2.1 and stable-2.11.2 on do)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_await_timeout_for_a_proxy_with_the_flag_is_not_a_warning() {
+    let (code, out) = lint_control_plane(&[
+        "--set",
+        "proxy.awaitTimeout=2m",
+        "--set",
+        "linkerdVersion=stable-2.12.0",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[WARNING]"), "{out}");
+}
+
+#[test]
+fn a_deny_policy_for_a_proxy_that_ignores_it_is_a_warning() {
+    let (code, out) = lint_control_plane(&[
+        "--set",
+        "proxy.defaultInboundPolicy=deny",
+        "--set",
+        "proxy.image.version=edge-21.8.3",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] values: proxy.defaultInboundPolicy sets LINKERD2_PROXY_INBOUND_DEFAULT_POLICY, but proxy edge-21.8.3 does not read that variable"),
+        "{out}"
+    );
 }

@@ -299,6 +299,13 @@ impl Transform for Injector<'_> {
         {
             warnings.push(Warning::WaitBeforeExitIgnored);
         }
+        let hook =
+            truthy(&values, &["proxy", "await"]) && !truthy(&values, &["proxy", "nativeSidecar"]);
+        warnings.extend(
+            crate::proxy_support::unsupported_features(&values, hook)
+                .into_iter()
+                .map(Warning::ProxyLacks),
+        );
         let owner = Owner {
             kind,
             name: &at.name,

@@ -1,5 +1,6 @@
 //! The report on stderr: one line per resource, saying what happened to it and why.
 
+use crate::proxy_support::{Feature, Unsupported};
 use std::fmt::Write as _;
 
 /// Why a resource was left as it was.
@@ -78,6 +79,8 @@ pub enum Warning {
         /// The name.
         name: String,
     },
+    /// A value asks the proxy image for something its release does not have.
+    ProxyLacks(Unsupported),
 }
 
 impl Warning {
@@ -87,6 +90,11 @@ impl Warning {
             Warning::Udp => "udp",
             Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
             Warning::UnresolvedPortName { .. } => "unresolved_port_name",
+            Warning::ProxyLacks(missing) => match missing.feature {
+                Feature::AwaitBinary => "proxy_lacks_linkerd_await",
+                Feature::AwaitTimeoutFlag => "proxy_lacks_await_timeout",
+                Feature::InboundDefaultPolicy => "proxy_lacks_default_inbound_policy",
+            },
         }
     }
 
@@ -103,6 +111,7 @@ impl Warning {
                 "{annotation} names port {name:?}, which no container of the pod has: left out, \
                  the other ports apply"
             ),
+            Warning::ProxyLacks(missing) => missing.to_string(),
         }
     }
 }

@@ -83,7 +83,9 @@ pub fn set(values: &mut Value, path: &str, value: impl Into<Value>) {
 }
 
 /// The value flags of the reference renders: the `valid-*.pem` identity material
-/// (`--set-file`), the issuer expiry, and fixed webhook certificates and heartbeat schedule.
+/// (`--set-file`), the issuer expiry, fixed webhook certificates and heartbeat schedule, and
+/// upstream's `linkerdVersionValue` placeholder (its release tooling replaced it; our default is a
+/// real release, edge-21.4.4).
 pub fn reference_flags() -> ValueFlags {
     let file = |key: &str, name: &str| format!("{key}={}", reference_dir().join(name).display());
     let text = |key: &str, value: &str| format!("{key}={value}");
@@ -102,6 +104,7 @@ pub fn reference_flags() -> ValueFlags {
             text("profileValidator.keyPEM", PROFILE_VALIDATOR_KEY),
             text("profileValidator.caBundle", PROFILE_VALIDATOR_CA),
             text("heartbeatSchedule", HEARTBEAT_SCHEDULE),
+            text("linkerdVersion", "linkerdVersionValue"),
         ],
         ..ValueFlags::default()
     }
