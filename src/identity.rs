@@ -422,18 +422,12 @@ fn plan_issuer(
 
     match (anchors, crt, key) {
         (Some(anchors), Some(crt), Some(key)) => {
-            let anchors_der = certificates(anchors, Origin::Key(ANCHORS))?;
-            let crt_der = certificates(crt, Origin::Key(ISSUER_CRT))?.swap_remove(0);
-            let key = private_key(key, Origin::Key(ISSUER_KEY))?;
-            let expiry = issuer::check_issuer(
-                &issuer::IssuerInput {
-                    anchors: &anchors_der,
-                    anchors_origin: Origin::Key(ANCHORS),
-                    crt: &crt_der,
-                    crt_origin: Origin::Key(ISSUER_CRT),
-                    key: (key.label, &key.der),
-                    key_origin: Origin::Key(ISSUER_KEY),
-                },
+            let expiry = check_given_issuer(
+                [
+                    (anchors, Origin::Key(ANCHORS)),
+                    (crt, Origin::Key(ISSUER_CRT)),
+                    (key, Origin::Key(ISSUER_KEY)),
+                ],
                 clock,
             )?;
             if !has_expiry {
@@ -471,19 +465,13 @@ fn reuse_issuer(
     plan: &mut Plan,
 ) -> Result<(), IdentityError> {
     let paths = ISSUER_FILES.map(|name| dir.join(name));
-    let anchors_der = certificates(&ca_crt, Origin::File(&paths[0]))?;
     private_key(&ca_key, Origin::File(&paths[1]))?;
-    let crt_der = certificates(&crt, Origin::File(&paths[2]))?.swap_remove(0);
-    let key_block = private_key(&key, Origin::File(&paths[3]))?;
-    let expiry = issuer::check_issuer(
-        &issuer::IssuerInput {
-            anchors: &anchors_der,
-            anchors_origin: Origin::File(&paths[0]),
-            crt: &crt_der,
-            crt_origin: Origin::File(&paths[2]),
-            key: (key_block.label, &key_block.der),
-            key_origin: Origin::File(&paths[3]),
-        },
+    let expiry = check_given_issuer(
+        [
+            (&ca_crt, Origin::File(&paths[0])),
+            (&crt, Origin::File(&paths[2])),
+            (&key, Origin::File(&paths[3])),
+        ],
         clock,
     )?;
     plan.notes.push(format!(
@@ -667,6 +655,28 @@ fn certificates(text: &str, origin: Origin<'_>) -> Result<Vec<Vec<u8>>, Identity
         origin: origin.to_string(),
         reason,
     })
+}
+
+/// Reads the trust anchors, the issuer certificate and its key (each with where it came from)
+/// and checks them as `linkerd install` does; returns the issuer's notAfter, RFC 3339.
+fn check_given_issuer(
+    [(anchors, anchors_origin), (crt, crt_origin), (key, key_origin)]: [(&str, Origin<'_>); 3],
+    clock: Clock,
+) -> Result<String, IdentityError> {
+    let anchors_der = certificates(anchors, anchors_origin)?;
+    let crt_der = certificates(crt, crt_origin)?.swap_remove(0);
+    let key = private_key(key, key_origin)?;
+    issuer::check_issuer(
+        &issuer::IssuerInput {
+            anchors: &anchors_der,
+            anchors_origin,
+            crt: &crt_der,
+            crt_origin,
+            key: (key.label, &key.der),
+            key_origin,
+        },
+        clock,
+    )
 }
 
 /// Checks that `text` is one PEM private key (EC, RSA or PKCS#8); returns its block.
