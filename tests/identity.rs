@@ -574,6 +574,16 @@ fn issuer_signed_by_another_ca_is_rejected_naming_both_keys() {
 }
 
 #[test]
+fn issuer_signed_with_another_digest_than_sha256_is_rejected() {
+    let mut values = with_issuer("ca.crt", "issuer-sha384.crt", "issuer-pkcs8.key");
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.crtPEM: it is signed with ecdsa-with-SHA384; linkerd needs \
+         ecdsa-with-SHA256 (a P-256 trust anchor)"
+    );
+}
+
+#[test]
 fn issuer_signed_by_one_of_several_trust_anchors_is_accepted() {
     let mut values = with_issuer("other-ca.crt", "issuer.crt", "issuer-pkcs8.key");
     let bundle = format!("{}{}", material("other-ca.crt"), material("ca.crt"));

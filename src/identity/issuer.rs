@@ -55,10 +55,14 @@ pub(super) fn check_issuer(input: &IssuerInput<'_>, clock: Clock) -> Result<Stri
                 .to_owned(),
         ));
     }
-    if cert.signature_algorithm.algorithm.as_bytes() != ECDSA_WITH_SHA256_OID {
+    let signature = &cert.signature_algorithm.algorithm;
+    if signature.as_bytes() != ECDSA_WITH_SHA256_OID {
+        let registry = x509_parser::objects::oid_registry();
+        let name = x509_parser::objects::oid2sn(signature, registry)
+            .map(str::to_owned)
+            .unwrap_or_else(|_| signature.to_id_string());
         return Err(crt_error(format!(
-            "it is signed with {}; linkerd needs ecdsa-with-SHA256 (a P-256 trust anchor)",
-            cert.signature_algorithm.algorithm
+            "it is signed with {name}; linkerd needs ecdsa-with-SHA256 (a P-256 trust anchor)"
         )));
     }
     if !cert.is_ca() {

@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 start=20230101000000Z
 end=20330101000000Z
 
-# sign CSR CA_CRT CA_KEY OUT CN EXTENSIONS
+# sign CSR CA_CRT CA_KEY OUT CN EXTENSIONS (digest: $MD, default sha256)
 sign() {
   mkdir -p "$work/db"; : > "$work/db/index"; echo 1000 > "$work/db/serial"
   cat > "$work/ca.cnf" <<CNF
@@ -19,7 +19,7 @@ default_ca = this
 database = $work/db/index
 serial = $work/db/serial
 new_certs_dir = $work/db
-default_md = sha256
+default_md = ${MD:-sha256}
 policy = any
 unique_subject = no
 copy_extensions = none
@@ -64,3 +64,6 @@ sign "$work/o.csr" other-ca.crt other-ca.key issuer-other-ca.crt identity.linker
 openssl genrsa -traditional -out issuer-rsa.key 2048 2>/dev/null
 openssl req -new -key issuer-rsa.key -subj "/CN=identity.linkerd.cluster.local" -out "$work/r.csr"
 sign "$work/r.csr" ca.crt ca.key issuer-rsa.crt identity.linkerd.cluster.local issuer
+
+# The PKCS#8 issuer's key signed again by the trust anchor, with ecdsa-with-SHA384.
+MD=sha384 sign "$work/i.csr" ca.crt ca.key issuer-sha384.crt identity.linkerd.cluster.local issuer
