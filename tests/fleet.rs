@@ -10,7 +10,7 @@ use meshchart::golden::{self, GOLDEN_EPOCH};
 use meshchart::render::{render, Clock};
 use meshchart::values::user_values;
 use std::collections::BTreeMap;
-use support::cli::{meshchart, scratch_dir};
+use support::cli::scratch_dir;
 
 fn golden_clock() -> Clock {
     Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH))
@@ -116,6 +116,11 @@ fn fleet_with_failures(name: &str) -> (Utf8PathBuf, Utf8PathBuf) {
     (dir, out)
 }
 
+/// `meshchart ARGS` at the golden instant (the pinned certificates in tests/certs are valid then).
+fn at_golden_epoch(args: &[&str]) -> std::process::Output {
+    support::cli::run(support::cli::command(args).env("SOURCE_DATE_EPOCH", "1700000000"))
+}
+
 fn fleet_args<'a>(dir: &'a Utf8Path, out: &'a Utf8Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "render",
@@ -133,7 +138,7 @@ fn fleet_args<'a>(dir: &'a Utf8Path, out: &'a Utf8Path, extra: &[&'a str]) -> Ve
 #[test]
 fn a_failing_cluster_writes_nothing_and_every_failure_is_listed_with_its_file() {
     let (dir, out) = fleet_with_failures("fleet-all-or-nothing");
-    let output = meshchart(&fleet_args(&dir, &out, &[]));
+    let output = at_golden_epoch(&fleet_args(&dir, &out, &[]));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(output.stdout.is_empty());
@@ -164,10 +169,7 @@ fn a_failing_cluster_writes_nothing_and_every_failure_is_listed_with_its_file() 
 #[test]
 fn keep_going_writes_the_clusters_that_rendered_and_exits_1() {
     let (dir, out) = fleet_with_failures("fleet-keep-going");
-    let at_epoch = |args: &[&str]| {
-        support::cli::run(support::cli::command(args).env("SOURCE_DATE_EPOCH", "1700000000"))
-    };
-    let output = at_epoch(&fleet_args(&dir, &out, &["--keep-going"]));
+    let output = at_golden_epoch(&fleet_args(&dir, &out, &["--keep-going"]));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(
@@ -178,7 +180,7 @@ fn keep_going_writes_the_clusters_that_rendered_and_exits_1() {
         stderr.contains("2 of 3 clusters failed, the others were written"),
         "{stderr}"
     );
-    let single = at_epoch(&[
+    let single = at_golden_epoch(&[
         "render",
         "--certs-dir",
         "tests/certs",
@@ -223,10 +225,7 @@ fn the_number_of_jobs_does_not_change_a_byte() {
     let mut outputs = Vec::new();
     for jobs in ["1", "2", "5"] {
         let out = root.join(format!("out-{jobs}"));
-        let output = support::cli::run(
-            support::cli::command(&fleet_args(&dir, &out, &["--jobs", jobs]))
-                .env("SOURCE_DATE_EPOCH", "1700000000"),
-        );
+        let output = at_golden_epoch(&fleet_args(&dir, &out, &["--jobs", jobs]));
         assert!(
             output.status.success(),
             "{}",

@@ -1,6 +1,7 @@
 //! `meshchart inject` / `uninject` from parsed flags to output: what `main.rs` and golden cases
 //! call.
 
+use super::control_plane::values_from_linkerd_config;
 use super::flags::{InjectArgs, UninjectArgs};
 use super::input::{open_inputs, read_sources};
 use super::sidecar::ChartSidecars;
@@ -10,7 +11,7 @@ use super::{
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::error::Error;
-use crate::values::effective_values;
+use crate::values::{coalesce, effective_values};
 use std::io::{Read, Seek, Write};
 
 /// A finished run: the stream for stdout (empty when it was streamed to a writer), the report,
@@ -67,11 +68,30 @@ pub fn run_inject_to(
     stdin: &mut dyn Read,
     out: &mut dyn Write,
 ) -> Result<Run, Error> {
-    if args.values.reads_stdin() && args.inputs.iter().any(|i| i == "-") {
+    let stdin_readers = usize::from(args.values.reads_stdin())
+        + usize::from(args.config.as_deref() == Some("-"))
+        + args.inputs.iter().filter(|i| *i == "-").count().min(1);
+    if stdin_readers > 1 {
         return Err(InjectError::StdinTwice.into());
     }
-    let defaults = chart.default_values()?;
-    let (mut values, mut notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    let mut notes = Vec::new();
+    let mut defaults = chart.default_values()?;
+    if let Some(config) = &args.config {
+        let [source] = read_sources(std::slice::from_ref(config), stdin)?
+            .try_into()
+            .map_err(|_| InjectError::Config {
+                path: config.clone(),
+                message: "expected one file, not a folder".into(),
+            })?;
+        let control_plane = values_from_linkerd_config(&source)?;
+        defaults = coalesce(&defaults, control_plane, &mut notes);
+        notes.push(format!(
+            "took the control plane's values from ConfigMap linkerd-config in {}",
+            source.name
+        ));
+    }
+    let (mut values, value_notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    notes.extend(value_notes);
     if let Some(dir) = &args.certs_dir {
         notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
     }

@@ -23,6 +23,7 @@
 
 pub mod command;
 pub mod config;
+pub mod control_plane;
 pub mod error;
 pub mod flags;
 pub mod golden;
@@ -51,7 +52,8 @@ use std::io::Write;
 use std::rc::Rc;
 use uninject::uninject_template;
 use workload::{
-    meta_map, pod_template_mut, set_path, spec_list, str_at, truthy, workload_kind, WorkloadKind,
+    meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
+    WorkloadKind,
 };
 
 use crate::values::{Map, Value};
@@ -137,26 +139,27 @@ impl Namespaces {
     }
 }
 
-fn collect_namespaces(input: &Input, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+/// The documents of `input` that may concern `word`: every JSON value, and the YAML documents
+/// whose text mentions it (the others are not parsed here; the main pass reads them). YAML is
+/// read one document at a time.
+fn documents_mentioning(input: &Input, word: &str) -> Result<Vec<Value>, InjectError> {
+    let mut docs = Vec::new();
     if input.is_json()? {
         let text = input.text()?;
-        if text.contains("Namespace") {
-            for (_, doc) in split_json(&input.name, &text)? {
-                visit(&doc, out);
-            }
-        }
-        return Ok(());
+        docs.extend(split_json(&input.name, &text)?.into_iter().map(|(_, v)| v));
+        return Ok(docs);
     }
     for chunk in input.yaml_chunks()? {
         let chunk = chunk?;
-        if chunk.body.contains("Namespace") {
-            for doc in parse_yaml_chunk(&input.name, &chunk.as_chunk())? {
-                visit(&doc, out);
-            }
+        if chunk.body.contains(word) {
+            docs.extend(parse_yaml_chunk(&input.name, &chunk.as_chunk())?);
         }
     }
-    return Ok(());
+    Ok(docs)
+}
 
+fn collect_namespaces(input: &Input, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+    let docs = documents_mentioning(input, "Namespace")?;
     fn visit(doc: &Value, out: &mut BTreeMap<String, Map>) {
         let Some(map) = doc.as_map() else { return };
         let kind = str_at(map, &["kind"]);
@@ -172,6 +175,8 @@ fn collect_namespaces(input: &Input, out: &mut BTreeMap<String, Map>) -> Result<
             }
         }
     }
+    docs.iter().for_each(|d| visit(d, out));
+    Ok(())
 }
 
 /// What inject needs besides the inputs.
@@ -256,6 +261,8 @@ const MAX_CACHED_CONFIGS: usize = 64;
 struct ResolvedPod {
     values: Value,
     debug: bool,
+    /// What resolving the annotations had to say (the same for every workload with the key).
+    warnings: Vec<Warning>,
     sidecar: OnceCell<Sidecar>,
 }
 
@@ -303,6 +310,7 @@ impl Injector<'_> {
         let resolved = Rc::new(ResolvedPod {
             values: pod_values(config.values, extras, kind),
             debug: config.debug,
+            warnings: config.warnings,
             sidecar: OnceCell::new(),
         });
         let mut configs = self.configs.borrow_mut();
@@ -392,8 +400,17 @@ impl Transform for Injector<'_> {
         if identity && workload::is_false(spec, "automountServiceAccountToken") {
             return skip(SkipReason::AutomountDisabled);
         }
+        if identity
+            && text_at(values, &["identityTrustAnchorsPEM"])
+                .trim()
+                .is_empty()
+        {
+            return Err(InjectError::NoTrustAnchors {
+                workload: Box::new(at.clone()),
+            });
+        }
         let sidecar = self.sidecar(&pod, at)?;
-        let mut warnings = Vec::new();
+        let mut warnings = pod.warnings.clone();
         if uses_udp(template) {
             warnings.push(Warning::Udp);
         }
@@ -402,6 +419,13 @@ impl Transform for Injector<'_> {
         {
             warnings.push(Warning::WaitBeforeExitIgnored);
         }
+        let hook =
+            truthy(values, &["proxy", "await"]) && !truthy(values, &["proxy", "nativeSidecar"]);
+        warnings.extend(
+            crate::proxy_support::unsupported_features(values, hook)
+                .into_iter()
+                .map(Warning::ProxyLacks),
+        );
         let owner = Owner {
             kind,
             name: &at.name,
