@@ -166,6 +166,7 @@ impl Input {
             reader: self.reader()?,
             separator: String::new(),
             body: String::new(),
+            line: String::new(),
             body_line: 1,
             line_no: 0,
             done: false,
@@ -245,6 +246,8 @@ pub struct YamlChunks<'a, R> {
     reader: R,
     separator: String,
     body: String,
+    /// The line being read (one buffer for all of them).
+    line: String,
     body_line: usize,
     line_no: usize,
     done: bool,
@@ -258,8 +261,8 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
             return None;
         }
         loop {
-            let mut line = String::new();
-            match self.reader.read_line(&mut line) {
+            self.line.clear();
+            match self.reader.read_line(&mut self.line) {
                 Err(source) => {
                     self.done = true;
                     return Some(Err(InjectError::Read {
@@ -278,8 +281,8 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
                 Ok(_) => {}
             }
             self.line_no += 1;
-            let Some(pure) = separator_kind(&line) else {
-                self.body.push_str(&line);
+            let Some(pure) = separator_kind(&self.line) else {
+                self.body.push_str(&self.line);
                 continue;
             };
             let chunk = OwnedChunk {
@@ -288,10 +291,10 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
                 line: self.body_line,
             };
             if pure {
-                self.separator = line;
+                self.separator.push_str(&self.line);
                 self.body_line = self.line_no + 1;
             } else {
-                self.body = line;
+                self.body.push_str(&self.line);
                 self.body_line = self.line_no;
             }
             return Some(Ok(chunk));

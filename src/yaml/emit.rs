@@ -97,7 +97,7 @@ enum Style {
 }
 
 /// What a scalar's characters allow (libyaml's `yaml_emitter_analyze_scalar`, block context).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Analysis {
     /// Holds a character go-yaml's reader rejects (see [`round_trip`]).
     rejected: bool,
@@ -523,15 +523,31 @@ fn is_printable(c: char) -> bool {
 }
 
 /// Whether `s` is made only of characters that never need quoting (letters, digits and a few
-/// marks, none of them an indicator in first place), so every style is allowed: the common case
-/// (names, images, ports), decided without the character-by-character analysis.
+/// marks, none of them an indicator where it stands), so every style is allowed: the common case
+/// (names, images, ports, addresses, flags), decided without the character-by-character analysis.
 fn is_quiet(s: &str) -> bool {
     let bytes = s.as_bytes();
-    let quiet_inside = |b: &u8| b.is_ascii_alphanumeric() || b"_./+=-,@%()~".contains(b);
-    bytes
-        .first()
-        .is_some_and(|b| b.is_ascii_alphanumeric() || b"_/".contains(b))
-        && bytes[1..].iter().all(quiet_inside)
+    let quiet_inside = |b: &u8| b.is_ascii_alphanumeric() || b"_./+=-,@%()~:".contains(b);
+    let quiet_first = match bytes.first() {
+        None => false,
+        Some(b) if b.is_ascii_alphanumeric() || b"_/".contains(b) => true,
+        // Indicators only when followed by a space or at the end, or as `---`/`...`.
+        Some(b'-') => bytes.len() > 1 && !s.starts_with("---"),
+        Some(b'.') => !s.starts_with("..."),
+        Some(_) => false,
+    };
+    // `:` is an indicator before a space or at the end; no spaces here, so only the end counts.
+    quiet_first && bytes[1..].iter().all(quiet_inside) && !s.ends_with(':')
+}
+
+/// Long strings (a PEM bundle in every injected proxy's environment) come back again and again:
+/// their analysis is kept for the next time.
+const REMEMBERED_LENGTH: usize = 256;
+const REMEMBERED_STRINGS: usize = 8;
+
+thread_local! {
+    static REMEMBERED: std::cell::RefCell<Vec<(String, Analysis)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Which scalar styles the characters of `s` allow in block context.
@@ -546,7 +562,26 @@ fn analyze(s: &str) -> Analysis {
             block_allowed: true,
         };
     }
-    analyze_chars(s)
+    if s.len() < REMEMBERED_LENGTH {
+        return analyze_chars(s);
+    }
+    if let Some(known) = REMEMBERED.with(|r| {
+        r.borrow()
+            .iter()
+            .find(|(text, _)| text == s)
+            .map(|(_, a)| *a)
+    }) {
+        return known;
+    }
+    let analysis = analyze_chars(s);
+    REMEMBERED.with(|r| {
+        let mut remembered = r.borrow_mut();
+        if remembered.len() >= REMEMBERED_STRINGS {
+            remembered.remove(0);
+        }
+        remembered.push((s.to_owned(), analysis));
+    });
+    analysis
 }
 
 /// [`analyze`] character by character.

@@ -424,7 +424,8 @@ fn the_quiet_fast_path_agrees_with_the_character_analysis() {
     for a in alphabet {
         for b in alphabet {
             for c in alphabet {
-                for s in [a.to_owned(), format!("{a}{b}"), format!("{a}{b}{c}")] {
+                let four = format!("{a}{b}{c}{c}");
+                for s in [a.to_owned(), format!("{a}{b}"), format!("{a}{b}{c}"), four] {
                     if is_quiet(&s) {
                         assert_eq!(analyze(&s), analyze_chars(&s), "{s:?}");
                         checked += 1;
@@ -443,4 +444,15 @@ fn the_quiet_fast_path_agrees_with_the_character_analysis() {
         assert!(is_quiet(s), "{s}");
         assert_eq!(analyze(s), analyze_chars(s), "{s:?}");
     }
+}
+
+#[test]
+fn a_long_string_is_analyzed_the_same_the_second_time() {
+    let pem = format!(
+        "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+        "A".repeat(300)
+    );
+    let first = analyze(&pem);
+    assert_eq!(first, analyze_chars(&pem));
+    assert_eq!(analyze(&pem), first);
 }
