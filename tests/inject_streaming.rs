@@ -8,11 +8,11 @@ use meshchart::inject::{
     self, ChartSidecars, InjectOptions, Namespaces, Part, SidecarSource, Source,
 };
 use meshchart::values::Value;
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 struct CountingSidecars {
     inner: ChartSidecars,
-    renders: RefCell<Vec<Part>>,
+    renders: Mutex<Vec<Part>>,
 }
 
 impl SidecarSource for CountingSidecars {
@@ -21,7 +21,7 @@ impl SidecarSource for CountingSidecars {
         part: Part,
         values: &Value,
     ) -> Result<Value, meshchart::inject::error::SidecarError> {
-        self.renders.borrow_mut().push(part);
+        self.renders.lock().unwrap().push(part);
         self.inner.render(part, values)
     }
 }
@@ -57,7 +57,7 @@ fn inject_values() -> Value {
 fn sidecars_render_once_per_distinct_configuration() {
     let sidecars = CountingSidecars {
         inner: ChartSidecars::new(&support::chart()).unwrap(),
-        renders: RefCell::new(Vec::new()),
+        renders: Mutex::new(Vec::new()),
     };
     let tuned = "config.linkerd.io/proxy-cpu-request: 300m";
     let text: String = [
@@ -82,7 +82,8 @@ fn sidecars_render_once_per_distinct_configuration() {
     assert_eq!(out.report.entries.len(), 6);
     let proxies = sidecars
         .renders
-        .borrow()
+        .lock()
+        .unwrap()
         .iter()
         .filter(|p| **p == Part::Proxy)
         .count();

@@ -16,7 +16,8 @@
 //! Memory does not grow with the stream: inputs are read one document at a time (each input
 //! twice: first for its `Namespace` documents, which lend their annotations to workloads before
 //! and after them, then to transform it; stdin is copied to a temporary file for that), each
-//! document is written out as soon as it is finished, and workloads with the same effective
+//! document is written out as soon as it is finished (documents are transformed in batches of
+//! [`DOCUMENTS_PER_BATCH`] on all cores, written in input order), and workloads with the same effective
 //! configuration share one resolved configuration and one rendering of the sidecar containers.
 //! The command holds the output back (in a temporary file) until every document went through,
 //! so a failure never leaves half a stream on stdout. The [`report`] has one entry per resource.
@@ -44,12 +45,13 @@ pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
 use config::{inject_mode, resolve, Layers, PodFacts};
+use input::Chunk;
 use input::{leading_comments, parse_yaml_chunk, split_json};
 use mutate::{inject_template, Owner, Sidecar};
-use std::cell::{OnceCell, RefCell};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 use uninject::uninject_template;
 use workload::{
     meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
@@ -228,7 +230,7 @@ pub fn inject_stream(
         values: &options.values,
         namespaces: &namespaces,
         sidecars: options.sidecars,
-        configs: RefCell::new(HashMap::new()),
+        configs: Mutex::new(HashMap::new()),
     };
     run(inputs, &transform, out)
 }
@@ -239,8 +241,8 @@ pub fn uninject_stream(inputs: &[Input], out: &mut dyn Write) -> Result<Report, 
     run(inputs, &Uninjector, out)
 }
 
-/// What happens to one resource (a map with a `kind`).
-trait Transform {
+/// What happens to one resource (a map with a `kind`); documents are transformed in parallel.
+trait Transform: Sync {
     fn resource(&self, doc: &mut Value, at: &WorkloadRef) -> Result<Outcome, InjectError>;
 }
 
@@ -249,7 +251,7 @@ struct Injector<'a> {
     namespaces: &'a Namespaces,
     sidecars: &'a dyn SidecarSource,
     /// Resolved configurations by [`config_key`]: a repository's workloads share a handful.
-    configs: RefCell<HashMap<String, Rc<ResolvedPod>>>,
+    configs: Mutex<HashMap<String, Arc<ResolvedPod>>>,
 }
 
 /// Most distinct configurations kept at once (each holds a values tree); past it the cache
@@ -263,7 +265,7 @@ struct ResolvedPod {
     debug: bool,
     /// What resolving the annotations had to say (the same for every workload with the key).
     warnings: Vec<Warning>,
-    sidecar: OnceCell<Sidecar>,
+    sidecar: Mutex<Option<Sidecar>>,
 }
 
 /// Everything the pod's values are made of besides the base values: the three layers'
@@ -301,19 +303,21 @@ impl Injector<'_> {
         extras: &PodExtras,
         kind: &WorkloadKind,
         at: &WorkloadRef,
-    ) -> Result<Rc<ResolvedPod>, InjectError> {
+    ) -> Result<Arc<ResolvedPod>, InjectError> {
         let key = config_key(layers, facts, extras, kind.kind);
-        if let Some(found) = self.configs.borrow().get(&key) {
+        // Held while resolving, so a configuration is resolved once even when two threads meet
+        // it at the same time (a miss is rare; a hit holds the lock only to clone an Arc).
+        let mut configs = self.configs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = configs.get(&key) {
             return Ok(found.clone());
         }
         let config = resolve(self.values, layers, facts, at)?;
-        let resolved = Rc::new(ResolvedPod {
+        let resolved = Arc::new(ResolvedPod {
             values: pod_values(config.values, extras, kind),
             debug: config.debug,
             warnings: config.warnings,
-            sidecar: OnceCell::new(),
+            sidecar: Mutex::new(None),
         });
-        let mut configs = self.configs.borrow_mut();
         if configs.len() >= MAX_CACHED_CONFIGS {
             configs.clear();
         }
@@ -323,7 +327,8 @@ impl Injector<'_> {
 
     /// The sidecar containers of `pod`, rendered the first time a workload needs them.
     fn sidecar(&self, pod: &ResolvedPod, at: &WorkloadRef) -> Result<Sidecar, InjectError> {
-        if let Some(sidecar) = pod.sidecar.get() {
+        let mut rendered = pod.sidecar.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(sidecar) = &*rendered {
             return Ok(sidecar.clone());
         }
         let values = &pod.values;
@@ -349,7 +354,7 @@ impl Injector<'_> {
                 None
             },
         };
-        Ok(pod.sidecar.get_or_init(|| sidecar).clone())
+        Ok(rendered.insert(sidecar).clone())
     }
 }
 
@@ -685,55 +690,90 @@ struct Driver<'a> {
     json_output: bool,
 }
 
+/// Documents transformed at once: they are independent (Namespaces were read beforehand), so a
+/// batch runs on all cores and is written in input order; the batch bounds the memory in flight.
+const DOCUMENTS_PER_BATCH: usize = 64;
+
+/// What one YAML document becomes: the text that follows its separator, and its report entries.
+struct ChunkResult {
+    text: String,
+    entries: Vec<Entry>,
+}
+
 impl Driver<'_> {
     fn yaml_source<W: Write>(
         &mut self,
         source: &Input,
         out: &mut Output<W>,
     ) -> Result<(), InjectError> {
-        for chunk in source.yaml_chunks()? {
-            let chunk = chunk?;
-            let chunk = chunk.as_chunk();
-            out.push(chunk.separator)?;
-            if chunk.body.is_empty() {
-                continue;
+        let mut chunks = source.yaml_chunks()?;
+        loop {
+            let batch = chunks
+                .by_ref()
+                .take(DOCUMENTS_PER_BATCH)
+                .collect::<Result<Vec<_>, _>>()?;
+            if batch.is_empty() {
+                return Ok(());
             }
-            let docs = parse_yaml_chunk(&source.name, &chunk)?;
-            if docs.is_empty() {
-                // A blank document between separators, reported as upstream does.
-                if !chunk.separator.is_empty() {
-                    self.missing_kind(&source.name, chunk.line);
-                }
-                out.push(chunk.body)?;
-                continue;
-            }
-            let pristine = is_pristine(chunk.body);
-            let mut changed = false;
-            let mut results = Vec::with_capacity(docs.len());
-            for doc in docs {
-                let (doc, doc_changed) = self.document(doc, &source.name, chunk.line, pristine)?;
-                changed |= doc_changed;
-                results.push(doc);
-            }
-            if !changed {
-                out.push(chunk.body)?;
-                continue;
-            }
-            if chunk.separator.is_empty() && chunk.body.starts_with("---") {
-                out.push("---\n")?; // the body started the document on its `---` line
-            }
-            out.push(leading_comments(chunk.body))?;
-            for (i, doc) in results.iter().enumerate() {
-                if i > 0 {
-                    out.push("---\n")?;
-                }
-                out.push(&emit_yaml(
-                    doc,
-                    &self.subject(doc, &source.name, chunk.line),
-                )?)?;
+            let this = &*self;
+            let results: Vec<Result<ChunkResult, InjectError>> = batch
+                .par_iter()
+                .map(|chunk| this.yaml_chunk(&source.name, &chunk.as_chunk()))
+                .collect();
+            for (chunk, result) in batch.iter().zip(results) {
+                out.push(&chunk.separator)?;
+                let result = result?;
+                self.entries.extend(result.entries);
+                out.push(&result.text)?;
             }
         }
-        Ok(())
+    }
+
+    /// Transforms one YAML document: its text back byte for byte when nothing changed, else its
+    /// leading comments and the documents written anew.
+    fn yaml_chunk(&self, source: &str, chunk: &Chunk<'_>) -> Result<ChunkResult, InjectError> {
+        let mut entries = Vec::new();
+        let unchanged = |entries| {
+            Ok(ChunkResult {
+                text: chunk.body.to_owned(),
+                entries,
+            })
+        };
+        if chunk.body.is_empty() {
+            return unchanged(entries);
+        }
+        let docs = parse_yaml_chunk(source, chunk)?;
+        if docs.is_empty() {
+            // A blank document between separators, reported as upstream does.
+            if !chunk.separator.is_empty() {
+                entries.push(missing_kind(source, chunk.line));
+            }
+            return unchanged(entries);
+        }
+        let pristine = is_pristine(chunk.body);
+        let mut changed = false;
+        let mut results = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let (doc, doc_changed) =
+                self.document(doc, source, chunk.line, pristine, &mut entries)?;
+            changed |= doc_changed;
+            results.push(doc);
+        }
+        if !changed {
+            return unchanged(entries);
+        }
+        let mut text = String::with_capacity(chunk.body.len() * 2);
+        if chunk.separator.is_empty() && chunk.body.starts_with("---") {
+            text.push_str("---\n"); // the body started the document on its `---` line
+        }
+        text.push_str(leading_comments(chunk.body));
+        for (i, doc) in results.iter().enumerate() {
+            if i > 0 {
+                text.push_str("---\n");
+            }
+            text.push_str(&emit_yaml(doc, &subject(doc, source, chunk.line))?);
+        }
+        Ok(ChunkResult { text, entries })
     }
 
     /// A JSON input: read whole (a JSON stream is parsed as one text), written value by value.
@@ -750,9 +790,16 @@ impl Driver<'_> {
                 }
                 continue;
             }
-            let (doc, changed) =
-                self.document(value, &source.name, chunk.line, is_pristine(chunk.body))?;
-            let subject = || self.subject(&doc, &source.name, chunk.line);
+            let mut entries = Vec::new();
+            let (doc, changed) = self.document(
+                value,
+                &source.name,
+                chunk.line,
+                is_pristine(chunk.body),
+                &mut entries,
+            )?;
+            self.entries.extend(entries);
+            let subject = || subject(&doc, &source.name, chunk.line);
             if self.json_output {
                 out.push(chunk.separator)?;
                 if changed {
@@ -774,45 +821,19 @@ impl Driver<'_> {
         Ok(())
     }
 
-    fn subject(&self, doc: &Value, source: &str, line: usize) -> WorkloadRef {
-        let map = doc.as_map();
-        let field = |path: &[&str]| map.map(|m| str_at(m, path).to_owned()).unwrap_or_default();
-        let mut name = field(&["metadata", "name"]);
-        if name.is_empty() {
-            name = field(&["metadata", "generateName"]);
-        }
-        WorkloadRef {
-            source: source.to_owned(),
-            line,
-            kind: field(&["kind"]),
-            name,
-            namespace: field(&["metadata", "namespace"]),
-        }
-    }
-
-    fn missing_kind(&mut self, source: &str, line: usize) {
-        self.entries.push(Entry {
-            source: source.to_owned(),
-            line,
-            kind: String::new(),
-            name: String::new(),
-            namespace: String::new(),
-            outcome: Outcome::Skipped(SkipReason::MissingKind),
-        });
-    }
-
     /// Transforms one document (a resource, a `List` of them, or anything else). `pristine`
     /// says its text holds nothing of a mesh (see [`is_pristine`]).
     fn document(
-        &mut self,
+        &self,
         mut doc: Value,
         source: &str,
         line: usize,
         pristine: bool,
+        entries: &mut Vec<Entry>,
     ) -> Result<(Value, bool), InjectError> {
-        let at = self.subject(&doc, source, line);
+        let at = subject(&doc, source, line);
         if at.kind.is_empty() {
-            self.missing_kind(source, line);
+            entries.push(missing_kind(source, line));
             return Ok((doc, false));
         }
         if at.kind == "List" {
@@ -820,7 +841,7 @@ impl Driver<'_> {
                 let mut changed = false;
                 for item in items.iter_mut() {
                     let (new, item_changed) =
-                        self.document(std::mem::take(item), source, line, pristine)?;
+                        self.document(std::mem::take(item), source, line, pristine, entries)?;
                     *item = new;
                     changed |= item_changed;
                 }
@@ -839,7 +860,7 @@ impl Driver<'_> {
         if let Outcome::Injected { changed: c, .. } = &mut outcome {
             *c = changed;
         }
-        self.entries.push(Entry {
+        entries.push(Entry {
             source: at.source,
             line: at.line,
             kind: at.kind,
@@ -848,6 +869,35 @@ impl Driver<'_> {
             outcome,
         });
         Ok((doc, changed))
+    }
+}
+
+/// Who a document is, for the report and messages.
+fn subject(doc: &Value, source: &str, line: usize) -> WorkloadRef {
+    let map = doc.as_map();
+    let field = |path: &[&str]| map.map(|m| str_at(m, path).to_owned()).unwrap_or_default();
+    let mut name = field(&["metadata", "name"]);
+    if name.is_empty() {
+        name = field(&["metadata", "generateName"]);
+    }
+    WorkloadRef {
+        source: source.to_owned(),
+        line,
+        kind: field(&["kind"]),
+        name,
+        namespace: field(&["metadata", "namespace"]),
+    }
+}
+
+/// The report entry of a document without a kind.
+fn missing_kind(source: &str, line: usize) -> Entry {
+    Entry {
+        source: source.to_owned(),
+        line,
+        kind: String::new(),
+        name: String::new(),
+        namespace: String::new(),
+        outcome: Outcome::Skipped(SkipReason::MissingKind),
     }
 }
 
