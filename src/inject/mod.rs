@@ -244,6 +244,12 @@ pub fn uninject_stream(inputs: &[Input], out: &mut dyn Write) -> Result<Report, 
 /// What happens to one resource (a map with a `kind`); documents are transformed in parallel.
 trait Transform: Sync {
     fn resource(&self, doc: &mut Value, at: &WorkloadRef) -> Result<Outcome, InjectError>;
+
+    /// Whether the outcome alone says if the document changed (uninject: it changes exactly
+    /// when something was removed), so no copy is needed to compare.
+    fn outcome_tells_change(&self) -> bool {
+        false
+    }
 }
 
 struct Injector<'a> {
@@ -448,6 +454,10 @@ impl Transform for Injector<'_> {
 struct Uninjector;
 
 impl Transform for Uninjector {
+    fn outcome_tells_change(&self) -> bool {
+        true
+    }
+
     fn resource(&self, doc: &mut Value, at: &WorkloadRef) -> Result<Outcome, InjectError> {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
@@ -851,7 +861,7 @@ impl Driver<'_> {
         // Whether the document changed decides between writing its text back byte for byte and
         // writing it anew. A pristine document changes exactly when it is injected (nothing
         // else touches it), so only documents that may hold a mesh pay for a copy to compare.
-        let before = (!pristine).then(|| doc.clone());
+        let before = (!pristine && !self.transform.outcome_tells_change()).then(|| doc.clone());
         let mut outcome = self.transform.resource(&mut doc, &at)?;
         let changed = match before {
             Some(before) => doc != before,
