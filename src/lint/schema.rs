@@ -59,10 +59,13 @@ pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, Str
     let mut compiler = boon::Compiler::new();
     compiler.use_loader(Box::new(NoRemoteSchemas));
     let mut schemas = boon::Schemas::new();
-    let index = compiler
+    let unusable = |e: boon::CompileError| format!("not a valid JSON Schema: {e}");
+    compiler
         .add_resource(SCHEMA_URL, schema)
-        .and_then(|()| compiler.compile(SCHEMA_URL, &mut schemas))
-        .map_err(|e| format!("not a valid JSON Schema: {e}"))?;
+        .map_err(unusable)?;
+    let index = compiler
+        .compile(SCHEMA_URL, &mut schemas)
+        .map_err(unusable)?;
     let instance = to_json(values);
     let mut violations = Vec::new();
     if let Err(error) = schemas.validate(&instance, index) {
