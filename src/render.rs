@@ -41,37 +41,6 @@ fn wants_identity_material(chart: &Chart) -> bool {
         .is_some_and(|v| matches!(v, Value::Bool(true)) || v.as_str() == Some("true"))
 }
 
-/// Where a chart comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChartSource {
-    /// The control-plane chart compiled into the binary.
-    Embedded,
-    /// A chart folder on disk.
-    Path(Utf8PathBuf),
-    /// A chart archive (`.tgz`), read in memory.
-    Archive(Utf8PathBuf),
-}
-
-impl ChartSource {
-    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
-    pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
-        match path {
-            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
-            Some(p) => ChartSource::Path(p.to_owned()),
-            None => ChartSource::Embedded,
-        }
-    }
-
-    /// Reads the chart.
-    pub fn load(&self) -> Result<Chart, Error> {
-        Ok(match self {
-            ChartSource::Embedded => Chart::embedded()?,
-            ChartSource::Path(p) => Chart::from_dir(p)?,
-            ChartSource::Archive(p) => Chart::from_archive(p)?,
-        })
-    }
-}
-
 /// A finished render and what to tell the user on stderr.
 #[derive(Debug)]
 pub struct RenderOutcome {

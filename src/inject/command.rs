@@ -1,15 +1,30 @@
 //! `meshchart inject` / `uninject` from parsed flags to output: what `main.rs` and golden cases
 //! call.
 
-use super::flags::{InjectArgs, UninjectArgs};
 use super::input::read_sources;
 use super::sidecar::ChartSidecars;
 use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transformed};
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::error::Error;
-use crate::values::effective_values;
+use crate::values::{effective_values, ValueOverrides};
+use camino::Utf8PathBuf;
 use std::io::Read;
+
+/// What `meshchart inject` is asked to do (the CLI's flags, as plain data).
+#[derive(Clone, Debug, Default)]
+pub struct InjectRequest {
+    /// Files, folders or `-` (stdin).
+    pub inputs: Vec<String>,
+    /// `-f` and the `--set` family.
+    pub overrides: ValueOverrides,
+    /// A Namespace manifest whose `config.linkerd.io/*` annotations workloads inherit.
+    pub namespace_annotations: Option<Utf8PathBuf>,
+    /// The target cluster's Kubernetes version (default v1.32.0).
+    pub kube_version: Option<String>,
+    /// The folder `render --certs-dir` kept (trust anchors when the values give none).
+    pub certs_dir: Option<Utf8PathBuf>,
+}
 
 /// A finished run: the stream for stdout, the report, and notes for stderr (values warnings).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,12 +36,12 @@ pub struct Run {
 }
 
 /// Runs `meshchart inject` with `chart`'s defaults and partials.
-pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
-    if args.values.reads_stdin() && args.inputs.iter().any(|i| i == "-") {
+pub fn run_inject(chart: &Chart, args: &InjectRequest, stdin: &mut dyn Read) -> Result<Run, Error> {
+    if args.overrides.reads_stdin() && args.inputs.iter().any(|i| i == "-") {
         return Err(InjectError::StdinTwice.into());
     }
     let defaults = chart.default_values()?;
-    let (mut values, mut notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    let (mut values, mut notes) = effective_values(&defaults, &args.overrides, stdin)?;
     if let Some(dir) = &args.certs_dir {
         notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
     }
@@ -63,9 +78,9 @@ pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Res
     Ok(Run { transformed, notes })
 }
 
-/// Runs `meshchart uninject`.
-pub fn run_uninject(args: &UninjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
-    let sources = read_sources(&args.inputs, stdin)?;
+/// Runs `meshchart uninject` on `inputs` (files, folders, `-`).
+pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, Error> {
+    let sources = read_sources(inputs, stdin)?;
     Ok(Run {
         transformed: uninject(&sources)?,
         notes: Vec::new(),

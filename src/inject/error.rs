@@ -1,6 +1,7 @@
 //! What can stop `inject` / `uninject`: every variant names the file, and the workload when there is one.
 
 use crate::engine::RenderError;
+use crate::input::InputError;
 use std::fmt;
 
 /// A resource in the input, for messages: where it starts and what it is.
@@ -59,14 +60,9 @@ impl fmt::Display for Origin {
 /// Why `inject` or `uninject` stopped. Nothing is written to stdout when one of these occurs.
 #[derive(Debug, thiserror::Error)]
 pub enum InjectError {
-    /// An input could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        /// The file or folder.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    /// An input was refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// An input is not valid YAML.
     #[error("{path}:{line}:{column}: invalid YAML: {message}")]
     Yaml {

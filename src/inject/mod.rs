@@ -20,8 +20,6 @@
 pub mod command;
 pub mod config;
 pub mod error;
-pub mod flags;
-pub mod golden;
 pub mod input;
 pub mod mutate;
 pub mod owned;

@@ -4,6 +4,8 @@
 //! relative paths resolve against the case folder) and either `expected.yaml` (the exact render
 //! output) or `expected-error.txt` (the exact error message). `update` rewrites the expectation.
 
+pub mod inject;
+
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
@@ -100,11 +102,26 @@ pub fn expectation_diff(expected_file: &Utf8Path, expected: &str, actual: &str) 
         .to_string()
 }
 
+/// An expectation file's text (`None` when it does not exist), through the input door.
+pub fn read_expectation(path: &Utf8Path) -> Result<Option<String>, Error> {
+    match crate::input::read_path(path) {
+        Ok(input) => Ok(Some(input.text)),
+        Err(crate::input::InputError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes an expectation file through a temporary file renamed into place: a symbolic link
+/// standing there is replaced, never written through (it could point outside the cases).
+pub fn write_expectation(path: &Utf8Path, text: &str) -> Result<(), Error> {
+    crate::files::write_atomically(path, text.as_bytes()).map_err(Error::io(path))
+}
+
 /// Reads one case folder.
 pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = if args_path.is_file() {
-        std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?
+        crate::input::read_path(&args_path)?.text
     } else {
         String::new()
     };
@@ -146,11 +163,11 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
                 case.dir.join(EXPECTED_OUTPUT),
             )
         };
-        let expected = std::fs::read_to_string(&expected_file).ok();
+        let expected = read_expectation(&expected_file)?;
         let outcome = if expected.as_deref() == Some(actual.as_str()) && !stale_file.exists() {
             CaseOutcome::Passed
         } else if update {
-            std::fs::write(&expected_file, &actual).map_err(Error::io(&expected_file))?;
+            write_expectation(&expected_file, &actual)?;
             if stale_file.exists() {
                 std::fs::remove_file(&stale_file).map_err(Error::io(&stale_file))?;
             }
