@@ -104,6 +104,18 @@ pub enum InjectError {
         /// The values it may take.
         allowed: String,
     },
+    /// A field inject reads or rewrites has the wrong shape (it would be overwritten).
+    #[error("{workload}: {field} must be {expected}, found {found}")]
+    Shape {
+        /// The workload.
+        workload: Box<WorkloadRef>,
+        /// The field's path from the document root.
+        field: String,
+        /// The shape it must have.
+        expected: &'static str,
+        /// The shape found.
+        found: &'static str,
+    },
     /// Annotations that are valid alone but not together.
     #[error("{workload}: {message}")]
     Conflict {
