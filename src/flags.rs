@@ -100,6 +100,14 @@ pub struct RenderFlags {
     /// Keep generated certificates here and reuse them on later renders.
     #[arg(long, value_name = "DIR")]
     pub certs_dir: Option<Utf8PathBuf>,
+    /// Most bytes the whole render may output (e.g. `64MiB`, the default; `KiB`, `GiB` too).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_flag)]
+    pub max_output_bytes: Option<u64>,
+}
+
+fn parse_size_flag(text: &str) -> Result<u64, String> {
+    crate::input::parse_size(text)
+        .ok_or_else(|| format!("{text:?} is not a size (a byte count, or with KiB, MiB or GiB)"))
 }
 
 impl RenderFlags {
@@ -121,6 +129,9 @@ impl RenderFlags {
             api_versions: self.api_versions.clone(),
             is_upgrade: self.is_upgrade,
             show_only: self.show_only.clone(),
+            max_output_bytes: self
+                .max_output_bytes
+                .unwrap_or(crate::engine::DEFAULT_MAX_OUTPUT_BYTES),
         })
     }
 

@@ -74,6 +74,14 @@ pub enum ChartError {
     /// A chart archive is unsafe, broken or too large.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// A file name holds a control character (a newline would split the `# Source:` line).
+    #[error("{origin}: the file name {file:?} holds a control character")]
+    ControlCharacterInName {
+        /// Where the chart came from.
+        origin: String,
+        /// The name, escaped.
+        file: String,
+    },
 }
 
 /// Where a chart comes from.
@@ -223,6 +231,12 @@ impl Chart {
 
     /// Builds a chart from its files (paths relative to the chart root).
     pub fn from_files(origin: &str, mut files: Vec<ChartFile>) -> Result<Chart, ChartError> {
+        if let Some(bad) = files.iter().find(|f| f.path.chars().any(char::is_control)) {
+            return Err(ChartError::ControlCharacterInName {
+                origin: origin.to_owned(),
+                file: bad.path.clone(),
+            });
+        }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let chart_yaml = files
             .iter()
