@@ -211,6 +211,18 @@ fn check_chart_yaml(chart: &Chart, report: &mut LintReport) {
     }
 }
 
+/// The source of a value's origin: `prod.yaml` for `prod.yaml:12`, flags as they are.
+fn source_of(origin: &str) -> &str {
+    match origin.rsplit_once(':') {
+        Some((file, line))
+            if !origin.starts_with("--") && line.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            file
+        }
+        _ => origin,
+    }
+}
+
 /// Checks values; returns the effective values when they could be built.
 fn check_values(
     chart: &Chart,
@@ -268,10 +280,12 @@ fn check_values(
     let schema_json =
         schema_file.and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok());
     let known = keys::KnownKeys::new(&defaults, schema_json.as_ref());
+    // One report per unknown key and source (a file's thousand leaves under one unknown key
+    // are one mistake), so the suggestion search runs once per key, not once per leaf.
     let mut reported = std::collections::BTreeSet::new();
     for (path, origin) in &explained.user_origins {
         if let Some(unknown) = known.unknown_prefix(path) {
-            if !reported.insert((unknown.clone(), origin.clone())) {
+            if !reported.insert((unknown.clone(), source_of(origin).to_owned())) {
                 continue;
             }
             let hint = match known.suggest(&unknown) {
