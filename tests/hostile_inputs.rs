@@ -121,21 +121,32 @@ fn write(path: &Path, bytes: &[u8]) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Makes a FIFO at `path`; says the test is skipped and returns false without `mkfifo`.
 fn mkfifo(path: &Path) -> bool {
-    Command::new("mkfifo")
+    let made = Command::new("mkfifo")
         .arg(path)
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipped: no mkfifo");
+    }
+    made
 }
 
-/// Writes `content` into the FIFO at `path` once per reader that opens it, `readers` times,
-/// from a thread; a second reader that never comes leaves the thread blocked, harmlessly.
-fn feed_fifo(path: PathBuf, content: &'static str) {
+/// A FIFO named `name` in a fresh folder, written `content` once from a thread (a second reader,
+/// which must not come, would block forever); `None` (test skipped) without `mkfifo`.
+fn fed_fifo(folder: &str, name: &str, content: &'static str) -> Option<PathBuf> {
+    let path = scratch_dir(folder).join(name);
+    if !mkfifo(&path) {
+        return None;
+    }
+    let writer = path.clone();
     std::thread::spawn(move || {
-        if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(&path) {
+        if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(&writer) {
             let _ = fifo.write_all(content.as_bytes());
         }
     });
+    Some(path)
 }
 
 // --- Unbounded reads -------------------------------------------------------------------------
@@ -181,7 +192,6 @@ fn a_fifo_inside_an_inject_folder_is_refused_without_blocking() {
     let dir = scratch_dir("inject-fifo");
     write(&dir.join("pod.yaml"), POD.as_bytes());
     if !mkfifo(&dir.join("x.yaml")) {
-        eprintln!("skipped: no mkfifo");
         return;
     }
     let out = run(&["inject", dir.to_str().unwrap(), "-f", INJECT_VALUES]);
@@ -235,13 +245,9 @@ fn an_input_over_the_cap_is_refused_and_the_cap_can_be_raised() {
 
 #[test]
 fn a_values_file_fifo_is_read_once_even_with_explain() {
-    let dir = scratch_dir("values-fifo");
-    let fifo = dir.join("values.yaml");
-    if !mkfifo(&fifo) {
-        eprintln!("skipped: no mkfifo");
+    let Some(fifo) = fed_fifo("values-fifo", "values.yaml", "proxy:\n  logLevel: debug\n") else {
         return;
-    }
-    feed_fifo(fifo.clone(), "proxy:\n  logLevel: debug\n");
+    };
     let out = run(&["values", "-f", fifo.to_str().unwrap(), "--explain"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -253,13 +259,9 @@ fn a_values_file_fifo_is_read_once_even_with_explain() {
 
 #[test]
 fn a_set_file_fifo_is_read_once_even_with_explain() {
-    let dir = scratch_dir("set-file-fifo");
-    let fifo = dir.join("anchors.pem");
-    if !mkfifo(&fifo) {
-        eprintln!("skipped: no mkfifo");
+    let Some(fifo) = fed_fifo("set-file-fifo", "extra.txt", "from-a-fifo") else {
         return;
-    }
-    feed_fifo(fifo.clone(), "from-a-fifo");
+    };
     let set_file = format!("extra={}", fifo.display());
     let out = run(&["values", "--set-file", &set_file, "--explain"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
