@@ -7,7 +7,6 @@ use super::sidecar::ChartSidecars;
 use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transformed};
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
-use crate::error::Error;
 use crate::values::{coalesce, effective_values, ValueOverrides};
 use camino::Utf8PathBuf;
 use std::io::Read;
@@ -40,12 +39,16 @@ pub struct Run {
 }
 
 /// Runs `meshchart inject` with `chart`'s defaults and partials.
-pub fn run_inject(chart: &Chart, args: &InjectRequest, stdin: &mut dyn Read) -> Result<Run, Error> {
+pub fn run_inject(
+    chart: &Chart,
+    args: &InjectRequest,
+    stdin: &mut dyn Read,
+) -> Result<Run, InjectError> {
     let stdin_readers = usize::from(args.overrides.reads_stdin())
         + usize::from(args.config.as_deref() == Some("-"))
         + args.inputs.iter().filter(|i| *i == "-").count().min(1);
     if stdin_readers > 1 {
-        return Err(InjectError::StdinTwice.into());
+        return Err(InjectError::StdinTwice);
     }
     let mut notes = Vec::new();
     let mut defaults = chart.default_values()?;
@@ -77,15 +80,14 @@ pub fn run_inject(chart: &Chart, args: &InjectRequest, stdin: &mut dyn Read) -> 
                     return Err(InjectError::NamespaceFile {
                         path: path.to_string(),
                         message: "expected one file".into(),
-                    }
-                    .into())
+                    })
                 }
             }
         }
         None => Namespaces::default(),
     };
     let kube_version = match &args.kube_version {
-        Some(v) => KubeVersion::parse(v).map_err(Error::Usage)?,
+        Some(v) => KubeVersion::parse(v).map_err(InjectError::Usage)?,
         None => KubeVersion::default(),
     };
     let sources = read_sources(&args.inputs, stdin)?;
@@ -102,7 +104,7 @@ pub fn run_inject(chart: &Chart, args: &InjectRequest, stdin: &mut dyn Read) -> 
 }
 
 /// Runs `meshchart uninject` on `inputs` (files, folders, `-`).
-pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, Error> {
+pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, InjectError> {
     let sources = read_sources(inputs, stdin)?;
     Ok(Run {
         transformed: uninject(&sources)?,

@@ -63,6 +63,21 @@ pub enum InjectError {
     /// An input was refused by the input rules (see [`crate::input`]).
     #[error(transparent)]
     Input(#[from] InputError),
+    /// The chart (its defaults or its partials) could not be used.
+    #[error(transparent)]
+    Chart(Box<crate::chart::ChartError>),
+    /// The user's values could not be assembled.
+    #[error(transparent)]
+    Values(Box<crate::values::ValuesError>),
+    /// The trust anchors from `--certs-dir` could not be read.
+    #[error(transparent)]
+    Identity(Box<crate::identity::IdentityError>),
+    /// The chart's partials do not compile.
+    #[error(transparent)]
+    Engine(Box<RenderError>),
+    /// A flag's value is not usable (`--kube-version`).
+    #[error("{0}")]
+    Usage(String),
     /// An input is not valid YAML.
     #[error("{path}:{line}:{column}: invalid YAML: {message}")]
     Yaml {
@@ -173,6 +188,24 @@ pub enum InjectError {
     #[error("stdin (-) can be read only once")]
     StdinTwice,
 }
+
+/// Boxed wrappers keep [`InjectError`] small; `?` converts as `#[from]` would.
+macro_rules! boxed_from {
+    ($($variant:ident($source:ty)),* $(,)?) => {$(
+        impl From<$source> for InjectError {
+            fn from(source: $source) -> InjectError {
+                InjectError::$variant(Box::new(source))
+            }
+        }
+    )*};
+}
+
+boxed_from!(
+    Chart(crate::chart::ChartError),
+    Values(crate::values::ValuesError),
+    Identity(crate::identity::IdentityError),
+    Engine(RenderError),
+);
 
 /// Why a sidecar container could not be produced.
 #[derive(Debug, thiserror::Error)]
