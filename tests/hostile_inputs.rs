@@ -177,6 +177,12 @@ fn diff_of_a_device_is_refused_by_name() {
     assert_refused(&out, 2, &["/dev/zero", "character device"]);
 }
 
+#[test]
+fn a_chart_that_is_a_device_is_refused_by_name() {
+    let out = run(&["render", "--chart", "/dev/zero"]);
+    assert_refused(&out, 1, &["/dev/zero", "character device"]);
+}
+
 #[cfg(unix)]
 #[test]
 fn an_inject_folder_link_out_to_a_device_is_refused_by_name() {

@@ -192,6 +192,10 @@ impl Chart {
 
     /// Reads a chart folder: every file `.helmignore` keeps, hidden files and folders skipped.
     pub fn from_dir(dir: &Utf8Path) -> Result<Chart, ChartError> {
+        if !dir.is_dir() {
+            // A device or a missing path: the door says which, by name.
+            input::check_readable(dir, false)?;
+        }
         let walked = walk_chart_dir(dir, Hidden::Skip)?;
         Chart::from_files(dir.as_str(), text_files(dir.as_str(), walked.files)?)
     }
