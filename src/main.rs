@@ -2,13 +2,13 @@
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use meshchart::flags::{RenderFlags, ValueFlags};
+use meshchart::chart::ChartSource;
+use meshchart::flags::{InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::golden;
 use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
-use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
-use meshchart::render::{self, ChartSource, Clock};
+use meshchart::render::{self, Clock};
 use meshchart::Error;
 use meshchart::{diff, fleet, lint};
 use std::io::Write;
@@ -192,13 +192,13 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Inject(args) => {
             let chart = ChartSource::Embedded.load()?;
             let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_inject_to(&chart, &args, &mut std::io::stdin().lock(), out)
+                run_inject_to(&chart, &args.request(), &mut std::io::stdin().lock(), out)
             })?;
             finish(run, args.report)
         }
         Command::Uninject(args) => {
             let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_uninject_to(&args, &mut std::io::stdin().lock(), out)
+                run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
             })?;
             finish(run, args.report)
         }

@@ -2,7 +2,6 @@
 //! call.
 
 use super::control_plane::values_from_linkerd_config;
-use super::flags::{InjectArgs, UninjectArgs};
 use super::input::{open_inputs, read_sources};
 use super::sidecar::ChartSidecars;
 use super::{
@@ -10,9 +9,27 @@ use super::{
 };
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
-use crate::error::Error;
-use crate::values::{coalesce, effective_values};
+use crate::values::{coalesce, effective_values, ValueOverrides};
+use camino::Utf8PathBuf;
 use std::io::{Read, Seek, Write};
+
+/// What `meshchart inject` is asked to do (the CLI's flags, as plain data).
+#[derive(Clone, Debug, Default)]
+pub struct InjectRequest {
+    /// Files, folders or `-` (stdin).
+    pub inputs: Vec<String>,
+    /// `-f` and the `--set` family.
+    pub overrides: ValueOverrides,
+    /// A Namespace manifest whose `config.linkerd.io/*` annotations workloads inherit.
+    pub namespace_annotations: Option<Utf8PathBuf>,
+    /// The target cluster's Kubernetes version (default v1.32.0).
+    pub kube_version: Option<String>,
+    /// The folder `render --certs-dir` kept (trust anchors when the values give none).
+    pub certs_dir: Option<Utf8PathBuf>,
+    /// The control plane's `linkerd-config` ConfigMap (`-` for stdin): its values replace the
+    /// chart defaults.
+    pub config: Option<String>,
+}
 
 /// A finished run: the stream for stdout (empty when it was streamed to a writer), the report,
 /// and notes for stderr (values warnings).
@@ -25,22 +42,26 @@ pub struct Run {
 }
 
 /// Runs `meshchart inject` with `chart`'s defaults and partials, the output in memory.
-pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
+pub fn run_inject(
+    chart: &Chart,
+    args: &InjectRequest,
+    stdin: &mut dyn Read,
+) -> Result<Run, InjectError> {
     in_memory(|out| run_inject_to(chart, args, stdin, out))
 }
 
 /// Runs `meshchart uninject`, the output in memory.
-pub fn run_uninject(args: &UninjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
-    in_memory(|out| run_uninject_to(args, stdin, out))
+pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, InjectError> {
+    in_memory(|out| run_uninject_to(inputs, stdin, out))
 }
 
-fn in_memory(run: impl FnOnce(&mut dyn Write) -> Result<Run, Error>) -> Result<Run, Error> {
+fn in_memory(
+    run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
+) -> Result<Run, InjectError> {
     let mut output = Vec::new();
     let mut finished = run(&mut output)?;
-    finished.transformed.output = String::from_utf8(output).map_err(|e| {
-        Error::from(InjectError::Write {
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        })
+    finished.transformed.output = String::from_utf8(output).map_err(|e| InjectError::Write {
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
     Ok(finished)
 }
@@ -50,9 +71,9 @@ fn in_memory(run: impl FnOnce(&mut dyn Write) -> Result<Run, Error>) -> Result<R
 /// memory does not grow with the output.
 pub fn held_back(
     out: &mut dyn Write,
-    run: impl FnOnce(&mut dyn Write) -> Result<Run, Error>,
-) -> Result<Run, Error> {
-    let write_error = |source| Error::from(InjectError::Write { source });
+    run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
+) -> Result<Run, InjectError> {
+    let write_error = |source| InjectError::Write { source };
     let mut spool = tempfile::tempfile().map_err(write_error)?;
     let finished = run(&mut spool)?;
     spool.rewind().map_err(write_error)?;
@@ -64,15 +85,15 @@ pub fn held_back(
 /// Runs `meshchart inject`, writing the output to `out` document by document.
 pub fn run_inject_to(
     chart: &Chart,
-    args: &InjectArgs,
+    args: &InjectRequest,
     stdin: &mut dyn Read,
     out: &mut dyn Write,
-) -> Result<Run, Error> {
-    let stdin_readers = usize::from(args.values.reads_stdin())
+) -> Result<Run, InjectError> {
+    let stdin_readers = usize::from(args.overrides.reads_stdin())
         + usize::from(args.config.as_deref() == Some("-"))
         + args.inputs.iter().filter(|i| *i == "-").count().min(1);
     if stdin_readers > 1 {
-        return Err(InjectError::StdinTwice.into());
+        return Err(InjectError::StdinTwice);
     }
     let mut notes = Vec::new();
     let mut defaults = chart.default_values()?;
@@ -90,7 +111,7 @@ pub fn run_inject_to(
             source.name
         ));
     }
-    let (mut values, value_notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    let (mut values, value_notes) = effective_values(&defaults, &args.overrides, stdin)?;
     notes.extend(value_notes);
     if let Some(dir) = &args.certs_dir {
         notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
@@ -104,15 +125,14 @@ pub fn run_inject_to(
                     return Err(InjectError::NamespaceFile {
                         path: path.to_string(),
                         message: "expected one file".into(),
-                    }
-                    .into())
+                    })
                 }
             }
         }
         None => Namespaces::default(),
     };
     let kube_version = match &args.kube_version {
-        Some(v) => KubeVersion::parse(v).map_err(Error::Usage)?,
+        Some(v) => KubeVersion::parse(v).map_err(InjectError::Usage)?,
         None => KubeVersion::default(),
     };
     let inputs = open_inputs(&args.inputs, stdin)?;
@@ -131,11 +151,11 @@ pub fn run_inject_to(
 
 /// Runs `meshchart uninject`, writing the output to `out` document by document.
 pub fn run_uninject_to(
-    args: &UninjectArgs,
+    inputs: &[String],
     stdin: &mut dyn Read,
     out: &mut dyn Write,
-) -> Result<Run, Error> {
-    let inputs = open_inputs(&args.inputs, stdin)?;
+) -> Result<Run, InjectError> {
+    let inputs = open_inputs(inputs, stdin)?;
     let report = uninject_stream(&inputs, out)?;
     Ok(finished(report, Vec::new()))
 }

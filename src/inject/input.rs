@@ -2,19 +2,17 @@
 //! their exact text, so a document nobody changes is written back byte for byte.
 
 use super::error::InjectError;
+use crate::input::{self, GuardedReader, Input};
 use crate::values::Value;
 use crate::yaml;
-use std::io::{BufRead, BufReader, Read, Seek};
-use std::path::{Path, PathBuf};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::io::{Read, Seek};
 
 /// File extensions read when walking a folder.
 pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
 
 /// Name used for stdin in messages and reports.
-pub const STDIN_NAME: &str = "<stdin>";
-
-/// How deep a folder walk goes before we suspect a symlink loop.
-const MAX_WALK_DEPTH: usize = 64;
+pub const STDIN_NAME: &str = input::STDIN_NAME;
 
 /// One input stream: a file's or stdin's whole text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,8 +30,18 @@ impl Source {
     }
 }
 
-/// Reads the inputs named on the command line, in order: `-` is stdin, a folder is walked
-/// recursively in lexical order for `.yaml`, `.yml` and `.json` files, anything else is a file.
+impl From<Input> for Source {
+    fn from(input: Input) -> Source {
+        Source {
+            name: input.name,
+            text: input.text,
+        }
+    }
+}
+
+/// Reads the inputs named on the command line, in order, through the input door: `-` is stdin,
+/// a folder is walked recursively in lexical order for `.yaml`, `.yml` and `.json` files
+/// (links out of it, devices and FIFOs refused), anything else is a file.
 pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>, InjectError> {
     let mut sources = Vec::new();
     let mut stdin_used = false;
@@ -43,90 +51,65 @@ pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>
                 return Err(InjectError::StdinTwice);
             }
             stdin_used = true;
-            let mut text = String::new();
-            stdin
-                .read_to_string(&mut text)
-                .map_err(|source| InjectError::Read {
-                    path: STDIN_NAME.into(),
-                    source,
-                })?;
-            sources.push(Source {
-                name: STDIN_NAME.into(),
-                text,
-            });
+            sources.push(input::read_stdin(stdin)?.into());
             continue;
         }
-        let path = Path::new(arg);
-        let meta = std::fs::metadata(path).map_err(|source| InjectError::Read {
-            path: arg.clone(),
-            source,
-        })?;
-        if meta.is_dir() {
-            let mut files = Vec::new();
-            walk(path, 0, &mut files)?;
-            for file in files {
-                sources.push(read_file(&file)?);
+        let path = Utf8Path::new(arg);
+        if path.is_dir() {
+            for file in input::tree::manifest_files(path, EXTENSIONS)? {
+                sources.push(input::read_path(&file)?.into());
             }
         } else {
-            sources.push(read_file(path)?);
+            sources.push(input::read_path(path)?.into());
         }
     }
     Ok(sources)
 }
 
-/// One input stream that can be read from its start more than once: inject reads every input
-/// twice (first for `Namespace` documents, then to transform it), one document at a time.
-///
-/// All reading of inputs goes through [`open_inputs`] and [`Input::reader`], so a guarded reader
-/// can take their place in one spot.
+/// One inject input that can be read from its start more than once, one line at a time through
+/// the input door ([`GuardedReader`]): inject reads every input twice (first for `Namespace`
+/// documents, then to transform it), holding one document at a time.
 #[derive(Debug)]
-pub struct Input {
+pub struct Stream {
     /// The path, or [`STDIN_NAME`].
     pub name: String,
-    origin: InputOrigin,
+    origin: StreamOrigin,
 }
 
 #[derive(Debug)]
-enum InputOrigin {
-    /// A file, opened again for each pass.
-    File(PathBuf),
-    /// Standard input, copied into an unnamed temporary file (stdin cannot be read twice, and
-    /// holding it in memory would grow with the stream).
+enum StreamOrigin {
+    /// A regular file, opened again for each pass.
+    File(Utf8PathBuf),
+    /// Standard input or a FIFO, copied into an unnamed temporary file (either can be read only
+    /// once, and holding it in memory would grow with the stream).
     Spooled(std::fs::File),
     /// Text already in memory (library callers, tests).
     Text(String),
 }
 
-impl From<Source> for Input {
-    fn from(source: Source) -> Input {
-        Input {
+impl From<Source> for Stream {
+    fn from(source: Source) -> Stream {
+        Stream {
             name: source.name,
-            origin: InputOrigin::Text(source.text),
+            origin: StreamOrigin::Text(source.text),
         }
     }
 }
 
-impl Input {
-    fn read_error(&self, source: std::io::Error) -> InjectError {
-        InjectError::Read {
-            path: self.name.clone(),
-            source,
-        }
-    }
-
-    /// A buffered reader from the start of the stream.
-    pub fn reader(&self) -> Result<Box<dyn BufRead + '_>, InjectError> {
+impl Stream {
+    /// A reader from the start of the stream, under the door's rules (cap, UTF-8, no NUL).
+    pub fn reader(&self) -> Result<GuardedReader<'_>, InjectError> {
+        let io_error = |source| InjectError::from(input::InputError::io(&self.name, source));
         Ok(match &self.origin {
-            InputOrigin::File(path) => Box::new(BufReader::with_capacity(
-                64 * 1024,
-                std::fs::File::open(path).map_err(|e| self.read_error(e))?,
-            )),
-            InputOrigin::Spooled(file) => {
-                let mut file = file.try_clone().map_err(|e| self.read_error(e))?;
-                file.rewind().map_err(|e| self.read_error(e))?;
-                Box::new(BufReader::with_capacity(64 * 1024, file))
+            StreamOrigin::File(path) => GuardedReader::open(path)?,
+            StreamOrigin::Spooled(file) => {
+                let mut file = file.try_clone().map_err(io_error)?;
+                file.rewind().map_err(io_error)?;
+                GuardedReader::new(&self.name, Box::new(file), input::max_input_bytes()?)?
             }
-            InputOrigin::Text(text) => Box::new(text.as_bytes()),
+            StreamOrigin::Text(text) => {
+                GuardedReader::new(&self.name, Box::new(text.as_bytes()), u64::MAX)?
+            }
         })
     }
 
@@ -137,11 +120,7 @@ impl Input {
         let mut line = String::new();
         loop {
             line.clear();
-            if reader
-                .read_line(&mut line)
-                .map_err(|e| self.read_error(e))?
-                == 0
-            {
+            if !reader.read_line(&mut line)? {
                 return Ok(false);
             }
             if let Some(first) = line.trim_start().chars().next() {
@@ -152,17 +131,12 @@ impl Input {
 
     /// The whole text (JSON inputs, which are parsed as one value stream).
     pub fn text(&self) -> Result<String, InjectError> {
-        let mut text = String::new();
-        self.reader()?
-            .read_to_string(&mut text)
-            .map_err(|e| self.read_error(e))?;
-        Ok(text)
+        Ok(self.reader()?.read_to_end()?.text)
     }
 
     /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them.
-    pub fn yaml_chunks(&self) -> Result<YamlChunks<'_, Box<dyn BufRead + '_>>, InjectError> {
+    pub fn yaml_chunks(&self) -> Result<YamlChunks<'_>, InjectError> {
         Ok(YamlChunks {
-            name: &self.name,
             reader: self.reader()?,
             separator: String::new(),
             body: String::new(),
@@ -175,10 +149,11 @@ impl Input {
 }
 
 /// Opens the inputs named on the command line, in order, as [`read_sources`] reads them, but
-/// without reading the files: `-` is stdin (copied to a temporary file), a folder is walked
-/// recursively in lexical order for `.yaml`, `.yml` and `.json` files, anything else is a file.
-pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Input>, InjectError> {
-    let mut inputs = Vec::new();
+/// without reading them yet: `-` is stdin (copied to a temporary file), a folder is walked
+/// recursively in lexical order for `.yaml`, `.yml` and `.json` files (the door's walk), a FIFO
+/// is copied like stdin, anything else is a file.
+pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>, InjectError> {
+    let mut streams = Vec::new();
     let mut stdin_used = false;
     for arg in args {
         if arg == "-" {
@@ -186,35 +161,63 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Input>, 
                 return Err(InjectError::StdinTwice);
             }
             stdin_used = true;
-            let read_error = |source| InjectError::Read {
-                path: STDIN_NAME.into(),
-                source,
-            };
-            let mut spool = tempfile::tempfile().map_err(read_error)?;
-            std::io::copy(stdin, &mut spool).map_err(read_error)?;
-            inputs.push(Input {
-                name: STDIN_NAME.into(),
-                origin: InputOrigin::Spooled(spool),
-            });
+            streams.push(spooled(GuardedReader::stdin(stdin)?)?);
             continue;
         }
-        let path = Path::new(arg);
-        let meta = std::fs::metadata(path).map_err(|source| InjectError::Read {
-            path: arg.clone(),
-            source,
-        })?;
-        let mut files = Vec::new();
-        if meta.is_dir() {
-            walk(path, 0, &mut files)?;
+        let path = Utf8Path::new(arg);
+        if path.is_dir() {
+            for file in input::tree::manifest_files(path, EXTENSIONS)? {
+                streams.push(Stream {
+                    name: file.to_string(),
+                    origin: StreamOrigin::File(file),
+                });
+            }
+        } else if is_fifo(path) {
+            streams.push(spooled(GuardedReader::open(path)?)?);
         } else {
-            files.push(path.to_owned());
+            input::check_readable(path, false)?;
+            streams.push(Stream {
+                name: arg.clone(),
+                origin: StreamOrigin::File(path.to_owned()),
+            });
         }
-        inputs.extend(files.into_iter().map(|file| Input {
-            name: file.to_string_lossy().into_owned(),
-            origin: InputOrigin::File(file),
-        }));
     }
-    Ok(inputs)
+    Ok(streams)
+}
+
+fn is_fifo(path: &Utf8Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Copies what `reader` reads (checked and capped by the door) into an unnamed temporary file,
+/// so it can be read twice.
+fn spooled(mut reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
+    use std::io::Write as _;
+    let name = reader.name().to_owned();
+    let io_error = |source| InjectError::from(input::InputError::io(&name, source));
+    let mut spool = std::io::BufWriter::new(tempfile::tempfile().map_err(io_error)?);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if !reader.read_line(&mut line)? {
+            break;
+        }
+        spool.write_all(line.as_bytes()).map_err(io_error)?;
+    }
+    let spool = spool.into_inner().map_err(|e| io_error(e.into_error()))?;
+    Ok(Stream {
+        name,
+        origin: StreamOrigin::Spooled(spool),
+    })
 }
 
 /// A YAML document read from a stream: its separator, its text and the line it starts on.
@@ -241,9 +244,8 @@ impl OwnedChunk {
 
 /// The documents of a YAML stream, read line by line: the same chunks [`split_yaml`] gives for
 /// the whole text, holding only one document in memory.
-pub struct YamlChunks<'a, R> {
-    name: &'a str,
-    reader: R,
+pub struct YamlChunks<'a> {
+    reader: GuardedReader<'a>,
     separator: String,
     body: String,
     /// The line being read (one buffer for all of them).
@@ -253,7 +255,7 @@ pub struct YamlChunks<'a, R> {
     done: bool,
 }
 
-impl<R: BufRead> Iterator for YamlChunks<'_, R> {
+impl Iterator for YamlChunks<'_> {
     type Item = Result<OwnedChunk, InjectError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -263,14 +265,11 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
         loop {
             self.line.clear();
             match self.reader.read_line(&mut self.line) {
-                Err(source) => {
+                Err(e) => {
                     self.done = true;
-                    return Some(Err(InjectError::Read {
-                        path: self.name.to_owned(),
-                        source,
-                    }));
+                    return Some(Err(e.into()));
                 }
-                Ok(0) => {
+                Ok(false) => {
                     self.done = true;
                     return Some(Ok(OwnedChunk {
                         separator: std::mem::take(&mut self.separator),
@@ -278,7 +277,7 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
                         line: self.body_line,
                     }));
                 }
-                Ok(_) => {}
+                Ok(true) => {}
             }
             self.line_no += 1;
             let Some(pure) = separator_kind(&self.line) else {
@@ -300,45 +299,6 @@ impl<R: BufRead> Iterator for YamlChunks<'_, R> {
             return Some(Ok(chunk));
         }
     }
-}
-
-fn read_file(path: &Path) -> Result<Source, InjectError> {
-    let name = path.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(path).map_err(|source| InjectError::Read {
-        path: name.clone(),
-        source,
-    })?;
-    Ok(Source { name, text })
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<std::path::PathBuf>) -> Result<(), InjectError> {
-    let io_err = |source| InjectError::Read {
-        path: dir.to_string_lossy().into_owned(),
-        source,
-    };
-    if depth > MAX_WALK_DEPTH {
-        return Err(io_err(std::io::Error::other(format!(
-            "folders nested more than {MAX_WALK_DEPTH} deep (a symlink loop?)"
-        ))));
-    }
-    let mut entries = std::fs::read_dir(dir)
-        .map_err(io_err)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(io_err)?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, depth + 1, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// A piece of an input stream: the text that separates it from the previous one, and its body.
@@ -517,11 +477,11 @@ mod tests {
             "----\nx: ---\n",
         ];
         for text in texts {
-            let input = Input::from(Source {
+            let stream = Stream::from(Source {
                 name: "t.yaml".into(),
                 text: text.into(),
             });
-            let streamed: Vec<OwnedChunk> = input
+            let streamed: Vec<OwnedChunk> = stream
                 .yaml_chunks()
                 .unwrap()
                 .collect::<Result<_, _>>()

@@ -26,8 +26,6 @@ pub mod command;
 pub mod config;
 pub mod control_plane;
 pub mod error;
-pub mod flags;
-pub mod golden;
 pub mod input;
 pub mod mutate;
 pub mod owned;
@@ -40,7 +38,7 @@ pub mod workload;
 
 pub use config::{InjectMode, PodConfig};
 pub use error::{InjectError, Origin, WorkloadRef};
-pub use input::{open_inputs, read_sources, Input, Source};
+pub use input::{open_inputs, read_sources, Source, Stream};
 pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
@@ -97,7 +95,7 @@ impl Namespaces {
     /// Reads `--namespace-annotations`: one or more `Namespace` manifests (YAML or JSON).
     pub fn from_file(source: &Source) -> Result<Namespaces, InjectError> {
         let mut file = BTreeMap::new();
-        collect_namespaces(&Input::from(source.clone()), &mut file)?;
+        collect_namespaces(&Stream::from(source.clone()), &mut file)?;
         if file.is_empty() {
             return Err(InjectError::NamespaceFile {
                 path: source.name.clone(),
@@ -112,7 +110,7 @@ impl Namespaces {
 
     /// Adds the `Namespace` documents found in the inputs (a first pass over each input, one
     /// document at a time; only documents that mention `Namespace` are parsed).
-    pub fn scan_inputs(&mut self, inputs: &[Input]) -> Result<(), InjectError> {
+    pub fn scan_inputs(&mut self, inputs: &[Stream]) -> Result<(), InjectError> {
         for input in inputs {
             collect_namespaces(input, &mut self.input)?;
         }
@@ -144,7 +142,7 @@ impl Namespaces {
 /// The documents of `input` that may concern `word`: every JSON value, and the YAML documents
 /// whose text mentions it (the others are not parsed here; the main pass reads them). YAML is
 /// read one document at a time.
-fn documents_mentioning(input: &Input, word: &str) -> Result<Vec<Value>, InjectError> {
+fn documents_mentioning(input: &Stream, word: &str) -> Result<Vec<Value>, InjectError> {
     let mut docs = Vec::new();
     if input.is_json()? {
         let text = input.text()?;
@@ -160,7 +158,7 @@ fn documents_mentioning(input: &Input, word: &str) -> Result<Vec<Value>, InjectE
     Ok(docs)
 }
 
-fn collect_namespaces(input: &Input, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+fn collect_namespaces(input: &Stream, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
     let docs = documents_mentioning(input, "Namespace")?;
     fn visit(doc: &Value, out: &mut BTreeMap<String, Map>) {
         let Some(map) = doc.as_map() else { return };
@@ -203,9 +201,9 @@ pub fn uninject(sources: &[Source]) -> Result<Transformed, InjectError> {
 
 fn in_memory(
     sources: &[Source],
-    run: impl FnOnce(&[Input], &mut dyn Write) -> Result<Report, InjectError>,
+    run: impl FnOnce(&[Stream], &mut dyn Write) -> Result<Report, InjectError>,
 ) -> Result<Transformed, InjectError> {
-    let inputs: Vec<Input> = sources.iter().cloned().map(Input::from).collect();
+    let inputs: Vec<Stream> = sources.iter().cloned().map(Stream::from).collect();
     let mut output = Vec::new();
     let report = run(&inputs, &mut output)?;
     Ok(Transformed {
@@ -220,7 +218,7 @@ fn in_memory(
 /// On an error, `out` holds a partial stream: the caller holds it back (see
 /// [`command::run_inject`]).
 pub fn inject_stream(
-    inputs: &[Input],
+    inputs: &[Stream],
     options: &InjectOptions<'_>,
     out: &mut dyn Write,
 ) -> Result<Report, InjectError> {
@@ -237,7 +235,7 @@ pub fn inject_stream(
 
 /// Removes the mesh from every workload of `inputs`, writing each document to `out` as soon as
 /// it is done.
-pub fn uninject_stream(inputs: &[Input], out: &mut dyn Write) -> Result<Report, InjectError> {
+pub fn uninject_stream(inputs: &[Stream], out: &mut dyn Write) -> Result<Report, InjectError> {
     run(inputs, &Uninjector, out)
 }
 
@@ -369,6 +367,7 @@ impl Transform for Injector<'_> {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
         };
+        check_shape(doc, kind, at)?;
         let workload_annotations = match kind.template_path {
             [] => None,
             _ => doc
@@ -462,6 +461,7 @@ impl Transform for Uninjector {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
         };
+        check_shape(doc, kind, at)?;
         let selector = selector_labels(doc, kind);
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
@@ -472,6 +472,17 @@ impl Transform for Uninjector {
             Outcome::Skipped(SkipReason::NotInjected)
         })
     }
+}
+
+/// Refuses a workload whose fields have shapes inject would overwrite (see
+/// [`workload::check_shapes`]).
+fn check_shape(doc: &Value, kind: &WorkloadKind, at: &WorkloadRef) -> Result<(), InjectError> {
+    workload::check_shapes(doc, kind).map_err(|p| InjectError::Shape {
+        workload: Box::new(at.clone()),
+        field: p.field,
+        expected: p.expected,
+        found: p.found,
+    })
 }
 
 /// What the pod's first app container dictates to the sidecars: its capabilities (`add` and
@@ -614,13 +625,13 @@ fn uses_udp(template: &Map) -> bool {
 
 /// Runs `transform` over every document of `inputs`, writing to `out` as it goes.
 fn run(
-    inputs: &[Input],
+    inputs: &[Stream],
     transform: &dyn Transform,
     out: &mut dyn Write,
 ) -> Result<Report, InjectError> {
     let json_inputs = inputs
         .iter()
-        .map(Input::is_json)
+        .map(Stream::is_json)
         .collect::<Result<Vec<bool>, _>>()?;
     let json_output = !inputs.is_empty() && json_inputs.iter().all(|json| *json);
     let mut driver = Driver {
@@ -713,7 +724,7 @@ struct ChunkResult {
 impl Driver<'_> {
     fn yaml_source<W: Write>(
         &mut self,
-        source: &Input,
+        source: &Stream,
         out: &mut Output<W>,
     ) -> Result<(), InjectError> {
         let mut chunks = source.yaml_chunks()?;
@@ -789,7 +800,7 @@ impl Driver<'_> {
     /// A JSON input: read whole (a JSON stream is parsed as one text), written value by value.
     fn json_source<W: Write>(
         &mut self,
-        source: &Input,
+        source: &Stream,
         out: &mut Output<W>,
     ) -> Result<(), InjectError> {
         let text = source.text()?;
