@@ -39,31 +39,18 @@ impl From<Input> for Source {
     }
 }
 
-/// Reads the inputs named on the command line, in order, through the input door: `-` is stdin,
-/// a folder is walked recursively in lexical order for `.yaml`, `.yml` and `.json` files
-/// (links out of it, devices and FIFOs refused), anything else is a file.
+/// Reads the inputs named on the command line, in order, through the input door, each whole
+/// (see [`open_inputs`] for which inputs the arguments name).
 pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>, InjectError> {
-    let mut sources = Vec::new();
-    let mut stdin_used = false;
-    for arg in args {
-        if arg == "-" {
-            if stdin_used {
-                return Err(InjectError::StdinTwice);
-            }
-            stdin_used = true;
-            sources.push(input::read_stdin(stdin)?.into());
-            continue;
-        }
-        let path = Utf8Path::new(arg);
-        if path.is_dir() {
-            for file in input::tree::manifest_files(path, EXTENSIONS)? {
-                sources.push(input::read_path(&file)?.into());
-            }
-        } else {
-            sources.push(input::read_path(path)?.into());
-        }
-    }
-    Ok(sources)
+    open_inputs(args, stdin)?
+        .into_iter()
+        .map(|stream| {
+            Ok(Source {
+                text: stream.text()?,
+                name: stream.name,
+            })
+        })
+        .collect()
 }
 
 /// One inject input that can be read from its start more than once, one line at a time through
@@ -148,10 +135,10 @@ impl Stream {
     }
 }
 
-/// Opens the inputs named on the command line, in order, as [`read_sources`] reads them, but
-/// without reading them yet: `-` is stdin (copied to a temporary file), a folder is walked
-/// recursively in lexical order for `.yaml`, `.yml` and `.json` files (the door's walk), a FIFO
-/// is copied like stdin, anything else is a file.
+/// Opens the inputs named on the command line, in order, without reading them yet: `-` is stdin
+/// (copied to a temporary file), a folder is walked recursively in lexical order for `.yaml`,
+/// `.yml` and `.json` files (the door's walk: links out of it, devices and FIFOs refused), a
+/// FIFO named directly is copied like stdin, anything else is a file.
 pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>, InjectError> {
     let mut streams = Vec::new();
     let mut stdin_used = false;
@@ -465,18 +452,20 @@ mod tests {
             .collect()
     }
 
+    /// Streams with every kind of separator, blank documents, CRLF and no final newline.
+    const STREAMS: [&str; 7] = [
+        "",
+        "a: 1\n",
+        "---\na: 1\n---\nb: 2\n",
+        "a: 1\n---\n\n---\n\n---\n",
+        "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
+        "a: 1\r\n---\r\nb: 2",
+        "----\nx: ---\n",
+    ];
+
     #[test]
     fn streamed_chunks_are_the_chunks_of_the_whole_text() {
-        let texts = [
-            "",
-            "a: 1\n",
-            "---\na: 1\n---\nb: 2\n",
-            "a: 1\n---\n\n---\n\n---\n",
-            "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
-            "a: 1\r\n---\r\nb: 2",
-            "----\nx: ---\n",
-        ];
-        for text in texts {
+        for text in STREAMS {
             let stream = Stream::from(Source {
                 name: "t.yaml".into(),
                 text: text.into(),
@@ -493,16 +482,7 @@ mod tests {
 
     #[test]
     fn split_keeps_every_byte() {
-        let texts = [
-            "",
-            "a: 1\n",
-            "---\na: 1\n---\nb: 2\n",
-            "a: 1\n---\n\n---\n\n---\n",
-            "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
-            "a: 1\r\n---\r\nb: 2",
-            "----\nx: ---\n",
-        ];
-        for text in texts {
+        for text in STREAMS {
             assert_eq!(rebuild(&split_yaml(text)), text, "{text:?}");
         }
     }

@@ -542,29 +542,16 @@ fn pod_values(mut values: Value, extras: &PodExtras, kind: &WorkloadKind) -> Val
         &["proxy", "workloadKind"],
         Value::from(kind.kind.to_lowercase()),
     );
-    if let Some(caps) = &extras.capabilities {
-        set_path(
-            &mut values,
-            &["proxy", "capabilities"],
-            Value::Map(caps.clone()),
-        );
-        set_path(
-            &mut values,
-            &["proxyInit", "capabilities"],
-            Value::Map(caps.clone()),
-        );
-    }
-    if let Some(sa) = &extras.sa_mount {
-        set_path(
-            &mut values,
-            &["proxy", "saMountPath"],
-            Value::Map(sa.clone()),
-        );
-        set_path(
-            &mut values,
-            &["proxyInit", "saMountPath"],
-            Value::Map(sa.clone()),
-        );
+    // Both sidecars copy what the first app container dictates.
+    for (key, map) in [
+        ("capabilities", &extras.capabilities),
+        ("saMountPath", &extras.sa_mount),
+    ] {
+        if let Some(map) = map {
+            for sidecar in ["proxy", "proxyInit"] {
+                set_path(&mut values, &[sidecar, key], Value::Map(map.clone()));
+            }
+        }
     }
     values
 }

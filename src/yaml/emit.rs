@@ -550,17 +550,24 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Which scalar styles the characters of `s` allow in block context.
-fn analyze(s: &str) -> Analysis {
-    if is_quiet(s) {
-        return Analysis {
+impl Analysis {
+    /// Plain and single-quoted allowed, nothing rejected; block style as `block` says.
+    fn every_style(block: bool) -> Analysis {
+        Analysis {
             rejected: false,
             nel: false,
             multiline: false,
             plain_allowed: true,
             single_quoted_allowed: true,
-            block_allowed: true,
-        };
+            block_allowed: block,
+        }
+    }
+}
+
+/// Which scalar styles the characters of `s` allow in block context.
+fn analyze(s: &str) -> Analysis {
+    if is_quiet(s) {
+        return Analysis::every_style(true);
     }
     if s.len() < REMEMBERED_LENGTH {
         return analyze_chars(s);
@@ -587,14 +594,7 @@ fn analyze(s: &str) -> Analysis {
 /// [`analyze`] character by character.
 fn analyze_chars(s: &str) -> Analysis {
     if s.is_empty() {
-        return Analysis {
-            rejected: false,
-            nel: false,
-            multiline: false,
-            plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: false,
-        };
+        return Analysis::every_style(false);
     }
     let mut indicators = s.starts_with("---") || s.starts_with("...");
     let mut line_breaks = false;
