@@ -26,9 +26,17 @@ pub struct Source {
 }
 
 impl Source {
-    /// Whether the text is JSON (its first non-blank character opens an object or array).
+    /// Whether the text is read as JSON: it opens an object or array and is a stream of JSON
+    /// values. Text that only starts like JSON (`{kind: Pod, ...}`) is flow-style YAML, as kubectl
+    /// reads it; text that is neither stays JSON, so the error shown is JSON's.
     pub fn is_json(&self) -> bool {
-        matches!(self.text.trim_start().chars().next(), Some('{') | Some('['))
+        if !matches!(self.text.trim_start().chars().next(), Some('{') | Some('[')) {
+            return false;
+        }
+        let valid_json = serde_json::Deserializer::from_str(&self.text)
+            .into_iter::<serde_json::Value>()
+            .all(|value| value.is_ok());
+        valid_json || yaml::parse_documents(&self.text).is_err()
     }
 }
 
@@ -158,7 +166,9 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     let mut body_line = 1;
     let mut offset = 0;
     for (line_no, line) in (1..).zip(text.split_inclusive('\n')) {
-        if let Some(pure) = separator_kind(line) {
+        // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
+        let after_directive = || ends_with_directive(&text[body_start..offset]);
+        if let Some(pure) = separator_kind(line).filter(|_| !after_directive()) {
             chunks.push(Chunk {
                 separator,
                 body: &text[body_start..offset],
@@ -184,6 +194,14 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     chunks
 }
 
+/// Whether the last line of `body` that is not blank or a comment is a directive (`%YAML 1.1`).
+fn ends_with_directive(body: &str) -> bool {
+    body.lines()
+        .rev()
+        .find(|l| !(l.trim().is_empty() || l.trim_start().starts_with('#')))
+        .is_some_and(|l| l.starts_with('%'))
+}
+
 /// The leading comment lines of a YAML body (kept when the document is rewritten).
 pub fn leading_comments(body: &str) -> &str {
     let mut end = 0;
@@ -203,9 +221,9 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
     if chunk.is_blank() {
         return Ok(Vec::new());
     }
-    yaml::parse_documents(chunk.body).map_err(|e| InjectError::Yaml {
+    yaml::load::parse_manifest_documents(chunk.body, chunk.line).map_err(|e| InjectError::Yaml {
         path: source.to_owned(),
-        line: chunk.line + e.position.line.saturating_sub(1),
+        line: e.position.line,
         column: e.position.column,
         message: e.message,
     })

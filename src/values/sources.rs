@@ -218,12 +218,13 @@ impl<'a> Assembler<'a> {
                 message: "the file is not UTF-8 text".to_owned(),
             })?
         };
-        let value = crate::yaml::parse_document(&text).map_err(|e| ValuesError::Yaml {
-            file: shown.to_owned(),
-            line: e.position.line,
-            column: e.position.column,
-            message: e.message,
-        })?;
+        let value =
+            crate::yaml::load::parse_values_document(&text).map_err(|e| ValuesError::Yaml {
+                file: shown.to_owned(),
+                line: e.position.line,
+                column: e.position.column,
+                message: e.message,
+            })?;
         match value {
             Value::Map(_) => Ok(value),
             // An empty (or comments-only) file adds nothing.
