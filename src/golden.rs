@@ -2,7 +2,8 @@
 //!
 //! A case is a folder holding an optional `args` file (one CLI argument per line, `#` comments;
 //! relative paths resolve against the case folder) and either `expected.yaml` (the exact render
-//! output) or `expected-error.txt` (the exact error message). `update` rewrites the expectation.
+//! output) or `expected-error.txt` (the exact error message), plus `expected-warnings.txt` (the
+//! `warning:` lines the render prints on stderr) when it warns. `update` rewrites the expectations.
 
 use crate::chart::Chart;
 use crate::engine::Engine;
@@ -18,6 +19,8 @@ pub const ARGS_FILE: &str = "args";
 pub const EXPECTED_OUTPUT: &str = "expected.yaml";
 /// File holding the expected error message.
 pub const EXPECTED_ERROR: &str = "expected-error.txt";
+/// File holding the `warning:` lines a case prints on stderr (absent when it prints none).
+pub const EXPECTED_WARNINGS: &str = "expected-warnings.txt";
 
 #[derive(Parser, Debug)]
 #[command(name = "golden-case", no_binary_name = true)]
@@ -120,13 +123,61 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
 /// The instant golden cases render at (2023-11-14T22:13:20Z), so schedules and expiries are fixed.
 pub const GOLDEN_EPOCH: u64 = 1_700_000_000;
 
-/// What a case produces: the stream, or the error text.
-pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> (bool, String) {
+/// What a case produces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Produced {
+    /// Whether the render succeeded.
+    pub ok: bool,
+    /// The stream, or the error text.
+    pub text: String,
+    /// The `warning:` lines of stderr, each ending in a newline.
+    pub warnings: String,
+}
+
+/// What a case produces: the stream or the error text, and the warnings.
+pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> Produced {
     let clock = Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH));
     match render_with(engine, chart, &case.flags, &mut std::io::empty(), clock) {
-        Ok(outcome) => (true, outcome.rendered.to_stream()),
-        Err(e) => (false, format!("{e}\n")),
+        Ok(outcome) => Produced {
+            ok: true,
+            text: outcome.rendered.to_stream(),
+            warnings: outcome
+                .notes
+                .iter()
+                .filter(|note| note.starts_with("warning:"))
+                .map(|note| format!("{note}\n"))
+                .collect(),
+        },
+        Err(e) => Produced {
+            ok: false,
+            text: format!("{e}\n"),
+            warnings: String::new(),
+        },
     }
+}
+
+/// Checks one expectation file against what a case produced (`None`: the file must not exist);
+/// in update mode, rewrites or removes it instead.
+fn check_expectation(
+    file: &Utf8Path,
+    actual: Option<&str>,
+    update: bool,
+) -> Result<CaseOutcome, Error> {
+    let expected = std::fs::read_to_string(file).ok();
+    if expected.as_deref() == actual {
+        return Ok(CaseOutcome::Passed);
+    }
+    if update {
+        match actual {
+            Some(text) => std::fs::write(file, text).map_err(Error::io(file))?,
+            None => std::fs::remove_file(file).map_err(Error::io(file))?,
+        }
+        return Ok(CaseOutcome::Updated);
+    }
+    Ok(CaseOutcome::Failed(match actual {
+        Some(text) => expectation_diff(file, &expected.unwrap_or_default(), text),
+        None => format!("{file} exists but the case does not produce it\n"),
+    }))
 }
 
 /// Runs (or, with `update`, rewrites) every case under `cases_dir` against `chart`.
@@ -134,37 +185,29 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
     let engine = Engine::new(chart)?;
     let mut reports = Vec::new();
     for case in discover(cases_dir)? {
-        let (ok, actual) = produce(&engine, chart, &case);
-        let (expected_file, stale_file) = if ok {
-            (
-                case.dir.join(EXPECTED_OUTPUT),
-                case.dir.join(EXPECTED_ERROR),
-            )
+        let produced = produce(&engine, chart, &case);
+        let (output, error) = if produced.ok {
+            (Some(produced.text.as_str()), None)
         } else {
-            (
-                case.dir.join(EXPECTED_ERROR),
-                case.dir.join(EXPECTED_OUTPUT),
-            )
+            (None, Some(produced.text.as_str()))
         };
-        let expected = std::fs::read_to_string(&expected_file).ok();
-        let outcome = if expected.as_deref() == Some(actual.as_str()) && !stale_file.exists() {
-            CaseOutcome::Passed
-        } else if update {
-            std::fs::write(&expected_file, &actual).map_err(Error::io(&expected_file))?;
-            if stale_file.exists() {
-                std::fs::remove_file(&stale_file).map_err(Error::io(&stale_file))?;
+        let warnings = Some(produced.warnings.as_str()).filter(|w| !w.is_empty());
+        let mut outcome = CaseOutcome::Passed;
+        for (name, actual) in [
+            (EXPECTED_OUTPUT, output),
+            (EXPECTED_ERROR, error),
+            (EXPECTED_WARNINGS, warnings),
+        ] {
+            match (
+                check_expectation(&case.dir.join(name), actual, update)?,
+                &mut outcome,
+            ) {
+                (CaseOutcome::Failed(diff), CaseOutcome::Failed(all)) => all.push_str(&diff),
+                (failed @ CaseOutcome::Failed(_), _) => outcome = failed,
+                (CaseOutcome::Updated, CaseOutcome::Passed) => outcome = CaseOutcome::Updated,
+                _ => {}
             }
-            CaseOutcome::Updated
-        } else {
-            let mut diff = expectation_diff(&expected_file, &expected.unwrap_or_default(), &actual);
-            if stale_file.exists() {
-                diff = format!(
-                    "{stale_file} exists but the case now {}\n{diff}",
-                    if ok { "renders" } else { "fails" }
-                );
-            }
-            CaseOutcome::Failed(diff)
-        };
+        }
         reports.push(CaseReport {
             name: case.name,
             outcome,

@@ -15,6 +15,7 @@
 
 mod certs_dir;
 mod generate;
+mod issuer;
 mod pem;
 
 use crate::values::{Map, Value};
@@ -95,6 +96,15 @@ pub enum IdentityError {
     #[error("{origin}: {reason}")]
     InvalidPem {
         /// The values key or the file it came from.
+        origin: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The issuer certificate fails a check `linkerd install` makes (validity at the render's
+    /// instant, algorithm, CA, signed by a trust anchor).
+    #[error("{origin}: {reason}")]
+    InvalidIssuer {
+        /// The values key or the file of the certificate.
         origin: String,
         /// What is wrong.
         reason: String,
@@ -243,10 +253,6 @@ const DISABLE_HEARTBEAT: &[&str] = &["disableHeartBeat"];
 
 /// The issuer scheme whose credentials the chart holds (anything else is an external issuer).
 const LINKERD_TLS: &str = "linkerd.io/tls";
-/// Labels linkerd's identity controller accepts for the issuer key.
-const ISSUER_KEY_LABELS: &[&str] = &["EC PRIVATE KEY"];
-/// Labels Go's `tls.X509KeyPair` accepts for a serving key.
-const SERVING_KEY_LABELS: &[&str] = &["EC PRIVATE KEY", "PRIVATE KEY", "RSA PRIVATE KEY"];
 
 /// The certs dir's trust anchor and issuer set, in this order.
 const ISSUER_FILES: [&str; 4] = ["ca.crt", "ca.key", "issuer.crt", "issuer.key"];
@@ -416,24 +422,20 @@ fn plan_issuer(
 
     match (anchors, crt, key) {
         (Some(anchors), Some(crt), Some(key)) => {
-            certificates(anchors, Origin::Key(ANCHORS))?;
-            let crt_der = certificates(crt, Origin::Key(ISSUER_CRT))?.swap_remove(0);
-            let key_der = private_key(key, Origin::Key(ISSUER_KEY), ISSUER_KEY_LABELS)?;
+            let expiry = check_given_issuer(
+                [
+                    (anchors, Origin::Key(ANCHORS)),
+                    (crt, Origin::Key(ISSUER_CRT)),
+                    (key, Origin::Key(ISSUER_KEY)),
+                ],
+                clock,
+            )?;
             if !has_expiry {
-                let facts = read_issuer(
-                    &crt_der,
-                    Origin::Key(ISSUER_CRT),
-                    &key_der,
-                    Origin::Key(ISSUER_KEY),
-                    clock,
-                )?;
                 plan.notes.push(format!(
-                    "set identity.issuer.crtExpiry to {}, the notAfter of \
-                     identity.issuer.tls.crtPEM",
-                    facts.expiry
+                    "set identity.issuer.crtExpiry to {expiry}, the notAfter of \
+                     identity.issuer.tls.crtPEM"
                 ));
-                plan.notes.extend(facts.warning);
-                plan.set(CRT_EXPIRY, facts.expiry);
+                plan.set(CRT_EXPIRY, expiry);
             }
             Ok(())
         }
@@ -463,21 +465,18 @@ fn reuse_issuer(
     plan: &mut Plan,
 ) -> Result<(), IdentityError> {
     let paths = ISSUER_FILES.map(|name| dir.join(name));
-    certificates(&ca_crt, Origin::File(&paths[0]))?;
-    private_key(&ca_key, Origin::File(&paths[1]), ISSUER_KEY_LABELS)?;
-    let crt_der = certificates(&crt, Origin::File(&paths[2]))?.swap_remove(0);
-    let key_der = private_key(&key, Origin::File(&paths[3]), ISSUER_KEY_LABELS)?;
-    let IssuerFacts { expiry, warning } = read_issuer(
-        &crt_der,
-        Origin::File(&paths[2]),
-        &key_der,
-        Origin::File(&paths[3]),
+    private_key(&ca_key, Origin::File(&paths[1]))?;
+    let expiry = check_given_issuer(
+        [
+            (&ca_crt, Origin::File(&paths[0])),
+            (&crt, Origin::File(&paths[2])),
+            (&key, Origin::File(&paths[3])),
+        ],
         clock,
     )?;
     plan.notes.push(format!(
         "reused the identity trust anchor and issuer (valid until {expiry}) from {dir}"
     ));
-    plan.notes.extend(warning);
     plan.set(ANCHORS, ca_crt);
     plan.set(ISSUER_CRT, crt);
     plan.set(ISSUER_KEY, key);
@@ -558,7 +557,7 @@ fn plan_webhook(
     let (crt, key) = match (crt, key) {
         (Some(crt), Some(key)) => {
             certificates(crt, Origin::Key(webhook.crt))?;
-            private_key(key, Origin::Key(webhook.key), SERVING_KEY_LABELS)?;
+            private_key(key, Origin::Key(webhook.key))?;
             if ca_bundle.is_none() {
                 plan.notes
                     .push(format!("set {component}.caBundle to {component}.crtPEM"));
@@ -577,11 +576,7 @@ fn plan_webhook(
                     let der = certificates(&crt, Origin::File(&crt_path))?.swap_remove(0);
                     let host = format!("{}.{}.svc", webhook.service, namespace(values)?);
                     check_serves(&der, &host, &crt_path, webhook.files)?;
-                    private_key(
-                        &key,
-                        Origin::File(&dir.join(webhook.files[1])),
-                        SERVING_KEY_LABELS,
-                    )?;
+                    private_key(&key, Origin::File(&dir.join(webhook.files[1])))?;
                     plan.notes.push(format!(
                         "reused the {component} serving certificate from {dir}"
                     ));
@@ -662,94 +657,34 @@ fn certificates(text: &str, origin: Origin<'_>) -> Result<Vec<Vec<u8>>, Identity
     })
 }
 
-/// Checks that `text` is one PEM private key with one of `labels`; returns its DER.
-fn private_key(text: &str, origin: Origin<'_>, labels: &[&str]) -> Result<Vec<u8>, IdentityError> {
-    pem::private_key(text, labels).map_err(|reason| IdentityError::InvalidPem {
+/// Reads the trust anchors, the issuer certificate and its key (each with where it came from)
+/// and checks them as `linkerd install` does; returns the issuer's notAfter, RFC 3339.
+fn check_given_issuer(
+    [(anchors, anchors_origin), (crt, crt_origin), (key, key_origin)]: [(&str, Origin<'_>); 3],
+    clock: Clock,
+) -> Result<String, IdentityError> {
+    let anchors_der = certificates(anchors, anchors_origin)?;
+    let crt_der = certificates(crt, crt_origin)?.swap_remove(0);
+    let key = private_key(key, key_origin)?;
+    issuer::check_issuer(
+        &issuer::IssuerInput {
+            anchors: &anchors_der,
+            anchors_origin,
+            crt: &crt_der,
+            crt_origin,
+            key: (key.label, &key.der),
+            key_origin,
+        },
+        clock,
+    )
+}
+
+/// Checks that `text` is one PEM private key (EC, RSA or PKCS#8); returns its block.
+fn private_key<'t>(text: &'t str, origin: Origin<'_>) -> Result<pem::Block<'t>, IdentityError> {
+    pem::private_key(text).map_err(|reason| IdentityError::InvalidPem {
         origin: origin.to_string(),
         reason,
     })
-}
-
-/// What reading the issuer certificate found.
-struct IssuerFacts {
-    /// Its notAfter, RFC 3339.
-    expiry: String,
-    /// A warning when `now` is outside its validity.
-    warning: Option<String>,
-}
-
-/// Parses the issuer certificate, checks it is P-256 and that `key_der` (SEC1) is its key, and
-/// returns its notAfter as RFC 3339 (with a warning when it is not valid at `clock`).
-fn read_issuer(
-    crt_der: &[u8],
-    crt_origin: Origin<'_>,
-    key_der: &[u8],
-    key_origin: Origin<'_>,
-    clock: Clock,
-) -> Result<IssuerFacts, IdentityError> {
-    let crt_error = |reason: String| IdentityError::InvalidPem {
-        origin: crt_origin.to_string(),
-        reason,
-    };
-    let (_, cert) = x509_parser::parse_x509_certificate(crt_der)
-        .map_err(|e| crt_error(format!("not a valid X.509 certificate ({e})")))?;
-    let spki = cert.public_key();
-    let is_p256 = spki.algorithm.algorithm.as_bytes() == pem::EC_PUBLIC_KEY_OID
-        && spki
-            .algorithm
-            .parameters
-            .as_ref()
-            .is_some_and(|p| p.data == pem::P256_OID);
-    if !is_p256 {
-        return Err(crt_error(
-            "the issuer certificate must have an ECDSA P-256 key, the only kind linkerd's \
-             identity controller uses"
-                .to_owned(),
-        ));
-    }
-    let key_error = |reason: String| IdentityError::InvalidPem {
-        origin: key_origin.to_string(),
-        reason,
-    };
-    let key = pem::parse_sec1(key_der).map_err(key_error)?;
-    // A SEC1 key without its public half cannot be compared without curve arithmetic; every
-    // common tool (Go, OpenSSL) writes the public half, so such keys are let through unchecked.
-    if let Some(public) = &key.public {
-        // ring checks that the private scalar and the public point belong together.
-        let pair = rcgen::KeyPair::try_from(pem::pkcs8_der(&key.private, public))
-            .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))?;
-        if pair.public_key_raw() != &*spki.subject_public_key.data {
-            return Err(IdentityError::KeyMismatch {
-                key: key_origin.to_string(),
-                crt: crt_origin.to_string(),
-            });
-        }
-    }
-    let stamp = |seconds: i64| {
-        OffsetDateTime::from_unix_timestamp(seconds)
-            .map(rfc3339)
-            .map_err(|_| {
-                crt_error(format!(
-                    "its validity ({seconds} s after 1970) is out of range"
-                ))
-            })
-    };
-    let validity = cert.validity();
-    let (starts, ends) = (
-        validity.not_before.timestamp(),
-        validity.not_after.timestamp(),
-    );
-    let expiry = stamp(ends)?;
-    let warning = match clock.unix_seconds() {
-        Ok(now) if now < starts || now > ends => Some(format!(
-            "warning: {crt_origin} is valid from {} to {expiry}, which does not include now \
-             ({}): linkerd's identity controller cannot issue proxy certificates with it",
-            stamp(starts)?,
-            stamp(now)?
-        )),
-        _ => None,
-    };
-    Ok(IssuerFacts { expiry, warning })
 }
 
 /// Checks that a reused serving certificate names `host`: a certs dir filled for another

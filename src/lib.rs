@@ -6,7 +6,7 @@
 //! [`golden`] runs golden-file cases, [`inject`] adds the mesh's proxy to workloads (and takes it
 //! out again), [`package`] writes and safely reads chart archives, [`lint`] and [`diff`] review
 //! charts and renders; [`flags`] holds the flags several commands share, [`files`] the atomic
-//! file write.
+//! file write, [`proxy_support`] what each proxy release understands.
 
 pub mod chart;
 pub mod diff;
@@ -20,6 +20,7 @@ pub mod inject;
 pub mod lint;
 pub mod manifest;
 pub mod package;
+pub mod proxy_support;
 pub mod render;
 pub mod values;
 pub mod yaml;

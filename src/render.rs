@@ -5,6 +5,7 @@ use crate::engine::{Engine, Rendered};
 use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
+use crate::proxy_support;
 use crate::values::{effective_values, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
@@ -135,35 +136,47 @@ pub fn render_with(
     let (values, mut notes) = values_for(chart, flags, stdin, clock)?;
     let rendered = engine.render(&values, &options)?;
     notes.extend(rendered.notes.iter().cloned());
-    notes.extend(proxy_value_notes(chart, &values));
+    notes.extend(
+        proxy_value_warnings(chart, &values)
+            .into_iter()
+            .map(|warning| format!("warning: {warning}")),
+    );
     Ok(RenderOutcome { rendered, notes })
 }
 
-/// The proxy partial that [`proxy_value_notes`] speaks for.
+/// The proxy partial that [`proxy_value_warnings`] speaks for.
 pub const PROXY_PARTIAL: &str = "_proxy.tpl";
 
-/// Notes on proxy values the chart accepts but some of its proxies cannot honour. A template can
+/// Warnings on proxy values the chart accepts but some of its proxies cannot honour. A template can
 /// only render or fail, never warn, so the pipeline says it, for charts that carry the shared
 /// proxy partial (`templates/_proxy.tpl`): `proxy.waitBeforeExitSeconds` with
 /// `proxy.nativeSidecar` (a native sidecar has no lifecycle hooks: Kubernetes stops it after the
-/// app containers, so there is nothing to wait for).
-pub fn proxy_value_notes(chart: &Chart, values: &Value) -> Vec<String> {
+/// app containers, so there is nothing to wait for), and any value the chosen proxy release
+/// cannot honour (see [`proxy_support`]).
+pub fn proxy_value_warnings(chart: &Chart, values: &Value) -> Vec<String> {
     if !chart.templates.iter().any(|t| t.path == PROXY_PARTIAL) {
         return Vec::new();
     }
     let at = |key: &str| values.get_path(&["proxy", key]);
     let native = at("nativeSidecar").is_some_and(|v| !v.is_empty_like());
     let wait = at("waitBeforeExitSeconds").filter(|v| !v.is_empty_like());
-    match (native, wait) {
-        (true, Some(seconds)) => vec![format!(
-            "warning: proxy.waitBeforeExitSeconds={} is ignored by the proxies that run as native \
+    let mut notes = Vec::new();
+    if let (true, Some(seconds)) = (native, wait) {
+        notes.push(format!(
+            "proxy.waitBeforeExitSeconds={} is ignored by the proxies that run as native \
              sidecars (proxy.nativeSidecar): Kubernetes stops a native sidecar after the app \
              containers, so it gets no preStop hook; proxies that stay regular containers \
              (identity's) keep it",
             crate::yaml::to_json(seconds)
-        )],
-        _ => Vec::new(),
+        ));
     }
+    let hooks = proxy_support::control_plane_hooks(values);
+    notes.extend(
+        proxy_support::unsupported_features(values, hooks)
+            .iter()
+            .map(|missing| missing.to_string()),
+    );
+    notes
 }
 
 /// Writes one file per template under `dir`, as Helm's `--output-dir` does: all or nothing.
@@ -263,13 +276,13 @@ mod tests {
     #[test]
     fn wait_before_exit_with_native_sidecars_gets_a_warning() {
         let chart = Chart::embedded().unwrap();
-        let notes = proxy_value_notes(
+        let notes = proxy_value_warnings(
             &chart,
             &values("proxy: {nativeSidecar: true, waitBeforeExitSeconds: 30}"),
         );
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].starts_with("warning: proxy.waitBeforeExitSeconds=30 is ignored"),
+            notes[0].starts_with("proxy.waitBeforeExitSeconds=30 is ignored"),
             "{}",
             notes[0]
         );
@@ -279,7 +292,7 @@ mod tests {
             "proxy: {nativeSidecar: true}",
         ] {
             assert!(
-                proxy_value_notes(&chart, &values(quiet)).is_empty(),
+                proxy_value_warnings(&chart, &values(quiet)).is_empty(),
                 "{quiet}"
             );
         }
@@ -296,6 +309,6 @@ mod tests {
         )
         .unwrap();
         let v = values("proxy: {nativeSidecar: true, waitBeforeExitSeconds: 30}");
-        assert!(proxy_value_notes(&chart, &v).is_empty());
+        assert!(proxy_value_warnings(&chart, &v).is_empty());
     }
 }

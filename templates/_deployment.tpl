@@ -10,7 +10,7 @@
                   proxyInjectorProxyResources
       container   the component's container, a YAML mapping at column 0 (named `component`)
       volumes     the component's own volumes, YAML list items at column 0 (may be empty)
-      checksum    optional: the checksum/config pod annotation
+      checksum    optional: the checksum/config pod annotation (none: no annotation)
       narrowSelector  optional: select on the component label only (proxy-injector and
                   sp-validator, as upstream)
     Where the proxy goes (this is the one place that decides it for the control plane):
@@ -66,7 +66,7 @@ spec:
   template:
     metadata:
       {%- set metadata = {"Values": Values, "component": component, "container": component} %}
-      {%- if checksum is defined %}
+      {%- if checksum is defined and checksum is not none %}
       {%- set metadata = set(metadata, "checksum", checksum) %}
       {%- endif %}
       {{- include("_metadata.tpl", metadata) | trim | nindent(6) }}

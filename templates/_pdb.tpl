@@ -1,7 +1,13 @@
-{#- A PodDisruptionBudget for a control-plane component (used when enablePodDisruptionBudget).
+{#- A PodDisruptionBudget for a control-plane component, or nothing when none is wanted.
+
+    Wanted with `enablePodDisruptionBudget: true`, and with `enablePodAntiAffinity: true` unless
+    `enablePodDisruptionBudget` is explicitly `false`: upstream's HA values (which know only
+    enablePodAntiAffinity) bring the budgets, as upstream's chart renders them.
 
     Context (explicit): Values; `name`, the PDB's name; `component`, the value of the
     linkerd.io/control-plane-component label it selects. -#}
+{%- if Values.enablePodDisruptionBudget
+      or (Values.enablePodAntiAffinity and Values.enablePodDisruptionBudget is not false) -%}
 kind: PodDisruptionBudget
 apiVersion: policy/v1
 metadata:
@@ -18,3 +24,4 @@ spec:
     matchLabels:
       linkerd.io/control-plane-component: {{ component }}
 {#- -#}
+{%- endif %}

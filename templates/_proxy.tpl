@@ -6,7 +6,8 @@
                              identity components talk to their own service over localhost)
       proxy.workloadKind     e.g. deployment
       proxy.await            the app waits until the proxy is ready: a postStart hook running
-                             linkerd-await (--timeout=proxy.awaitTimeout, --port=the admin port),
+                             linkerd-await (--port=the admin port, and --timeout=proxy.awaitTimeout
+                             when set),
                              or, for a native sidecar, a startupProbe (proxy.startupProbe)
       proxy.nativeSidecar    the proxy runs as a native sidecar (an init container with
                              restartPolicy: Always; Kubernetes 1.29 or newer, checked against
@@ -27,8 +28,8 @@
 {%- set component = proxy.component if proxy.component is defined else "" -%}
 {%- set ports = proxy.ports -%}
 {%- set native = true if proxy.nativeSidecar else false -%}
-{%- set await_timeout = proxy.awaitTimeout | default("2m") | toString -%}
-{%- if not regexMatch("^(0|(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$", await_timeout) -%}
+{%- set await_timeout = proxy.awaitTimeout | default("") | toString -%}
+{%- if await_timeout and not regexMatch("^(0|(([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$", await_timeout) -%}
 {{ fail("proxy.awaitTimeout: " ~ (await_timeout | quote) ~ " is not a duration: use Go's duration syntax, like 2m, 90s or 1m30s") }}
 {%- endif -%}
 {%- if native and not semverCompare(">=1.29.0-0", Capabilities.KubeVersion.Version) -%}
@@ -185,7 +186,9 @@ lifecycle:
     exec:
       command:
       - /usr/lib/linkerd/linkerd-await
+{%- if await_timeout %}
       - --timeout={{ await_timeout }}
+{%- endif %}
       - --port={{ ports.admin }}
 {%- endif %}
 {%- if proxy.waitBeforeExitSeconds %}

@@ -86,10 +86,73 @@ fn inject_without_trust_anchors_says_what_to_give() {
     let out = meshchart(&["inject", &format!("{CASES}/pod/input.yaml")], "");
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    for way in [
+        "--config FILE",
+        "--certs-dir DIR",
+        "--set-file identityTrustAnchorsPEM=FILE",
+    ] {
+        assert!(stderr.contains(way), "{stderr}");
+    }
+}
+
+/// `meshchart render > cp.yaml && meshchart inject --config cp.yaml app.yaml`: the proxies get
+/// the render's trust anchors and proxy version, with no other flag.
+#[test]
+fn inject_with_the_render_as_config_matches_that_control_plane() {
+    let dir = support::cli::scratch_dir("config");
+    let render = support::cli::run(
+        command(&["render", "--set", "proxy.image.version=stable-2.10.2"])
+            .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    assert!(render.status.success(), "{}", text(&render.stderr));
+    let control_plane = dir.join("cp.yaml");
+    std::fs::write(&control_plane, &render.stdout).unwrap();
+    let config = control_plane.to_str().unwrap();
+    let app = format!("{CASES}/deployment/input.yaml");
+
+    let out = meshchart(&["inject", "--config", config, &app], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let injected = text(&out.stdout);
     assert!(
-        text(&out.stderr).contains("identityTrustAnchorsPEM"),
-        "{}",
-        text(&out.stderr)
+        injected.contains("linkerd.io/proxy-version: stable-2.10.2"),
+        "{injected}"
+    );
+    assert!(
+        injected.contains("cr.l5d.io/linkerd/proxy:stable-2.10.2"),
+        "{injected}"
+    );
+    let rendered = meshchart::yaml::parse_documents(&text(&render.stdout)).unwrap();
+    let anchors = rendered
+        .iter()
+        .find_map(|d| {
+            let values = d.get_path(&["data", "values"])?.as_str()?;
+            let values = meshchart::yaml::parse_document(values).ok()?;
+            values
+                .get_path(&["identityTrustAnchorsPEM"])
+                .and_then(|a| a.as_str())
+                .map(str::to_owned)
+        })
+        .expect("the render's linkerd-config has trust anchors");
+    let first_line = anchors.lines().nth(1).unwrap();
+    assert!(
+        injected.contains(first_line),
+        "the render's anchors: {first_line}"
+    );
+
+    // The same from stdin.
+    let piped = meshchart(&["inject", "--config", "-", &app], &text(&render.stdout));
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert_eq!(text(&piped.stdout), injected);
+}
+
+#[test]
+fn config_and_the_input_cannot_both_be_stdin() {
+    let out = meshchart(&["inject", "--config", "-", "-"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "error: stdin (-) can be read only once\n"
     );
 }
 

@@ -2,8 +2,8 @@
 //! the forced values never leak out of their template.
 //!
 //! destination, proxy-injector and sp-validator force `proxy.await` to `proxy.controlPlaneAwait`
-//! (default true: proxy first, with the `linkerd-await --timeout=<proxy.awaitTimeout>
-//! --port=<admin port>` postStart hook, and `kubectl.kubernetes.io/default-container` naming their
+//! (default true: proxy first, with the `linkerd-await --port=<admin port>` postStart hook,
+//! `--timeout=<proxy.awaitTimeout>` added when set, and `kubectl.kubernetes.io/default-container` naming their
 //! own container); identity forces `false` (proxy last, no hook) whatever is set. The user's
 //! `proxy.await` only shows in linkerd-config, which the proxy injector applies to workloads.
 
@@ -48,13 +48,12 @@ fn post_start(container: &Value) -> Option<&Value> {
     container.get_path(&["lifecycle", "postStart", "exec", "command"])
 }
 
-/// The hook's command for a timeout and an admin port.
-fn hook(timeout: &str, admin_port: u16) -> Value {
-    Value::Seq(vec![
-        Value::String(AWAIT_HOOK.into()),
-        Value::String(format!("--timeout={timeout}")),
-        Value::String(format!("--port={admin_port}")),
-    ])
+/// The hook's command for an optional timeout and an admin port.
+fn hook(timeout: Option<&str>, admin_port: u16) -> Value {
+    let mut command = vec![Value::String(AWAIT_HOOK.into())];
+    command.extend(timeout.map(|t| Value::String(format!("--timeout={t}"))));
+    command.push(Value::String(format!("--port={admin_port}")));
+    Value::Seq(command)
 }
 
 #[test]
@@ -71,7 +70,7 @@ fn destination_injector_and_sp_validator_run_the_proxy_first_with_the_await_hook
             );
             assert_eq!(
                 post_start(first),
-                Some(&hook("2m", 4191)),
+                Some(&hook(None, 4191)),
                 "{deployment} (proxy.await={user_await}): the proxy needs the linkerd-await hook"
             );
         }
@@ -133,7 +132,7 @@ fn the_hook_waits_for_proxy_await_timeout_on_the_admin_port() {
         let doc = find(&rendered, "Deployment", deployment);
         assert_eq!(
             post_start(&containers(&doc)[0]),
-            Some(&hook("1m30s", 4999)),
+            Some(&hook(Some("1m30s"), 4999)),
             "{deployment}"
         );
     }

@@ -1,4 +1,4 @@
-//! Helm's recorded function corpus (`../shared/reference/helm-corpus/functions/cases.json`, real
+//! Helm's recorded function corpus (`tests/reference/helm-corpus/functions/cases.json`, real
 //! Helm 3.17.1 output), each case translated to our Jinja in `tests/helm_corpus/functions_jinja.json`
 //! so Go and Jinja can be read side by side, rendered with the case's inputs as `Values`, and
 //! compared with Helm's output exactly.
@@ -142,7 +142,7 @@ struct Translation {
 
 fn load_cases() -> Vec<Case> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/helm-corpus/functions/cases.json");
+        .join("tests/reference/helm-corpus/functions/cases.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let json: Vec<Json> = serde_json::from_str(&text).expect("cases.json is JSON");
     json.into_iter()

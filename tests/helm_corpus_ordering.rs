@@ -6,7 +6,7 @@ use meshchart::values::Value;
 use std::path::Path;
 
 fn corpus_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/helm-corpus/ordering")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/helm-corpus/ordering")
 }
 
 /// Our one deliberate difference: where two `---` separators touch, Helm keeps a literal `---`

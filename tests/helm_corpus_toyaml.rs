@@ -1,6 +1,6 @@
 //! `toYaml` and `toJson` of the toyaml corpus values must equal Helm 3.17.1's text byte for byte.
 //!
-//! The corpus (`shared/reference/helm-corpus/toyaml/`, a sibling of this repository) holds a
+//! The corpus (`tests/reference/helm-corpus/toyaml/`, copied from the shared reference data) holds a
 //! values file and the exact strings Helm's `{{ toYaml .Values }}` and `{{ toJson .Values }}`
 //! returned for it.
 
@@ -41,7 +41,7 @@ const EXACT_INTEGERS_JSON: &[(&str, &str, &str)] = &[
 
 fn corpus_file(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/helm-corpus/toyaml")
+        .join("tests/reference/helm-corpus/toyaml")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -1,4 +1,4 @@
-//! Every case of Helm 3.17.1's recorded values corpus (`shared/reference/helm-corpus/values`):
+//! Every case of Helm 3.17.1's recorded values corpus (`tests/reference/helm-corpus/values`):
 //! the same files and flags through `effective_values`, compared with Helm's merged `.Values`,
 //! its errors and its coalesce warnings. All failures are collected and reported together.
 //!
@@ -26,7 +26,7 @@ const DELIBERATE_DIFFERENCES: &[Deliberate] = &[Deliberate {
 }];
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/helm-corpus/values")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/helm-corpus/values")
 }
 
 /// Turns `helm template CHART <args>` arguments into overrides.

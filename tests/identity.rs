@@ -501,14 +501,114 @@ fn issuer_key_of_another_certificate_is_rejected() {
     );
 }
 
+/// A file of `tests/identity-material` (openssl-made; see its README).
+fn material(name: &str) -> String {
+    let path = support::repo_root()
+        .join("tests/identity-material")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+}
+
+/// Values with an openssl-made trust anchor, issuer certificate and key.
+fn with_issuer(anchors: &str, crt: &str, key: &str) -> Value {
+    let mut values = defaults();
+    set(&mut values, "identityTrustAnchorsPEM", material(anchors));
+    set(&mut values, "identity.issuer.tls.crtPEM", material(crt));
+    set(&mut values, "identity.issuer.tls.keyPEM", material(key));
+    values
+}
+
 #[test]
-fn pkcs8_issuer_key_is_rejected_naming_the_label_linkerd_reads() {
-    let mut values = with_reference_issuer();
-    let pkcs8 = reference_file("valid-key.pem").replace("EC PRIVATE KEY", "PRIVATE KEY");
-    set(&mut values, "identity.issuer.tls.keyPEM", pkcs8);
+fn pkcs8_ec_issuer_key_is_accepted_and_kept_as_given() {
+    let mut values = with_issuer("ca.crt", "issuer.crt", "issuer-pkcs8.key");
+    complete(&mut values);
+    let key = get_str(&values, "identity.issuer.tls.keyPEM");
+    assert!(key.starts_with("-----BEGIN PRIVATE KEY-----"), "{key}");
+    assert_eq!(
+        get_str(&values, "identity.issuer.crtExpiry"),
+        "2033-01-01T00:00:00Z"
+    );
+}
+
+#[test]
+fn rsa_issuer_key_reads_and_matches_but_the_issuer_must_be_ecdsa() {
+    let mut values = with_issuer("ca.crt", "issuer-rsa.crt", "issuer-rsa.key");
     assert_eq!(
         error(&mut values),
-        "identity.issuer.tls.keyPEM: expected a EC PRIVATE KEY block, found a PRIVATE KEY block"
+        "identity.issuer.tls.crtPEM: the issuer certificate must have an ECDSA P-256 key, the \
+         only kind linkerd's identity controller uses"
+    );
+}
+
+#[test]
+fn rsa_issuer_key_of_another_certificate_is_a_mismatch() {
+    let mut values = with_issuer("ca.crt", "issuer.crt", "issuer-rsa.key");
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.keyPEM is not the private key of the certificate in \
+         identity.issuer.tls.crtPEM: their public keys differ"
+    );
+}
+
+#[test]
+fn issuer_key_of_another_block_type_names_the_type_found_and_the_accepted_ones() {
+    let mut values = with_reference_issuer();
+    let other = reference_file("valid-key.pem").replace("EC PRIVATE KEY", "DSA PRIVATE KEY");
+    set(&mut values, "identity.issuer.tls.keyPEM", other);
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.keyPEM: expected an EC PRIVATE KEY, RSA PRIVATE KEY or PRIVATE KEY \
+         (PKCS#8) block, found a DSA PRIVATE KEY block"
+    );
+}
+
+#[test]
+fn issuer_signed_by_another_ca_is_rejected_naming_both_keys() {
+    let mut values = with_issuer("ca.crt", "issuer-other-ca.crt", "issuer-other-ca.key");
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.crtPEM: it is not signed by any certificate in \
+         identityTrustAnchorsPEM (it names CN=root.linkerd.cluster.local as its issuer): proxies \
+         would reject every certificate it issues"
+    );
+}
+
+#[test]
+fn issuer_signed_with_another_digest_than_sha256_is_rejected() {
+    let mut values = with_issuer("ca.crt", "issuer-sha384.crt", "issuer-pkcs8.key");
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.crtPEM: it is signed with ecdsa-with-SHA384; linkerd needs \
+         ecdsa-with-SHA256 (a P-256 trust anchor)"
+    );
+}
+
+#[test]
+fn issuer_signed_by_one_of_several_trust_anchors_is_accepted() {
+    let mut values = with_issuer("other-ca.crt", "issuer.crt", "issuer-pkcs8.key");
+    let bundle = format!("{}{}", material("other-ca.crt"), material("ca.crt"));
+    set(&mut values, "identityTrustAnchorsPEM", bundle);
+    complete(&mut values);
+}
+
+#[test]
+fn issuer_that_is_not_a_ca_is_rejected() {
+    // A webhook serving certificate is a leaf: self-signed, so its own trust anchor.
+    let mut generated = defaults();
+    complete(&mut generated);
+    let mut values = defaults();
+    let crt = get_str(&generated, "proxyInjector.crtPEM");
+    set(&mut values, "identityTrustAnchorsPEM", crt);
+    set(&mut values, "identity.issuer.tls.crtPEM", crt);
+    set(
+        &mut values,
+        "identity.issuer.tls.keyPEM",
+        get_str(&generated, "proxyInjector.keyPEM"),
+    );
+    assert_eq!(
+        error(&mut values),
+        "identity.issuer.tls.crtPEM: it is not a CA certificate (no basicConstraints CA:TRUE), so \
+         it cannot issue proxy certificates"
     );
 }
 
@@ -663,23 +763,45 @@ fn certs_dir_given_values_win_and_only_missing_sets_are_written() {
 }
 
 #[test]
-fn issuer_crt_outside_its_validity_at_now_gives_a_warning_note() {
+fn issuer_crt_outside_its_validity_at_the_render_instant_is_an_error() {
     let mut values = with_reference_issuer();
     // 2031-01-01T00:00:00Z, after valid-crt.pem's notAfter.
-    let notes = complete_material(
+    let err = complete_material(
         &mut values,
         &MaterialOptions {
             certs_dir: None,
             now: at(1_924_992_000),
         },
     )
-    .expect("an expired issuer is a warning, not an error");
+    .expect_err("an expired issuer is refused, as upstream's install refuses it");
+    assert_eq!(
+        err.to_string(),
+        "identity.issuer.tls.crtPEM: it is valid from 2020-08-28T07:13:47Z to \
+         2030-08-26T07:13:47Z, which does not include the render's instant \
+         2031-01-01T00:00:00Z (SOURCE_DATE_EPOCH, or the clock when that is unset): renew the \
+         issuer certificate"
+    );
+}
+
+#[test]
+fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() {
+    let scratch = Scratch::new("expired");
+    complete_material(&mut defaults(), &options(Some(&scratch.0))).expect("first render");
+    let err = complete_material(
+        &mut defaults(),
+        &MaterialOptions {
+            certs_dir: Some(scratch.0.clone()),
+            now: at(NOW + 400 * DAY),
+        },
+    )
+    .expect_err("the kept issuer lasts one year");
+    let text = err.to_string();
     assert!(
-        notes.iter().any(|n| n.starts_with(
-            "warning: identity.issuer.tls.crtPEM is valid from 2020-08-28T07:13:47Z to \
-             2030-08-26T07:13:47Z, which does not include now (2031-01-01T00:00:00Z)"
+        text.starts_with(&format!(
+            "{}: it is valid from",
+            scratch.0.join("issuer.crt")
         )),
-        "{notes:?}"
+        "{text}"
     );
 }
 

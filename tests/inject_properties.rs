@@ -21,9 +21,8 @@ fn setup() -> &'static Setup {
         let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let chart = Chart::from_dir(&root).expect("the chart reads");
         let mut values = chart.default_values().expect("default values");
-        let anchors =
-            std::fs::read_to_string(root.join("../shared/reference/valid-trust-anchors.pem"))
-                .expect("trust anchors");
+        let anchors = std::fs::read_to_string(root.join("tests/reference/valid-trust-anchors.pem"))
+            .expect("trust anchors");
         set_path(
             &mut values,
             &["identityTrustAnchorsPEM"],

@@ -3,17 +3,25 @@
 mod support;
 
 use std::path::Path;
-use support::cli::{meshchart, scratch_dir};
+use support::cli::{command, meshchart, run, scratch_dir};
 
-/// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
-fn lint(extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["lint", "--chart", "tests/fixtures/lint-demo"];
-    args.extend(extra);
-    let out = meshchart(&args);
+/// Runs `meshchart lint ARGS` at the golden instant (when the pinned `tests/certs` issuer is
+/// valid); returns (exit code, stdout).
+fn lint_with(args: &[&str]) -> (i32, String) {
+    let out = run(command(&["lint"])
+        .args(args)
+        .env("SOURCE_DATE_EPOCH", "1700000000"));
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
     )
+}
+
+/// Lints the lint-demo chart with extra flags; returns (exit code, stdout).
+fn lint(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["--chart", "tests/fixtures/lint-demo"];
+    args.extend(extra);
+    lint_with(&args)
 }
 
 #[test]
@@ -206,4 +214,80 @@ fn an_archive_lints_like_its_folder() {
         "{stdout}"
     );
     assert!(Path::new(&archive).is_file());
+}
+
+#[test]
+fn upstream_values_yaml_lints_without_errors() {
+    let (code, out) = lint_with(&["-f", "tests/reference/upstream-values/values.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[ERROR]"), "{out}");
+}
+
+#[test]
+fn upstream_values_ha_yaml_lints_without_errors() {
+    let (code, out) = lint_with(&["-f", "tests/reference/upstream-values/values-ha.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[ERROR]"), "{out}");
+}
+
+#[test]
+fn any_node_selector_label_is_known() {
+    let (code, out) = lint_with(&["--set", "nodeSelector.disktype=ssd"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn stage_is_a_known_key() {
+    let (code, out) = lint_with(&[
+        "--set",
+        "cliVersion=linkerd/cli x",
+        "--set",
+        "stage=control-plane",
+    ]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// Lints the embedded control-plane chart with the pinned certificates and `extra` flags;
+/// returns (exit code, stdout).
+fn lint_control_plane(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["--certs-dir", "tests/certs"];
+    args.extend(extra);
+    lint_with(&args)
+}
+
+#[test]
+fn an_await_timeout_for_a_proxy_without_the_flag_is_a_warning() {
+    let (code, out) = lint_control_plane(&["--set", "proxy.awaitTimeout=2m"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] values: proxy.awaitTimeout adds --timeout to the linkerd-await hook, but proxy edge-21.4.4 ships a linkerd-await without --timeout (the releases from edge-22.2.1 and stable-2.11.2 on do)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_await_timeout_for_a_proxy_with_the_flag_is_not_a_warning() {
+    let (code, out) = lint_control_plane(&[
+        "--set",
+        "proxy.awaitTimeout=2m",
+        "--set",
+        "linkerdVersion=stable-2.12.0",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("[WARNING]"), "{out}");
+}
+
+#[test]
+fn a_deny_policy_for_a_proxy_that_ignores_it_is_a_warning() {
+    let (code, out) = lint_control_plane(&[
+        "--set",
+        "proxy.defaultInboundPolicy=deny",
+        "--set",
+        "proxy.image.version=edge-21.8.3",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] values: proxy.defaultInboundPolicy sets LINKERD2_PROXY_INBOUND_DEFAULT_POLICY, but proxy edge-21.8.3 does not read that variable"),
+        "{out}"
+    );
 }

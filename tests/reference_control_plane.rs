@@ -1,7 +1,7 @@
 //! The default render, compared with real Helm's render of the upstream chart, resource by
 //! resource and field by field.
 //!
-//! Expected: `../shared/reference/pr5967-default.yaml` (upstream at the proxy-await commit), with
+//! Expected: `tests/reference/pr5967-default.yaml` (upstream at the proxy-await commit), with
 //! the sp-validator objects (its Deployment, Service, RBAC, Secret and webhook) taken from
 //! `stable-2.10.2-sp-validator.yaml`, where sp-validator is a Deployment of its own as in our chart.
 //!
@@ -155,9 +155,10 @@ fn reference_resources(file: &str) -> Resources {
     resources_of(docs)
 }
 
-/// The expected resources: upstream at A, with B's standalone sp-validator objects.
-fn expected_resources() -> Resources {
-    let mut expected = reference_resources("pr5967-default.yaml");
+/// The resources of upstream's render `file` at A, with B's standalone sp-validator objects
+/// (from a default render: B has no HA reference).
+fn with_sp_validator(file: &str) -> Resources {
+    let mut expected = reference_resources(file);
     for (key, doc) in reference_resources("stable-2.10.2-sp-validator.yaml") {
         // B's file also holds its RoleBinding linkerd-psp, which lists B's linkerd-controller.
         if key.2.contains("sp-validator") {
@@ -167,8 +168,35 @@ fn expected_resources() -> Resources {
     expected
 }
 
+/// The expected resources: upstream's default render.
+fn expected_resources() -> Resources {
+    with_sp_validator("pr5967-default.yaml")
+}
+
+/// The expected HA resources: upstream's render of its own `values-ha.yaml`.
+fn expected_ha_resources() -> Resources {
+    with_sp_validator("pr5967-ha.yaml")
+}
+
 fn rendered_resources() -> Resources {
-    let rendered = support::render(&support::reference_values());
+    resources_of_values(&support::reference_values())
+}
+
+/// Our render of upstream's `values-ha.yaml` (copied into `tests/reference/upstream-values/`)
+/// over the reference values, as a user who brings that file gets it.
+fn rendered_ha_resources() -> Resources {
+    let mut flags = support::reference_flags();
+    flags.files.push(
+        support::reference_dir()
+            .join("upstream-values/values-ha.yaml")
+            .display()
+            .to_string(),
+    );
+    resources_of_values(&support::values_with(&flags))
+}
+
+fn resources_of_values(values: &Value) -> Resources {
+    let rendered = support::render(values);
     resources_of(
         support::parsed(&rendered)
             .into_iter()
@@ -273,6 +301,41 @@ fn default_render_matches_upstream_except_listed_deviations() {
         vec![d.resource(), d.path.clone()]
     });
     assert!(report.is_empty(), "{report}");
+}
+
+/// The heading of the HA table; the control-plane table's rows apply to the HA render too.
+const HA_DEVIATIONS_HEADING: &str = "## HA control plane";
+
+#[test]
+fn upstream_ha_values_render_as_upstream_except_listed_deviations() {
+    let found = differences(&expected_ha_resources(), &rendered_ha_resources());
+    let shared = read_table(DEVIATIONS_HEADING, &["resource", "field path", "reason"]);
+    let key = |d: &Difference| vec![d.resource(), d.path.clone()];
+    let ha_only: Vec<&Difference> = found
+        .iter()
+        .filter(|d| {
+            let key = key(d);
+            !shared
+                .iter()
+                .any(|row| row.covers(&key.iter().map(String::as_str).collect::<Vec<_>>()))
+        })
+        .collect();
+    let rows = read_table(HA_DEVIATIONS_HEADING, &["resource", "field path", "reason"]);
+    let report = unmatched(HA_DEVIATIONS_HEADING, &rows, &ha_only, |d| key(d));
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn upstream_ha_values_bring_the_pod_disruption_budgets() {
+    let got = rendered_ha_resources();
+    for name in ["linkerd-identity", "linkerd-dst", "linkerd-proxy-injector"] {
+        let key = (
+            "PodDisruptionBudget".to_owned(),
+            "linkerd".to_owned(),
+            name.to_owned(),
+        );
+        assert!(got.contains_key(&key), "no PodDisruptionBudget/{name}");
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `meshchart inject` / `uninject` compared with upstream's own inject fixtures
-//! (`../shared/reference/inject/`, linkerd2 at the proxy-await commit; and, as cases `modern_*`,
-//! today's native-sidecar fixtures in `../shared/reference/inject-modern/`), case by case, field
+//! (`tests/reference/inject/`, linkerd2 at the proxy-await commit; and, as cases `modern_*`,
+//! today's native-sidecar fixtures in `tests/reference/inject-modern/`), case by case, field
 //! by field, and report line by report line.
 //!
 //! Every difference must be listed, with its reason, in the inject table of

@@ -44,13 +44,21 @@ pub enum RenderError {
     },
     /// The chart says it needs another Kubernetes version.
     #[error(
-        "chart requires kubeVersion {constraint}, which is incompatible with Kubernetes {actual}"
+        "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {actual}"
     )]
     KubeVersion {
         /// Chart.yaml's constraint.
         constraint: String,
         /// The version rendered for.
         actual: String,
+    },
+    /// Chart.yaml's `kubeVersion` is not a version constraint.
+    #[error("Chart.yaml: kubeVersion {constraint:?} is not a version constraint: {reason}")]
+    BadKubeVersionConstraint {
+        /// Chart.yaml's constraint.
+        constraint: String,
+        /// What is wrong with it.
+        reason: String,
     },
 }
 

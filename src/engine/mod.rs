@@ -126,6 +126,7 @@ pub struct Engine {
     chart_name: String,
     chart_object: JValue,
     templates: Vec<String>,
+    kube_version_constraint: Option<String>,
 }
 
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
@@ -182,7 +183,27 @@ impl Engine {
             chart_name: chart.metadata.name.clone(),
             chart_object,
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
+            kube_version_constraint: chart.metadata.kube_version.clone(),
         })
+    }
+
+    /// Fails as Helm does when the chart's `kubeVersion` excludes the version rendered for.
+    pub fn check_kube_version(&self, kube_version: &KubeVersion) -> Result<(), RenderError> {
+        let Some(constraint) = &self.kube_version_constraint else {
+            return Ok(());
+        };
+        let actual = kube_version.version();
+        match functions::semver_satisfies(constraint, &actual) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(RenderError::KubeVersion {
+                constraint: constraint.clone(),
+                actual,
+            }),
+            Err(reason) => Err(RenderError::BadKubeVersionConstraint {
+                constraint: constraint.clone(),
+                reason,
+            }),
+        }
     }
 
     /// The chart's name.
@@ -260,6 +281,7 @@ impl Engine {
 
     /// Renders every template with `values` and returns the documents in Helm's order.
     pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
+        self.check_kube_version(&opts.kube_version)?;
         let objects = self.objects(values, opts);
         let outputs = self.render_all(&objects)?;
         let mut regular = Vec::new();

@@ -98,8 +98,8 @@ pub(crate) fn certificates(text: &str) -> Result<Vec<Vec<u8>>, String> {
         .collect()
 }
 
-/// Checks that `text` holds exactly one private key block with one of `labels`; returns its DER.
-pub(crate) fn private_key(text: &str, labels: &[&str]) -> Result<Vec<u8>, String> {
+/// Checks that `text` holds exactly one private key block of [`PRIVATE_KEY_LABELS`].
+pub(crate) fn private_key(text: &str) -> Result<Block<'_>, String> {
     let mut found = blocks(text)?;
     if found.len() != 1 {
         return Err(format!(
@@ -108,15 +108,19 @@ pub(crate) fn private_key(text: &str, labels: &[&str]) -> Result<Vec<u8>, String
         ));
     }
     let block = found.remove(0);
-    if labels.contains(&block.label) {
-        Ok(block.der)
+    if PRIVATE_KEY_LABELS.contains(&block.label) {
+        Ok(block)
     } else {
-        Err(format!(
-            "expected a {} block, found a {} block",
-            labels.join(" or "),
-            block.label
-        ))
+        Err(wrong_key_label(block.label))
     }
+}
+
+/// Says which key blocks are read, and which one was found instead.
+fn wrong_key_label(found: &str) -> String {
+    format!(
+        "expected an EC PRIVATE KEY, RSA PRIVATE KEY or PRIVATE KEY (PKCS#8) block, found a \
+         {found} block"
+    )
 }
 
 /// Writes one PEM block, 64 base64 characters a line, ending in a newline (as Go writes it).
@@ -231,19 +235,76 @@ pub(crate) fn parse_sec1(der: &[u8]) -> Result<EcKey, String> {
 
 /// Parses a PKCS#8 `PrivateKeyInfo` holding a P-256 key.
 pub(crate) fn parse_pkcs8(der: &[u8]) -> Result<EcKey, String> {
-    let (body, _) = expect(der, 0x30, "a PrivateKeyInfo sequence")?;
-    let (_version, body) = expect(body, 0x02, "the PrivateKeyInfo version")?;
-    let (algorithm, body) = expect(body, 0x30, "the key algorithm")?;
+    let (algorithm, inner) = pkcs8_parts(der)?;
     let (alg_oid, params) = expect(algorithm, 0x06, "the key algorithm OID")?;
     if alg_oid != EC_PUBLIC_KEY_OID {
-        return Err("not an EC key".to_owned());
+        return Err("not an EC or RSA key".to_owned());
     }
     let (curve, _) = expect(params, 0x06, "the curve OID")?;
     if curve != P256_OID {
         return Err("not a P-256 (prime256v1) key".to_owned());
     }
-    let (inner, _) = expect(body, 0x04, "the private key octets")?;
     parse_sec1(inner)
+}
+
+/// DER of the OID rsaEncryption (1.2.840.113549.1.1.1), without tag and length.
+const RSA_ENCRYPTION_OID: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+
+/// The PEM labels a private key may come under: SEC1 EC, PKCS#1 RSA, and PKCS#8 (EC or RSA),
+/// the three that upstream's identity code and Go's `tls.X509KeyPair` read.
+pub(crate) const PRIVATE_KEY_LABELS: &[&str] =
+    &["EC PRIVATE KEY", "RSA PRIVATE KEY", "PRIVATE KEY"];
+
+/// A private key, read far enough to compare it with a certificate's public key.
+pub(crate) enum PrivateKey {
+    /// A P-256 key.
+    Ec(EcKey),
+    /// An RSA key: its modulus and public exponent, as DER integers.
+    Rsa {
+        /// The modulus `n`.
+        modulus: Vec<u8>,
+        /// The public exponent `e`.
+        exponent: Vec<u8>,
+    },
+}
+
+/// Reads a private key block of one of [`PRIVATE_KEY_LABELS`].
+pub(crate) fn parse_private_key(label: &str, der: &[u8]) -> Result<PrivateKey, String> {
+    match label {
+        "EC PRIVATE KEY" => parse_sec1(der).map(PrivateKey::Ec),
+        "RSA PRIVATE KEY" => parse_pkcs1(der),
+        "PRIVATE KEY" => {
+            let (algorithm, inner) = pkcs8_parts(der)?;
+            let (alg_oid, _) = expect(algorithm, 0x06, "the key algorithm OID")?;
+            if alg_oid == RSA_ENCRYPTION_OID {
+                parse_pkcs1(inner)
+            } else {
+                parse_pkcs8(der).map(PrivateKey::Ec)
+            }
+        }
+        other => Err(wrong_key_label(other)),
+    }
+}
+
+/// The algorithm identifier and the inner key octets of a PKCS#8 `PrivateKeyInfo`.
+fn pkcs8_parts(der: &[u8]) -> Result<(&[u8], &[u8]), String> {
+    let (body, _) = expect(der, 0x30, "a PrivateKeyInfo sequence")?;
+    let (_version, body) = expect(body, 0x02, "the PrivateKeyInfo version")?;
+    let (algorithm, body) = expect(body, 0x30, "the key algorithm")?;
+    let (inner, _) = expect(body, 0x04, "the private key octets")?;
+    Ok((algorithm, inner))
+}
+
+/// Parses a PKCS#1 `RSAPrivateKey` (RFC 8017) far enough to know its public key.
+fn parse_pkcs1(der: &[u8]) -> Result<PrivateKey, String> {
+    let (body, _) = expect(der, 0x30, "an RSAPrivateKey sequence")?;
+    let (_version, body) = expect(body, 0x02, "the RSAPrivateKey version")?;
+    let (modulus, body) = expect(body, 0x02, "the RSA modulus")?;
+    let (exponent, _) = expect(body, 0x02, "the RSA public exponent")?;
+    Ok(PrivateKey::Rsa {
+        modulus: modulus.to_vec(),
+        exponent: exponent.to_vec(),
+    })
 }
 
 /// Encodes a length in DER.

@@ -1,6 +1,7 @@
 //! `meshchart inject` / `uninject` from parsed flags to output: what `main.rs` and golden cases
 //! call.
 
+use super::control_plane::values_from_linkerd_config;
 use super::flags::{InjectArgs, UninjectArgs};
 use super::input::read_sources;
 use super::sidecar::ChartSidecars;
@@ -8,7 +9,7 @@ use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transforme
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::error::Error;
-use crate::values::effective_values;
+use crate::values::{coalesce, effective_values};
 use std::io::Read;
 
 /// A finished run: the stream for stdout, the report, and notes for stderr (values warnings).
@@ -22,11 +23,30 @@ pub struct Run {
 
 /// Runs `meshchart inject` with `chart`'s defaults and partials.
 pub fn run_inject(chart: &Chart, args: &InjectArgs, stdin: &mut dyn Read) -> Result<Run, Error> {
-    if args.values.reads_stdin() && args.inputs.iter().any(|i| i == "-") {
+    let stdin_readers = usize::from(args.values.reads_stdin())
+        + usize::from(args.config.as_deref() == Some("-"))
+        + args.inputs.iter().filter(|i| *i == "-").count().min(1);
+    if stdin_readers > 1 {
         return Err(InjectError::StdinTwice.into());
     }
-    let defaults = chart.default_values()?;
-    let (mut values, mut notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    let mut notes = Vec::new();
+    let mut defaults = chart.default_values()?;
+    if let Some(config) = &args.config {
+        let [source] = read_sources(std::slice::from_ref(config), stdin)?
+            .try_into()
+            .map_err(|_| InjectError::Config {
+                path: config.clone(),
+                message: "expected one file, not a folder".into(),
+            })?;
+        let control_plane = values_from_linkerd_config(&source)?;
+        defaults = coalesce(&defaults, control_plane, &mut notes);
+        notes.push(format!(
+            "took the control plane's values from ConfigMap linkerd-config in {}",
+            source.name
+        ));
+    }
+    let (mut values, value_notes) = effective_values(&defaults, &args.values.overrides(), stdin)?;
+    notes.extend(value_notes);
     if let Some(dir) = &args.certs_dir {
         notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
     }

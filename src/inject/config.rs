@@ -12,6 +12,7 @@ use super::parse::{
     BOOL_ALLOWED, DURATION_ALLOWED, PORT_LIST_ALLOWED,
 };
 use super::quantity::{Quantity, QUANTITY_ALLOWED};
+use super::report::Warning;
 use super::workload::{set_path, truthy};
 use crate::values::{Map, Value};
 
@@ -115,6 +116,8 @@ pub struct PodConfig {
     pub mode: InjectMode,
     /// Whether to add the `linkerd-debug` container.
     pub debug: bool,
+    /// What the report should say about the annotations (a port name no container has).
+    pub warnings: Vec<Warning>,
 }
 
 /// What applying an annotation's value may do.
@@ -122,6 +125,7 @@ struct Apply<'a> {
     values: &'a mut Value,
     debug: &'a mut bool,
     facts: &'a PodFacts,
+    warnings: &'a mut Vec<Warning>,
 }
 
 type Setter = fn(&str, &mut Apply<'_>) -> Result<(), String>;
@@ -213,9 +217,16 @@ fn millis(text: &str) -> Result<String, String> {
     Ok(format!("{}ms", nanos / 1_000_000))
 }
 
-/// `config.linkerd.io/opaque-ports`: ports, ranges (kept as ranges) and names of the pod's
-/// container ports (turned into their numbers).
-fn opaque_ports(text: &str, facts: &PodFacts) -> Result<String, String> {
+/// A port list annotation (`opaque-ports`, `skip-inbound-ports`, `skip-outbound-ports`): ports,
+/// ranges (kept as ranges) and names of the pod's container ports (turned into their numbers).
+/// A name that no container port has is left out with a warning, as upstream logs it and keeps
+/// the rest; anything else that is neither a port nor a name is an error.
+fn ports_with_names(
+    annotation: &'static str,
+    text: &str,
+    facts: &PodFacts,
+    warnings: &mut Vec<Warning>,
+) -> Result<String, String> {
     let allowed = || {
         let mut message = format!("{PORT_LIST_ALLOWED}, or names of the pod's container ports");
         if facts.named_ports.is_empty() {
@@ -236,11 +247,44 @@ fn opaque_ports(text: &str, facts: &PodFacts) -> Result<String, String> {
         let item = item.trim();
         if let Some((_, port)) = facts.named_ports.iter().find(|(n, _)| n == item) {
             out.push(port.to_string());
+        } else if let Some(range) = parse_port_range(item) {
+            out.push(range.to_string());
+        } else if is_port_name(item) {
+            warnings.push(Warning::UnresolvedPortName {
+                annotation,
+                name: item.to_owned(),
+            });
         } else {
-            out.push(parse_port_range(item).ok_or_else(allowed)?.to_string());
+            return Err(allowed());
         }
     }
     Ok(out.join(","))
+}
+
+/// Kubernetes' rule for a container port's name (IANA_SVC_NAME): 1 to 15 lowercase letters,
+/// digits and single dashes, at least one letter, no dash at either end.
+fn is_port_name(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (1..=15).contains(&bytes.len())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes.iter().any(u8::is_ascii_lowercase)
+        && !text.starts_with('-')
+        && !text.ends_with('-')
+        && !text.contains("--")
+}
+
+/// The setter of a port list annotation that sets `path`.
+fn port_list_setter(
+    annotation: &'static str,
+    path: &'static str,
+) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        let ports = ports_with_names(annotation, text, a.facts, a.warnings)?;
+        set(a.values, path, ports.into());
+        Ok(())
+    }
 }
 
 macro_rules! setting {
@@ -345,12 +389,10 @@ pub const SETTINGS: &[Setting] = &[
         true,
         "proxyInit.ignoreInboundPorts",
         |t, a| {
-            set(
-                a.values,
+            port_list_setter(
+                "config.linkerd.io/skip-inbound-ports",
                 "proxyInit.ignoreInboundPorts",
-                port_list(t)?.into(),
-            );
-            Ok(())
+            )(t, a)
         }
     ),
     setting!(
@@ -358,23 +400,17 @@ pub const SETTINGS: &[Setting] = &[
         true,
         "proxyInit.ignoreOutboundPorts",
         |t, a| {
-            set(
-                a.values,
+            port_list_setter(
+                "config.linkerd.io/skip-outbound-ports",
                 "proxyInit.ignoreOutboundPorts",
-                port_list(t)?.into(),
-            );
-            Ok(())
+            )(t, a)
         }
     ),
     setting!(
         "config.linkerd.io/opaque-ports",
         true,
         "proxy.opaquePorts",
-        |t, a| {
-            let ports = opaque_ports(t, a.facts)?;
-            set(a.values, "proxy.opaquePorts", ports.into());
-            Ok(())
-        }
+        |t, a| { port_list_setter("config.linkerd.io/opaque-ports", "proxy.opaquePorts")(t, a) }
     ),
     setting!(
         "config.linkerd.io/proxy-log-level",
@@ -636,7 +672,9 @@ pub fn resolve(
 ) -> Result<PodConfig, InjectError> {
     let mode = inject_mode(layers, workload)?;
     let mut values = base.clone();
-    let mut debug = false;
+    // `debugContainer.enabled` (upstream's --enable-debug-sidecar); the annotation overrides it.
+    let mut debug = truthy(base, &["debugContainer", "enabled"]);
+    let mut warnings = Vec::new();
     for setting in SETTINGS {
         let keys: Vec<&'static str> = std::iter::once(setting.key)
             .chain(setting.aliases.iter().copied())
@@ -648,6 +686,7 @@ pub fn resolve(
             values: &mut values,
             debug: &mut debug,
             facts,
+            warnings: &mut warnings,
         };
         (setting.setter)(&text, &mut apply).map_err(|allowed| InjectError::InvalidAnnotation {
             workload: Box::new(workload.clone()),
@@ -675,6 +714,7 @@ pub fn resolve(
         values,
         mode,
         debug,
+        warnings,
     })
 }
 
@@ -804,6 +844,95 @@ mod tests {
         assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
         assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
         assert_eq!(config.mode, InjectMode::Ingress);
+    }
+
+    #[test]
+    fn an_unresolvable_port_name_is_a_warning_and_the_rest_applies() {
+        let pod = annotations(&[("config.linkerd.io/opaque-ports", "3000,5000-6000,mysql")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let config = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap();
+        assert_eq!(
+            config.values.get_path(&["proxy", "opaquePorts"]),
+            Some(&Value::from("3000,5000-6000"))
+        );
+        assert_eq!(
+            config.warnings,
+            [Warning::UnresolvedPortName {
+                annotation: "config.linkerd.io/opaque-ports",
+                name: "mysql".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn skip_ports_accept_names_of_the_pods_container_ports() {
+        let pod = annotations(&[
+            ("config.linkerd.io/skip-inbound-ports", "admin,9000-9100"),
+            ("config.linkerd.io/skip-outbound-ports", "db"),
+        ]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let facts = PodFacts {
+            named_ports: vec![("admin".into(), 8081), ("db".into(), 5432)],
+        };
+        let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
+        let at = |p: &[&str]| config.values.get_path(p).cloned().unwrap_or_default();
+        assert_eq!(
+            at(&["proxyInit", "ignoreInboundPorts"]),
+            Value::from("8081,9000-9100")
+        );
+        assert_eq!(
+            at(&["proxyInit", "ignoreOutboundPorts"]),
+            Value::from("5432")
+        );
+        assert!(config.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_port_list_item_that_is_neither_port_nor_name_is_an_error() {
+        for bad in ["70000", "Mysql", "my_sql", "-db"] {
+            let pod = annotations(&[("config.linkerd.io/opaque-ports", bad)]);
+            let layers = Layers {
+                pod: Some(&pod),
+                ..Layers::default()
+            };
+            assert!(
+                resolve(&base(), &layers, &PodFacts::default(), &workload()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn debug_container_enabled_in_the_values_adds_the_debug_sidecar_unless_annotated_off() {
+        let mut values = base();
+        set(&mut values, "debugContainer.enabled", Value::Bool(true));
+        let debug = |pod: &Map| {
+            let layers = Layers {
+                pod: Some(pod),
+                ..Layers::default()
+            };
+            resolve(&values, &layers, &PodFacts::default(), &workload())
+                .unwrap()
+                .debug
+        };
+        assert!(debug(&Map::new()));
+        assert!(!debug(&annotations(&[(
+            "config.linkerd.io/enable-debug-sidecar",
+            "false"
+        )])));
+        let off = resolve(
+            &base(),
+            &Layers::default(),
+            &PodFacts::default(),
+            &workload(),
+        );
+        assert!(!off.unwrap().debug);
     }
 
     #[test]

@@ -142,6 +142,25 @@ pub enum InjectError {
         /// What is wrong with it.
         message: String,
     },
+    /// `--config` does not hold a usable `linkerd-config` ConfigMap.
+    #[error("--config {path}: {message}")]
+    Config {
+        /// The file (or `<stdin>`).
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A pod needs the identity trust anchors and nothing gave them.
+    #[error(
+        "{workload}: no identity trust anchors: give the control plane's configuration with \
+         --config FILE (a `meshchart render` output or `kubectl get configmap linkerd-config -n \
+         linkerd -o yaml`), the folder render kept with --certs-dir DIR, or the PEM with \
+         --set-file identityTrustAnchorsPEM=FILE"
+    )]
+    NoTrustAnchors {
+        /// The first workload that needed them.
+        workload: Box<WorkloadRef>,
+    },
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,

@@ -29,6 +29,11 @@ pub struct InjectArgs {
     /// give none.
     #[arg(long, value_name = "DIR")]
     pub certs_dir: Option<Utf8PathBuf>,
+    /// The control plane's `linkerd-config` ConfigMap (a `meshchart render` output, or `kubectl
+    /// get configmap linkerd-config -n linkerd -o yaml`; `-` for stdin): its values replace the
+    /// chart defaults, under `-f`/`--set` and annotations.
+    #[arg(long, value_name = "FILE|-")]
+    pub config: Option<String>,
 }
 
 /// `meshchart uninject`.

@@ -62,6 +62,7 @@ fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
             let resolve = |p: &Utf8PathBuf| Utf8PathBuf::from(resolve_path(dir, p.as_str()));
             a.namespace_annotations = a.namespace_annotations.as_ref().map(resolve);
             a.certs_dir = a.certs_dir.as_ref().map(resolve);
+            a.config = a.config.as_ref().map(|c| resolve_path(dir, c));
         }
         CaseCommand::Uninject(a) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();

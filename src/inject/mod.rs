@@ -19,6 +19,7 @@
 
 pub mod command;
 pub mod config;
+pub mod control_plane;
 pub mod error;
 pub mod flags;
 pub mod golden;
@@ -44,7 +45,8 @@ use mutate::{inject_template, Owner, Sidecar};
 use std::collections::BTreeMap;
 use uninject::uninject_template;
 use workload::{
-    meta_map, pod_template_mut, set_path, spec_list, str_at, truthy, workload_kind, WorkloadKind,
+    meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
+    WorkloadKind,
 };
 
 use crate::values::{Map, Value};
@@ -131,7 +133,9 @@ impl Namespaces {
     }
 }
 
-fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+/// The documents of `source` that may concern `word`: every JSON value, and the YAML documents
+/// whose text mentions it (the others are not parsed here; the main pass reads them).
+fn documents_mentioning(source: &Source, word: &str) -> Result<Vec<Value>, InjectError> {
     let mut docs = Vec::new();
     if source.is_json() {
         docs.extend(
@@ -141,11 +145,16 @@ fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Resul
         );
     } else {
         for chunk in split_yaml(&source.text) {
-            if chunk.body.contains("Namespace") {
+            if chunk.body.contains(word) {
                 docs.extend(parse_yaml_chunk(&source.name, &chunk)?);
             }
         }
     }
+    Ok(docs)
+}
+
+fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+    let docs = documents_mentioning(source, "Namespace")?;
     fn visit(doc: &Value, out: &mut BTreeMap<String, Map>) {
         let Some(map) = doc.as_map() else { return };
         let kind = str_at(map, &["kind"]);
@@ -249,6 +258,15 @@ impl Transform for Injector<'_> {
         if identity && workload::is_false(spec, "automountServiceAccountToken") {
             return skip(SkipReason::AutomountDisabled);
         }
+        if identity
+            && text_at(&config.values, &["identityTrustAnchorsPEM"])
+                .trim()
+                .is_empty()
+        {
+            return Err(InjectError::NoTrustAnchors {
+                workload: Box::new(at.clone()),
+            });
+        }
         let values = pod_values(config.values, template, kind);
         let render = |part: Part| {
             self.sidecars
@@ -272,7 +290,7 @@ impl Transform for Injector<'_> {
                 None
             },
         };
-        let mut warnings = Vec::new();
+        let mut warnings = config.warnings;
         if uses_udp(template) {
             warnings.push(Warning::Udp);
         }
@@ -281,6 +299,13 @@ impl Transform for Injector<'_> {
         {
             warnings.push(Warning::WaitBeforeExitIgnored);
         }
+        let hook =
+            truthy(&values, &["proxy", "await"]) && !truthy(&values, &["proxy", "nativeSidecar"]);
+        warnings.extend(
+            crate::proxy_support::unsupported_features(&values, hook)
+                .into_iter()
+                .map(Warning::ProxyLacks),
+        );
         let owner = Owner {
             kind,
             name: &at.name,

@@ -72,8 +72,12 @@ pub fn place_containers(
     };
     // A pod without containers is never injected, so nothing is recorded for this list.
     let containers = ensure_seq(spec, "containers", Added::Volumes, &mut Vec::new());
+    // A pod with a `linkerd-debug` container of its own keeps it, and gets no second one.
     if let Some(debug) = debug {
-        containers.push(debug);
+        if !containers.iter().any(|c| item_name(c) == item_name(&debug)) {
+            containers.push(debug);
+            added.push(Added::DebugContainer);
+        }
     }
     match (placement, proxy) {
         (ProxyPlacement::First, Some(proxy)) => containers.insert(0, proxy),
@@ -270,7 +274,7 @@ mod tests {
             names(&spec, "initContainers"),
             ["linkerd-init", "linkerd-proxy", "setup"]
         );
-        assert!(added.is_empty(), "{added:?}");
+        assert_eq!(added, [Added::DebugContainer]);
     }
 
     #[test]
@@ -289,7 +293,23 @@ mod tests {
             &mut added,
         );
         assert_eq!(names(&spec, "initContainers"), ["linkerd-proxy"]);
-        assert_eq!(added, [Added::InitContainers]);
+        assert_eq!(added, [Added::InitContainers, Added::DebugContainer]);
+    }
+
+    #[test]
+    fn a_pods_own_debug_container_is_kept_and_not_doubled() {
+        let mut spec = spec();
+        spec.insert(
+            "containers".into(),
+            Value::Seq(vec![container("a"), container("linkerd-debug")]),
+        );
+        let mut added = Vec::new();
+        place_containers(&mut spec, sidecar(), ProxyPlacement::Last, &mut added);
+        assert_eq!(
+            names(&spec, "containers"),
+            ["a", "linkerd-debug", "linkerd-proxy"]
+        );
+        assert!(!added.contains(&Added::DebugContainer), "{added:?}");
     }
 
     #[test]

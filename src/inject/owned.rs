@@ -1,6 +1,7 @@
 //! What inject writes, in one place, so that uninject removes exactly that.
 //!
-//! Inject owns: the `linkerd-proxy`, `linkerd-debug` and `linkerd-init` containers, the identity
+//! Inject owns: the `linkerd-proxy` and `linkerd-init` containers, the `linkerd-debug` container
+//! when it added it (the marker says so; a pod may have a debug container of its own), the identity
 //! and xtables volumes, the [`OWNED_ANNOTATIONS`] and [`OWNED_LABELS`] on the pod template
 //! (except labels the workload's selector matches on, like a control-plane pod's), and the
 //! [`ADDED_MARKER`] annotation. Everything else on the pod is the user's, including every
@@ -58,8 +59,10 @@ pub const OWNED_LABELS: &[&str] = &[
     "linkerd.io/proxy-cronjob",
 ];
 
-/// Containers inject adds to `containers`.
-pub const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER, DEBUG_CONTAINER];
+/// Containers inject adds to `containers`, always.
+pub const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER];
+/// The debug container, which inject adds when asked (recorded as [`Added::DebugContainer`]).
+pub const OWNED_DEBUG_CONTAINER: &str = DEBUG_CONTAINER;
 /// Containers inject adds to `initContainers` (the proxy too, where a native sidecar put it).
 pub const OWNED_INIT_CONTAINERS: &[&str] = &[INIT_CONTAINER, PROXY_CONTAINER];
 /// Volumes inject adds (and `linkerd-identity-token`, which later upstream versions add).
@@ -80,17 +83,20 @@ pub enum Added {
     Volumes,
     /// Inject set [`DEFAULT_CONTAINER`].
     DefaultContainer,
+    /// Inject added the `linkerd-debug` container.
+    DebugContainer,
 }
 
 impl Added {
     /// Every token, in the order the marker lists them.
-    pub const ALL: [Added; 6] = [
+    pub const ALL: [Added; 7] = [
         Added::Metadata,
         Added::Annotations,
         Added::Labels,
         Added::InitContainers,
         Added::Volumes,
         Added::DefaultContainer,
+        Added::DebugContainer,
     ];
 
     /// The token in the marker.
@@ -102,6 +108,7 @@ impl Added {
             Added::InitContainers => "initContainers",
             Added::Volumes => "volumes",
             Added::DefaultContainer => "default-container",
+            Added::DebugContainer => "debug-container",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The report on stderr: one line per resource, saying what happened to it and why.
 
+use crate::proxy_support::{Feature, Unsupported};
 use std::fmt::Write as _;
 
 /// Why a resource was left as it was.
@@ -64,31 +65,53 @@ impl SkipReason {
 }
 
 /// Something worth knowing about an injected pod.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Warning {
     /// A container port uses UDP, which the proxy does not handle.
     Udp,
     /// `proxy.waitBeforeExitSeconds` is set for a native-sidecar proxy, which has no hooks.
     WaitBeforeExitIgnored,
+    /// A port list annotation names a port that none of the pod's containers has; the rest of
+    /// the list applies.
+    UnresolvedPortName {
+        /// The annotation.
+        annotation: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A value asks the proxy image for something its release does not have.
+    ProxyLacks(Unsupported),
 }
 
 impl Warning {
     /// A stable key.
-    pub fn key(self) -> &'static str {
+    pub fn key(&self) -> &'static str {
         match self {
             Warning::Udp => "udp",
             Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
+            Warning::UnresolvedPortName { .. } => "unresolved_port_name",
+            Warning::ProxyLacks(missing) => match missing.feature {
+                Feature::AwaitBinary => "proxy_lacks_linkerd_await",
+                Feature::AwaitTimeoutFlag => "proxy_lacks_await_timeout",
+                Feature::InboundDefaultPolicy => "proxy_lacks_default_inbound_policy",
+            },
         }
     }
 
     /// A sentence.
-    pub fn message(self) -> &'static str {
+    pub fn message(&self) -> String {
         match self {
-            Warning::Udp => "uses \"protocol: UDP\", which the proxy does not handle",
+            Warning::Udp => "uses \"protocol: UDP\", which the proxy does not handle".into(),
             Warning::WaitBeforeExitIgnored => {
                 "proxy-wait-before-exit-seconds (proxy.waitBeforeExitSeconds) is ignored for a \
                  native sidecar: Kubernetes stops it after the app containers"
+                    .into()
             }
+            Warning::UnresolvedPortName { annotation, name } => format!(
+                "{annotation} names port {name:?}, which no container of the pod has: left out, \
+                 the other ports apply"
+            ),
+            Warning::ProxyLacks(missing) => missing.to_string(),
         }
     }
 }

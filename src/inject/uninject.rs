@@ -2,8 +2,9 @@
 
 use super::owned::{
     parse_marker, Added, ADDED_MARKER, DEFAULT_CONTAINER, OWNED_ANNOTATIONS, OWNED_CONTAINERS,
-    OWNED_INIT_CONTAINERS, OWNED_LABELS, OWNED_VOLUMES,
+    OWNED_DEBUG_CONTAINER, OWNED_INIT_CONTAINERS, OWNED_LABELS, OWNED_VOLUMES,
 };
+use super::sidecar::PROXY_CONTAINER;
 use super::workload::item_name;
 use crate::values::{Map, Value};
 
@@ -33,7 +34,15 @@ pub fn uninject_template(template: &mut Map, selector: &Map) -> bool {
         |token: Added, emptied_by_us: bool| added.contains(&token) || (!marked && emptied_by_us);
 
     if let Some(spec) = template.get_mut("spec").and_then(Value::as_map_mut) {
+        let proxied = ["containers", "initContainers"]
+            .iter()
+            .any(|key| has_named(spec, key, PROXY_CONTAINER));
         changed |= remove_named(spec, "containers", OWNED_CONTAINERS);
+        // The debug container goes when inject added it, or from a pod that upstream's inject
+        // meshed (a proxy, no marker); a pod's own `linkerd-debug` stays.
+        if added.contains(&Added::DebugContainer) || (!marked && proxied) {
+            changed |= remove_named(spec, "containers", &[OWNED_DEBUG_CONTAINER]);
+        }
         for (token, key, owned) in [
             (
                 Added::InitContainers,
@@ -95,6 +104,11 @@ pub fn uninject_template(template: &mut Map, selector: &Map) -> bool {
         template.remove("metadata");
     }
     changed
+}
+
+/// Whether list `key` has an item called `name`.
+fn has_named(spec: &Map, key: &str, name: &str) -> bool {
+    matches!(spec.get(key), Some(Value::Seq(items)) if items.iter().any(|i| item_name(i) == name))
 }
 
 /// Removes the items of list `key` whose `name` is one of `names`.

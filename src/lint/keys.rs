@@ -3,7 +3,9 @@
 //! A user key is known when the chart's defaults have it, or its `values.schema.json` declares
 //! it under `properties`. Below an empty map, a list, a null or a scalar default the chart
 //! leaves the shape open (`podAnnotations: {}` takes any key), and so does a schema level with
-//! `additionalProperties` or `patternProperties`.
+//! `additionalProperties` or `patternProperties`, and so does every Kubernetes map whose keys
+//! are the user's by nature: node selectors, tolerations, labels and annotations (see
+//! [`is_free_form`]), whatever the defaults or the schema list under them.
 
 use crate::values::Value;
 use serde_json::Value as Json;
@@ -37,6 +39,9 @@ impl<'a> KnownKeys<'a> {
         let mut default = Some(self.defaults);
         let mut schema = self.schema;
         for (depth, key) in path.iter().enumerate() {
+            if depth > 0 && is_free_form(&path[depth - 1]) {
+                return None;
+            }
             let schema_props = schema
                 .and_then(|s| s.get("properties"))
                 .and_then(Json::as_object);
@@ -94,6 +99,18 @@ impl<'a> KnownKeys<'a> {
             .min()
             .map(|(_, c)| c.join("."))
     }
+}
+
+/// Whether the map under `key` takes any key: Kubernetes' `nodeSelector` and `tolerations`, and
+/// labels and annotations (`labels`, `podLabels`, `podAnnotations`, ...), whose keys are the
+/// user's own (`nodeSelector.beta.kubernetes.io/os` is as valid as `kubernetes.io/os`).
+pub fn is_free_form(key: &str) -> bool {
+    matches!(
+        key,
+        "nodeSelector" | "tolerations" | "labels" | "annotations"
+    ) || key.ends_with("Labels")
+        || key.ends_with("Annotations")
+        || key.ends_with("NodeSelector")
 }
 
 /// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
@@ -180,6 +197,22 @@ mod tests {
         assert_eq!(
             known.suggest(&p("proxy.isGatewy")).as_deref(),
             Some("proxy.isGateway")
+        );
+    }
+
+    #[test]
+    fn keys_under_node_selectors_labels_and_annotations_are_never_unknown() {
+        let defaults =
+            parse_document("nodeSelector: {kubernetes.io/os: linux}\npodLabels: {a: b}\n").unwrap();
+        let schema =
+            json!({"properties": {"nodeSelector": {"properties": {"kubernetes.io/os": {}}}}});
+        let known = KnownKeys::new(&defaults, Some(&schema));
+        for key in ["nodeSelector.beta.kubernetes.io/os", "podLabels.team"] {
+            assert_eq!(known.unknown_prefix(&p(key)), None, "{key}");
+        }
+        assert_eq!(
+            known.unknown_prefix(&p("nodeSelectr.x")),
+            Some(p("nodeSelectr"))
         );
     }
 

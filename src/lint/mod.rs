@@ -129,6 +129,9 @@ pub fn lint(source: &ChartSource, flags: &RenderFlags, stdin: &mut dyn Read) -> 
         report.push(Severity::Error, "values", e.to_string());
         return report;
     }
+    for warning in crate::render::proxy_value_warnings(&chart, &values) {
+        report.push(Severity::Warning, "values", warning);
+    }
     check_templates(&chart, flags, &values, &mut report);
     report
 }

@@ -45,3 +45,15 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Helm, if this machine has it: `HELM_BIN`, else `helm` on PATH.
+pub fn helm() -> Option<PathBuf> {
+    if let Some(bin) = std::env::var_os("HELM_BIN").filter(|b| !b.is_empty()) {
+        return Some(PathBuf::from(bin));
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("helm"))
+            .find(|candidate| candidate.is_file())
+    })
+}

@@ -40,9 +40,10 @@ pub fn repo_root() -> Utf8PathBuf {
     Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/reference`: the upstream renders and the certificates they used.
+/// `tests/reference`: the upstream renders and the certificates they used (copied from the
+/// project's shared reference data; see `tests/reference/README.md`).
 pub fn reference_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
 }
 
 /// A file of the reference folder, as text.
@@ -82,7 +83,9 @@ pub fn set(values: &mut Value, path: &str, value: impl Into<Value>) {
 }
 
 /// The value flags of the reference renders: the `valid-*.pem` identity material
-/// (`--set-file`), the issuer expiry, and fixed webhook certificates and heartbeat schedule.
+/// (`--set-file`), the issuer expiry, fixed webhook certificates and heartbeat schedule, and
+/// upstream's `linkerdVersionValue` placeholder (its release tooling replaced it; our default is a
+/// real release, edge-21.4.4).
 pub fn reference_flags() -> ValueFlags {
     let file = |key: &str, name: &str| format!("{key}={}", reference_dir().join(name).display());
     let text = |key: &str, value: &str| format!("{key}={value}");
@@ -101,6 +104,7 @@ pub fn reference_flags() -> ValueFlags {
             text("profileValidator.keyPEM", PROFILE_VALIDATOR_KEY),
             text("profileValidator.caBundle", PROFILE_VALIDATOR_CA),
             text("heartbeatSchedule", HEARTBEAT_SCHEDULE),
+            text("linkerdVersion", "linkerdVersionValue"),
         ],
         ..ValueFlags::default()
     }

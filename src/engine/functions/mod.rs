@@ -38,6 +38,7 @@ use minijinja::{Environment, Error, ErrorKind};
 use std::borrow::Cow;
 
 pub use printf::sprintf;
+pub use semver::satisfies as semver_satisfies;
 
 /// The largest string a function may build (`repeat`, `printf` widths, `indent`, ...).
 pub const MAX_STRING_BYTES: usize = 10 * 1024 * 1024;

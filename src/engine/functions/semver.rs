@@ -17,6 +17,14 @@ use regex::Regex;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+/// Whether `version` satisfies `constraint`, as `semverCompare` decides it (Masterminds rules,
+/// which Helm also applies to a chart's `kubeVersion`).
+pub fn satisfies(constraint: &str, version: &str) -> Result<bool, String> {
+    let constraint = Constraint::parse(constraint)?;
+    let version = Version::parse(version).map_err(|e| format!("version {version:?}: {e}"))?;
+    Ok(constraint.matches(&version))
+}
+
 /// `semverCompare(constraint, version)`: whether `version` satisfies `constraint`.
 ///
 /// ```jinja

@@ -1,0 +1,206 @@
+//! The checks `linkerd install` makes on an issuer it is given, made at the render's instant:
+//! the key belongs to the certificate, the certificate is an ECDSA P-256 CA signed with
+//! ecdsa-with-SHA256, it is valid at that instant, and one of the trust anchors signed it.
+//! A control plane rendered with anything else starts, but its identity controller cannot issue
+//! certificates that proxies accept, so each failure stops the render naming the value at fault.
+
+use super::pem::{self, PrivateKey};
+use super::{rfc3339, Clock, IdentityError, Origin};
+use time::OffsetDateTime;
+use x509_parser::certificate::X509Certificate;
+use x509_parser::public_key::PublicKey;
+
+/// DER of the OID ecdsa-with-SHA256 (1.2.840.10045.4.3.2), without tag and length.
+const ECDSA_WITH_SHA256_OID: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
+
+/// An issuer to check: the trust anchors, the certificate and its key, each with its origin.
+pub(super) struct IssuerInput<'a> {
+    /// DER of every trust anchor.
+    pub anchors: &'a [Vec<u8>],
+    /// Where the trust anchors came from.
+    pub anchors_origin: Origin<'a>,
+    /// DER of the issuer certificate (the first block of its PEM).
+    pub crt: &'a [u8],
+    /// Where the certificate came from.
+    pub crt_origin: Origin<'a>,
+    /// The key's PEM label and DER.
+    pub key: (&'a str, &'a [u8]),
+    /// Where the key came from.
+    pub key_origin: Origin<'a>,
+}
+
+/// Runs every check; returns the certificate's notAfter as RFC 3339 (the chart's `crtExpiry`).
+pub(super) fn check_issuer(input: &IssuerInput<'_>, clock: Clock) -> Result<String, IdentityError> {
+    let crt_error = |reason: String| IdentityError::InvalidIssuer {
+        origin: input.crt_origin.to_string(),
+        reason,
+    };
+    let cert = parse(input.crt, input.crt_origin)?;
+    check_key_matches(&cert, input)?;
+    let now = clock.unix_seconds()?;
+    let (starts, ends) = validity(&cert);
+    if now < starts || now > ends {
+        return Err(crt_error(format!(
+            "it is valid from {} to {}, which does not include the render's instant {} \
+             (SOURCE_DATE_EPOCH, or the clock when that is unset): renew the issuer certificate",
+            stamp(starts, input.crt_origin)?,
+            stamp(ends, input.crt_origin)?,
+            stamp(now, input.crt_origin)?
+        )));
+    }
+    if !is_p256(&cert) {
+        return Err(crt_error(
+            "the issuer certificate must have an ECDSA P-256 key, the only kind linkerd's \
+             identity controller uses"
+                .to_owned(),
+        ));
+    }
+    let signature = &cert.signature_algorithm.algorithm;
+    if signature.as_bytes() != ECDSA_WITH_SHA256_OID {
+        let registry = x509_parser::objects::oid_registry();
+        let name = x509_parser::objects::oid2sn(signature, registry)
+            .map(str::to_owned)
+            .unwrap_or_else(|_| signature.to_id_string());
+        return Err(crt_error(format!(
+            "it is signed with {name}; linkerd needs ecdsa-with-SHA256 (a P-256 trust anchor)"
+        )));
+    }
+    if !cert.is_ca() {
+        return Err(crt_error(
+            "it is not a CA certificate (no basicConstraints CA:TRUE), so it cannot issue proxy \
+             certificates"
+                .to_owned(),
+        ));
+    }
+    check_signed_by_an_anchor(&cert, input, now)?;
+    stamp(ends, input.crt_origin)
+}
+
+fn parse<'d>(der: &'d [u8], origin: Origin<'_>) -> Result<X509Certificate<'d>, IdentityError> {
+    x509_parser::parse_x509_certificate(der)
+        .map(|(_, cert)| cert)
+        .map_err(|e| IdentityError::InvalidPem {
+            origin: origin.to_string(),
+            reason: format!("not a valid X.509 certificate ({e})"),
+        })
+}
+
+fn is_p256(cert: &X509Certificate<'_>) -> bool {
+    let spki = cert.public_key();
+    spki.algorithm.algorithm.as_bytes() == pem::EC_PUBLIC_KEY_OID
+        && spki
+            .algorithm
+            .parameters
+            .as_ref()
+            .is_some_and(|p| p.data == pem::P256_OID)
+}
+
+/// The key must be the certificate's: the same public key, whatever form the key is in.
+fn check_key_matches(
+    cert: &X509Certificate<'_>,
+    input: &IssuerInput<'_>,
+) -> Result<(), IdentityError> {
+    let key_error = |reason: String| IdentityError::InvalidPem {
+        origin: input.key_origin.to_string(),
+        reason,
+    };
+    let mismatch = || IdentityError::KeyMismatch {
+        key: input.key_origin.to_string(),
+        crt: input.crt_origin.to_string(),
+    };
+    let (label, der) = input.key;
+    let spki = cert.public_key();
+    match pem::parse_private_key(label, der).map_err(key_error)? {
+        PrivateKey::Ec(key) => {
+            // A SEC1 key without its public half cannot be compared without curve arithmetic;
+            // every common tool (Go, OpenSSL, step, cert-manager) writes it, so such keys pass.
+            let Some(public) = &key.public else {
+                return Ok(());
+            };
+            // ring checks that the private scalar and the public point belong together.
+            let pair = rcgen::KeyPair::try_from(pem::pkcs8_der(&key.private, public))
+                .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))?;
+            if pair.public_key_raw() == &*spki.subject_public_key.data {
+                Ok(())
+            } else {
+                Err(mismatch())
+            }
+        }
+        PrivateKey::Rsa { modulus, exponent } => match spki.parsed() {
+            Ok(PublicKey::RSA(rsa))
+                if strip_zeros(rsa.modulus) == strip_zeros(&modulus)
+                    && strip_zeros(rsa.exponent) == strip_zeros(&exponent) =>
+            {
+                Ok(())
+            }
+            _ => Err(mismatch()),
+        },
+    }
+}
+
+/// A DER integer's magnitude (a positive integer may carry a leading zero byte).
+fn strip_zeros(bytes: &[u8]) -> &[u8] {
+    let first = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+    &bytes[first..]
+}
+
+/// One of the trust anchors must have signed the certificate and be valid at `now`.
+fn check_signed_by_an_anchor(
+    cert: &X509Certificate<'_>,
+    input: &IssuerInput<'_>,
+    now: i64,
+) -> Result<(), IdentityError> {
+    let mut expired_signer = None;
+    for der in input.anchors {
+        let anchor = parse(der, input.anchors_origin)?;
+        if anchor.subject() != cert.issuer()
+            || cert.verify_signature(Some(anchor.public_key())).is_err()
+        {
+            continue;
+        }
+        let (starts, ends) = validity(&anchor);
+        if (starts..=ends).contains(&now) {
+            return Ok(());
+        }
+        expired_signer = Some((anchor.subject().to_string(), starts, ends));
+    }
+    let reason = match expired_signer {
+        Some((subject, starts, ends)) => format!(
+            "its trust anchor {subject} in {} is valid from {} to {}, which does not include the \
+             render's instant {}",
+            input.anchors_origin,
+            stamp(starts, input.anchors_origin)?,
+            stamp(ends, input.anchors_origin)?,
+            stamp(now, input.anchors_origin)?
+        ),
+        None => format!(
+            "it is not signed by any certificate in {} (it names {} as its issuer): proxies \
+             would reject every certificate it issues",
+            input.anchors_origin,
+            cert.issuer()
+        ),
+    };
+    Err(IdentityError::InvalidIssuer {
+        origin: input.crt_origin.to_string(),
+        reason,
+    })
+}
+
+/// The certificate's notBefore and notAfter, in seconds since 1970.
+fn validity(cert: &X509Certificate<'_>) -> (i64, i64) {
+    let validity = cert.validity();
+    (
+        validity.not_before.timestamp(),
+        validity.not_after.timestamp(),
+    )
+}
+
+/// RFC 3339 of `seconds`, or an error naming `origin` when it is out of range.
+fn stamp(seconds: i64, origin: Origin<'_>) -> Result<String, IdentityError> {
+    OffsetDateTime::from_unix_timestamp(seconds)
+        .map(rfc3339)
+        .map_err(|_| IdentityError::InvalidPem {
+            origin: origin.to_string(),
+            reason: format!("its validity ({seconds} s after 1970) is out of range"),
+        })
+}

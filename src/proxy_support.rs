@@ -1,0 +1,370 @@
+//! What each Linkerd proxy release understands: the one table behind the warnings that `render`,
+//! `inject` and `lint` give when a value asks a proxy image for something it does not have.
+//!
+//! A setting the image does not know is worse than useless: a postStart hook whose
+//! `linkerd-await` rejects a flag exits non-zero and the kubelet kills the container, and an env
+//! var an old proxy does not read silently leaves its default in force. Each proxy image's
+//! Dockerfile pins its linkerd-await; the proxy's own code decides which env vars it reads.
+//!
+//! | feature | first edge | first stable | why |
+//! | --- | --- | --- | --- |
+//! | linkerd-await in the image | edge-21.4.4 | stable-2.11.0 | proxy-await shipped the binary (v0.2.3) |
+//! | `linkerd-await --timeout` | edge-22.2.1 | stable-2.11.2 | linkerd-await v0.2.5 added it (edge-21.4.4 ships v0.2.3, stable-2.11.0/.1 v0.2.4) |
+//! | `LINKERD2_PROXY_INBOUND_DEFAULT_POLICY` | edge-21.8.4 | stable-2.11.0 | older proxies ignore it |
+//!
+//! A version that names no release of either line (a custom build, a digest, `latest`) is
+//! trusted: we cannot know what it has.
+
+use crate::values::Value;
+use std::fmt;
+
+/// A Linkerd release, as proxy image tags name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// `edge-YY.M.N`.
+    Edge(u32, u32, u32),
+    /// `stable-X.Y.Z`.
+    Stable(u32, u32, u32),
+}
+
+impl Release {
+    /// Reads `edge-21.4.4` or `stable-2.11.2`; anything else (suffixes included) is not a release.
+    pub fn parse(tag: &str) -> Option<Release> {
+        let (line, number) = tag.split_once('-')?;
+        let mut parts = number.split('.');
+        let mut next = || -> Option<u32> {
+            let part = parts.next()?;
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) || part.len() > 9 {
+                return None;
+            }
+            part.parse().ok()
+        };
+        let (a, b, c) = (next()?, next()?, next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        match line {
+            "edge" => Some(Release::Edge(a, b, c)),
+            "stable" => Some(Release::Stable(a, b, c)),
+            _ => None,
+        }
+    }
+
+    fn at_least(self, first: Introduced) -> bool {
+        match self {
+            Release::Edge(a, b, c) => (a, b, c) >= first.edge,
+            Release::Stable(a, b, c) => (a, b, c) >= first.stable,
+        }
+    }
+}
+
+/// Something a proxy image may or may not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// The `linkerd-await` binary that `proxy.await`'s postStart hook runs.
+    AwaitBinary,
+    /// linkerd-await's `--timeout` flag (`proxy.awaitTimeout`).
+    AwaitTimeoutFlag,
+    /// The `LINKERD2_PROXY_INBOUND_DEFAULT_POLICY` env var (`proxy.defaultInboundPolicy`).
+    InboundDefaultPolicy,
+}
+
+/// The first release of each line that has a feature.
+#[derive(Clone, Copy, Debug)]
+struct Introduced {
+    edge: (u32, u32, u32),
+    stable: (u32, u32, u32),
+}
+
+impl Feature {
+    fn introduced(self) -> Introduced {
+        match self {
+            Feature::AwaitBinary => Introduced {
+                edge: (21, 4, 4),
+                stable: (2, 11, 0),
+            },
+            Feature::AwaitTimeoutFlag => Introduced {
+                edge: (22, 2, 1),
+                stable: (2, 11, 2),
+            },
+            Feature::InboundDefaultPolicy => Introduced {
+                edge: (21, 8, 4),
+                stable: (2, 11, 0),
+            },
+        }
+    }
+
+    /// The releases that first have it, as users name them.
+    pub fn first_releases(self) -> String {
+        let Introduced { edge, stable } = self.introduced();
+        format!(
+            "edge-{}.{}.{} and stable-{}.{}.{}",
+            edge.0, edge.1, edge.2, stable.0, stable.1, stable.2
+        )
+    }
+
+    /// The value that asks for the feature, and what it asks.
+    fn asked_by(self) -> &'static str {
+        match self {
+            Feature::AwaitBinary => {
+                "proxy.await gives the proxy a postStart hook running linkerd-await"
+            }
+            Feature::AwaitTimeoutFlag => {
+                "proxy.awaitTimeout adds --timeout to the linkerd-await hook"
+            }
+            Feature::InboundDefaultPolicy => {
+                "proxy.defaultInboundPolicy sets LINKERD2_PROXY_INBOUND_DEFAULT_POLICY"
+            }
+        }
+    }
+
+    /// What the old image lacks, as the object of "proxy VERSION ...".
+    fn lacks(self) -> &'static str {
+        match self {
+            Feature::AwaitBinary => "does not ship linkerd-await",
+            Feature::AwaitTimeoutFlag => "ships a linkerd-await without --timeout",
+            Feature::InboundDefaultPolicy => "does not read that variable",
+        }
+    }
+
+    /// What happens on a cluster when the image lacks it, and what to do.
+    fn consequence(self) -> &'static str {
+        match self {
+            Feature::AwaitBinary => {
+                "the hook would fail and the kubelet kill the container, so the pod would \
+                 crash-loop; turn proxy.await off (proxy.controlPlaneAwait for the control plane) \
+                 or use a newer proxy"
+            }
+            Feature::AwaitTimeoutFlag => {
+                "the hook would fail and the kubelet kill the container, so the pod would \
+                 crash-loop; leave proxy.awaitTimeout empty or use a newer proxy"
+            }
+            Feature::InboundDefaultPolicy => {
+                "the policy would silently not apply (the proxy allows all unauthenticated \
+                 traffic); use a newer proxy"
+            }
+        }
+    }
+}
+
+/// Whether the proxy image `version` has `feature`: true for an unrecognised version.
+pub fn supports(version: &str, feature: Feature) -> bool {
+    Release::parse(version).is_none_or(|release| release.at_least(feature.introduced()))
+}
+
+/// A feature some value asks of a proxy image that the image's release lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The proxy image tag.
+    pub version: String,
+    /// What it lacks.
+    pub feature: Feature,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}, but proxy {} {} (the releases from {} on do): {} (linkerdVersion or \
+             proxy.image.version)",
+            self.feature.asked_by(),
+            self.version,
+            self.feature.lacks(),
+            self.feature.first_releases(),
+            self.feature.consequence(),
+        )
+    }
+}
+
+/// The proxy image tag the proxy partial writes: `proxy.image.version`, else `linkerdVersion`.
+pub fn proxy_version(values: &Value) -> Option<&str> {
+    fn non_empty(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str).filter(|s| !s.is_empty())
+    }
+    non_empty(values.get_path(&["proxy", "image", "version"]))
+        .or_else(|| non_empty(values.get_path(&["linkerdVersion"])))
+}
+
+/// What the proxies a set of values describes ask of their image, for one placement of the
+/// proxy: `hook` says whether a proxy gets the linkerd-await postStart hook (awaited, and not a
+/// native sidecar, which is probed instead).
+pub fn unsupported_features(values: &Value, hook: bool) -> Vec<Unsupported> {
+    let Some(version) = proxy_version(values) else {
+        return Vec::new();
+    };
+    let set = |key: &str| {
+        values
+            .get_path(&["proxy", key])
+            .filter(|v| !v.is_empty_like())
+            .map(|v| {
+                v.as_str()
+                    .map_or_else(|| crate::yaml::to_json(v), str::to_owned)
+            })
+    };
+    let mut wanted = Vec::new();
+    if hook {
+        wanted.push(Feature::AwaitBinary);
+        if set("awaitTimeout").is_some() {
+            wanted.push(Feature::AwaitTimeoutFlag);
+        }
+    }
+    if set("defaultInboundPolicy").is_some_and(|policy| policy != DEFAULT_INBOUND_POLICY) {
+        wanted.push(Feature::InboundDefaultPolicy);
+    }
+    wanted
+        .into_iter()
+        .filter(|&feature| !supports(version, feature))
+        .map(|feature| Unsupported {
+            version: version.to_owned(),
+            feature,
+        })
+        .collect()
+}
+
+/// The inbound policy every proxy applies when none is configured.
+pub const DEFAULT_INBOUND_POLICY: &str = "all-unauthenticated";
+
+/// Whether the control plane's proxies get the linkerd-await hook: destination, proxy-injector
+/// and sp-validator await with `proxy.controlPlaneAwait` (identity never does), unless they run
+/// as native sidecars.
+pub fn control_plane_hooks(values: &Value) -> bool {
+    let on = |key: &str| {
+        values
+            .get_path(&["proxy", key])
+            .is_some_and(|v| !v.is_empty_like())
+    };
+    let control_plane_await = values
+        .get_path(&["proxy", "controlPlaneAwait"])
+        .is_none_or(|v| !v.is_empty_like());
+    control_plane_await && !on("nativeSidecar")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(yaml: &str) -> Value {
+        crate::yaml::parse_document(yaml).unwrap()
+    }
+
+    #[test]
+    fn release_tags_of_both_lines_parse() {
+        assert_eq!(Release::parse("edge-21.4.4"), Some(Release::Edge(21, 4, 4)));
+        assert_eq!(
+            Release::parse("stable-2.11.2"),
+            Some(Release::Stable(2, 11, 2))
+        );
+    }
+
+    #[test]
+    fn custom_builds_and_other_tags_are_not_releases() {
+        for tag in [
+            "stable-2.10.2-patched",
+            "latest",
+            "edge-21.4",
+            "edge-21.4.4.1",
+            "enterprise-2.15.0",
+            "v2.11.2",
+            "edge-a.b.c",
+            "",
+        ] {
+            assert_eq!(Release::parse(tag), None, "{tag}");
+        }
+    }
+
+    #[test]
+    fn await_timeout_flag_starts_at_edge_22_2_1_and_stable_2_11_2() {
+        let f = Feature::AwaitTimeoutFlag;
+        assert!(!supports("edge-21.4.4", f));
+        assert!(!supports("edge-22.1.5", f));
+        assert!(supports("edge-22.2.1", f));
+        assert!(supports("edge-24.11.8", f));
+        assert!(!supports("stable-2.11.1", f));
+        assert!(supports("stable-2.11.2", f));
+        assert!(supports("stable-2.12.0", f));
+    }
+
+    #[test]
+    fn inbound_default_policy_starts_at_edge_21_8_4_and_stable_2_11_0() {
+        let f = Feature::InboundDefaultPolicy;
+        assert!(!supports("edge-21.8.3", f));
+        assert!(supports("edge-21.8.4", f));
+        assert!(!supports("stable-2.10.2", f));
+        assert!(supports("stable-2.11.0", f));
+    }
+
+    #[test]
+    fn linkerd_await_ships_from_edge_21_4_4_and_stable_2_11_0() {
+        let f = Feature::AwaitBinary;
+        assert!(!supports("edge-21.4.3", f));
+        assert!(supports("edge-21.4.4", f));
+        assert!(!supports("stable-2.10.2", f));
+        assert!(supports("stable-2.11.0", f));
+    }
+
+    #[test]
+    fn unrecognised_versions_are_trusted() {
+        for f in [
+            Feature::AwaitBinary,
+            Feature::AwaitTimeoutFlag,
+            Feature::InboundDefaultPolicy,
+        ] {
+            assert!(supports("my-build-42", f));
+        }
+    }
+
+    #[test]
+    fn proxy_image_version_wins_over_linkerd_version() {
+        let v = values("linkerdVersion: edge-21.4.4\nproxy: {image: {version: stable-2.12.0}}");
+        assert_eq!(proxy_version(&v), Some("stable-2.12.0"));
+        let v = values("linkerdVersion: edge-21.4.4\nproxy: {image: {version: ''}}");
+        assert_eq!(proxy_version(&v), Some("edge-21.4.4"));
+    }
+
+    #[test]
+    fn an_await_timeout_for_an_old_proxy_is_reported() {
+        let v = values("linkerdVersion: edge-21.4.4\nproxy: {awaitTimeout: 2m}");
+        let found = unsupported_features(&v, true);
+        assert_eq!(
+            found,
+            vec![Unsupported {
+                version: "edge-21.4.4".into(),
+                feature: Feature::AwaitTimeoutFlag
+            }]
+        );
+        let text = found[0].to_string();
+        assert!(text.contains("edge-21.4.4"), "{text}");
+        assert!(text.contains("--timeout"), "{text}");
+        assert!(text.contains("edge-22.2.1 and stable-2.11.2"), "{text}");
+    }
+
+    #[test]
+    fn an_await_timeout_without_a_hook_is_not_reported() {
+        let v = values("linkerdVersion: edge-21.4.4\nproxy: {awaitTimeout: 2m}");
+        assert!(unsupported_features(&v, false).is_empty());
+    }
+
+    #[test]
+    fn the_default_inbound_policy_asks_nothing_of_the_image() {
+        let v = values(
+            "linkerdVersion: stable-2.10.2\nproxy: {defaultInboundPolicy: all-unauthenticated}",
+        );
+        assert!(unsupported_features(&v, false).is_empty());
+        let v = values("linkerdVersion: stable-2.10.2\nproxy: {defaultInboundPolicy: deny}");
+        assert_eq!(
+            unsupported_features(&v, false)[0].feature,
+            Feature::InboundDefaultPolicy
+        );
+    }
+
+    #[test]
+    fn control_plane_hooks_follow_control_plane_await_and_native_sidecars() {
+        assert!(control_plane_hooks(&values("proxy: {}")));
+        assert!(!control_plane_hooks(&values(
+            "proxy: {controlPlaneAwait: false}"
+        )));
+        assert!(!control_plane_hooks(&values(
+            "proxy: {nativeSidecar: true}"
+        )));
+    }
+}
