@@ -226,7 +226,7 @@ fn a_key_over_1024_characters_in_explicit_form_is_read_and_written_back_the_same
 fn a_nel_in_an_env_value_survives_inject_and_uninject() {
     let input = DEPLOYMENT.replace(
         "image: web:v1\n",
-        "image: web:v1\n        env:\n        - name: A\n          value: \"a\\Nb\"\n",
+        "image: web:v1\n        env:\n        - name: A\n          value: \"a\\Nb\\Lc\\Pd\"\n",
     );
     let out = inject(&input);
     let injected = assert_injected(&out);
@@ -241,7 +241,7 @@ fn a_nel_in_an_env_value_survives_inject_and_uninject() {
             }),
         _ => None,
     };
-    assert_eq!(value(&injected), Some(Value::from("a\u{85}b")));
+    assert_eq!(value(&injected), Some(Value::from("a\u{85}b\u{2028}c\u{2029}d")));
     let back = meshchart(&["uninject", "-"], &text(&out.stdout));
     assert!(back.status.success(), "{}", text(&back.stderr));
     assert_eq!(
