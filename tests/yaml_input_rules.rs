@@ -168,6 +168,22 @@ fn a_key_given_twice_in_an_inject_input_is_an_error_naming_both_lines_of_the_fil
 }
 
 #[test]
+fn a_key_given_twice_in_a_json_inject_input_is_an_error_naming_both_lines() {
+    let input =
+        "{\"kind\": \"Deployment\",\n \"metadata\": {\"name\": \"a\"},\n \"kind\": \"Pod\"}\n";
+    let out = inject(input);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("<stdin>:3:")
+            && stderr.contains("\"kind\" is given twice")
+            && stderr.contains("on line 1 and on line 3"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn merge_keys_may_repeat_and_explicit_keys_override_them() {
     let file = scratch_file(
         "values-merge",
@@ -241,7 +257,10 @@ fn a_nel_in_an_env_value_survives_inject_and_uninject() {
             }),
         _ => None,
     };
-    assert_eq!(value(&injected), Some(Value::from("a\u{85}b\u{2028}c\u{2029}d")));
+    assert_eq!(
+        value(&injected),
+        Some(Value::from("a\u{85}b\u{2028}c\u{2029}d"))
+    );
     let back = meshchart(&["uninject", "-"], &text(&out.stdout));
     assert!(back.status.success(), "{}", text(&back.stderr));
     assert_eq!(

@@ -250,14 +250,21 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
             Some(Ok(value)) => {
                 let between = &text[previous_end..end];
                 let start = previous_end + (between.len() - between.trim_start().len());
-                out.push((
-                    Chunk {
-                        separator: &text[previous_end..start],
-                        body: &text[start..end],
-                        line: 1 + text[..start].matches('\n').count(),
-                    },
-                    Value::from(value),
-                ));
+                let chunk = Chunk {
+                    separator: &text[previous_end..start],
+                    body: &text[start..end],
+                    line: 1 + text[..start].matches('\n').count(),
+                };
+                // serde_json keeps the last of a key given twice; kubectl refuses it.
+                if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
+                    return Err(InjectError::Json {
+                        path: source.to_owned(),
+                        line: e.position.line,
+                        column: e.position.column,
+                        message: e.message,
+                    });
+                }
+                out.push((chunk, Value::from(value)));
                 previous_end = end;
             }
         }

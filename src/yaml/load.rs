@@ -56,6 +56,19 @@ pub fn parse_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Val
     Ok(loader.run()?.0)
 }
 
+/// The first map key given twice in `text`, a JSON or YAML stream, as the error
+/// [`parse_manifest_documents`] gives; `None` when there is none or the text does not read as
+/// YAML. For JSON, whose readers keep the last value silently.
+pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.line_offset = first_line.saturating_sub(1);
+    match loader.read() {
+        Err(e) if loader.found_duplicate => Some(e),
+        _ => None,
+    }
+}
+
 /// Parses the first document of a user's values file, refusing a map key given twice (see
 /// [`parse_manifest_documents`]).
 pub fn parse_values_document(text: &str) -> Result<Value, YamlError> {
@@ -117,6 +130,8 @@ struct Loader<'a> {
     unique_keys: bool,
     /// Added to every line reported, for text cut out of a larger file.
     line_offset: usize,
+    /// The error being returned is a key given twice.
+    found_duplicate: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -133,6 +148,7 @@ impl<'a> Loader<'a> {
             positions: Vec::new(),
             unique_keys: false,
             line_offset: 0,
+            found_duplicate: false,
         }
     }
 
@@ -143,6 +159,11 @@ impl<'a> Loader<'a> {
     }
 
     fn run(mut self) -> Result<(Vec<Value>, Positions), YamlError> {
+        self.read()?;
+        Ok((self.docs, self.positions))
+    }
+
+    fn read(&mut self) -> Result<(), YamlError> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
@@ -284,7 +305,7 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        Ok((self.docs, self.positions))
+        Ok(())
     }
 
     /// Fails when the map being read already has `key`.
@@ -293,6 +314,7 @@ impl<'a> Loader<'a> {
             return Ok(());
         };
         if let Some(first) = key_positions.get(key) {
+            self.found_duplicate = true;
             return Err(err(
                 at,
                 format!(
