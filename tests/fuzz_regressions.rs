@@ -21,3 +21,23 @@ fn a_quoted_merge_key_is_an_ordinary_key_and_a_plain_one_merges() {
     let plain = parse_document("<<: {x: 1}\n").unwrap();
     assert_eq!(plain.get_path(&["x"]), Some(&Value::Int(1)));
 }
+
+#[test]
+fn a_whole_float_beyond_2_pow_53_reads_back_as_the_same_float64() {
+    // yaml_round_trip, crash-71711098631ed8dccb00cbfed8d3cd7923da00b3: `001506913340988304952`
+    // is no octal integer, so a float; it is written as its shortest digits (as Helm does),
+    // which read back as an integer. Not a change of data: the same float64. The round-trip
+    // check (tests/support/yaml_round_trip.rs) compares such numbers as float64 since.
+    let value = parse_document("a0iVersion: 001506913340988304952\n").unwrap();
+    let Some(Value::Float(f)) = value.get_path(&["a0iVersion"]).cloned() else {
+        panic!("{value:?}")
+    };
+    let yaml = to_yaml(&value);
+    assert_eq!(yaml, "a0iVersion: 1506913340988305000");
+    let back = parse_document(&yaml).unwrap();
+    assert_eq!(
+        back.get_path(&["a0iVersion"]),
+        Some(&Value::Int(1_506_913_340_988_305_000))
+    );
+    assert_eq!(1_506_913_340_988_305_000_i64 as f64, f);
+}
