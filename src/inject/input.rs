@@ -335,6 +335,34 @@ mod tests {
     }
 
     #[test]
+    fn directives_stay_with_the_document_their_separator_starts() {
+        let text = "a: 1\n---\n%YAML 1.1\n# c\n---\nb: 2\n";
+        let chunks = split_yaml(text);
+        let bodies: Vec<_> = chunks.iter().map(|c| (c.body, c.line)).collect();
+        assert_eq!(
+            bodies,
+            vec![("a: 1\n", 1), ("%YAML 1.1\n# c\n---\nb: 2\n", 3)]
+        );
+        assert_eq!(rebuild(&chunks), text);
+    }
+
+    #[test]
+    fn only_a_valid_json_stream_is_json() {
+        let source = |text: &str| Source {
+            name: "s".into(),
+            text: text.into(),
+        };
+        assert!(source(" {\"a\": 1} [2]").is_json());
+        assert!(!source("{a: 1}").is_json());
+        assert!(!source("[a, b]\n").is_json());
+        assert!(
+            source("{\"a\": ").is_json(),
+            "neither: JSON's error is shown"
+        );
+        assert!(!source("kind: Pod").is_json());
+    }
+
+    #[test]
     fn yaml_errors_point_into_the_file() {
         let text = "a: 1\n---\nkind: Pod\nmetadata:\n  name: [x\n";
         let chunks = split_yaml(text);
