@@ -22,10 +22,13 @@ pub fn same_data(read: &Value, written: &Value) -> bool {
     }
 }
 
-/// Writes `value` as YAML and reads the text back; returns the text and what was read, or
-/// `None` when the value cannot be written (NaN or an infinity).
+/// Writes `value` as a YAML document, as `values` and `inject` do, and reads the text back;
+/// returns the text and what was read, or `None` when the value cannot be written (NaN or an
+/// infinity). (`toYaml` in templates drops the document's final newline, as Helm's does, so a
+/// string ending in blank lines written last keeps one fewer there.)
 pub fn write_and_read(value: &Value) -> Option<(String, Result<Value, String>)> {
-    let yaml = meshchart::yaml::try_to_yaml(value).ok()?;
+    let mut yaml = meshchart::yaml::try_to_yaml(value).ok()?;
+    yaml.push('\n');
     let back = meshchart::yaml::parse_document(&yaml).map_err(|e| e.to_string());
     Some((yaml, back))
 }
