@@ -5,10 +5,11 @@
 //! unified diff, and added and removed resources are listed by name. Documents without a kind
 //! (comment-only ones) are matched by their `# Source:` line.
 
+use crate::chart::ChartSource;
 use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::manifest::split_documents;
-use crate::render::{render, ChartSource, Clock};
+use crate::render::{render, Clock};
 use crate::values::Value;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fmt::{self, Write as _};
@@ -263,11 +264,12 @@ pub fn compare(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<DiffReport, Error> {
+    let mut kept_stdin = None;
     let (a, a_label, b, b_label) = match files {
         [a, b] => (
-            read_input(a, stdin)?,
+            read_input(a, stdin, &mut kept_stdin)?,
             a.clone(),
-            read_input(b, stdin)?,
+            read_input(b, stdin, &mut kept_stdin)?,
             b.clone(),
         ),
         [] => {
@@ -283,16 +285,23 @@ pub fn compare(
     diff_streams(&a, &a_label, &b, &b_label)
 }
 
-/// A file's text, or `stdin`'s for `-`.
-fn read_input(path: &str, stdin: &mut dyn Read) -> Result<String, Error> {
+/// A file's text, or `stdin`'s for `-`, through the input door. Standard input is read once:
+/// `diff - -` compares it with itself.
+fn read_input(
+    path: &str,
+    stdin: &mut dyn Read,
+    kept_stdin: &mut Option<String>,
+) -> Result<String, Error> {
     if path == "-" {
-        let mut text = String::new();
-        stdin
-            .read_to_string(&mut text)
-            .map_err(Error::io("<stdin>"))?;
-        return Ok(text);
+        if let Some(text) = kept_stdin {
+            return Ok(text.clone());
+        }
     }
-    std::fs::read_to_string(path).map_err(Error::io(path))
+    let text = crate::input::read_arg(path, stdin)?.text;
+    if path == "-" {
+        *kept_stdin = Some(text.clone());
+    }
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ pub enum Error {
     /// Injecting or uninjecting workloads.
     #[error(transparent)]
     Inject(#[from] InjectError),
+    /// An input refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

@@ -40,6 +40,9 @@ pub struct MaterialOptions {
 /// Why the identity or webhook material could not be completed.
 #[derive(Debug, thiserror::Error)]
 pub enum IdentityError {
+    /// A file refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// Some, but not all, of the trust anchors and issuer certificate and key were given.
     #[error(
         "{} missing: give all of identityTrustAnchorsPEM, identity.issuer.tls.crtPEM and \
@@ -224,11 +227,7 @@ pub fn trust_anchors_from_dir(
         return Ok(None);
     }
     let path = dir.join("ca.crt");
-    let pem = std::fs::read_to_string(&path).map_err(|source| IdentityError::Io {
-        action: "read the trust anchors from",
-        path: path.clone(),
-        source,
-    })?;
+    let pem = crate::input::read_path(&path)?.text;
     certificates(&pem, Origin::File(&path))?;
     match values {
         Value::Map(map) => {

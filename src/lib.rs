@@ -1,12 +1,14 @@
 //! meshchart: renders a Linkerd-compatible control plane from Jinja templates, Helm-style.
 //!
-//! The CLI in `main.rs` is a thin layer over these modules: [`chart`] reads charts, [`values`]
+//! The CLI in `main.rs` is a thin layer over these modules: [`input`] is the one door every
+//! byte a user hands us comes through (see its rules), [`chart`] reads charts, [`values`]
 //! merges values as Helm does, [`identity`] fills in the certificates the values lack, [`engine`]
 //! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
-//! [`golden`] runs golden-file cases, [`inject`] adds the mesh's proxy to workloads (and takes it
-//! out again), [`package`] writes and safely reads chart archives, [`lint`] and [`diff`] review
-//! charts and renders; [`flags`] holds the flags several commands share, [`files`] the atomic
-//! file write, [`proxy_support`] what each proxy release understands.
+//! [`golden`] runs golden-file cases (render's and inject's), [`inject`] adds the mesh's proxy to
+//! workloads (and takes it out again), [`package`] writes chart archives, [`lint`] and [`diff`]
+//! review charts and renders; [`flags`] holds the command line's flag types (turned into the
+//! library's plain options), [`files`] the atomic file write, [`proxy_support`] what each proxy
+//! release understands.
 
 pub mod chart;
 pub mod diff;
@@ -17,6 +19,7 @@ pub mod flags;
 pub mod golden;
 pub mod identity;
 pub mod inject;
+pub mod input;
 pub mod lint;
 pub mod manifest;
 pub mod package;

@@ -2,13 +2,13 @@
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use meshchart::flags::{RenderFlags, ValueFlags};
+use meshchart::chart::ChartSource;
+use meshchart::flags::{InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::golden;
 use meshchart::inject::command::{run_inject, run_uninject, Run};
-use meshchart::inject::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
-use meshchart::render::{self, ChartSource, Clock};
+use meshchart::render::{self, Clock};
 use meshchart::Error;
 use meshchart::{diff, lint};
 use std::io::Write;
@@ -179,11 +179,11 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Inject(args) => {
             let chart = ChartSource::Embedded.load()?;
-            let run = run_inject(&chart, &args, &mut std::io::stdin().lock())?;
+            let run = run_inject(&chart, &args.request(), &mut std::io::stdin().lock())?;
             finish(run, args.report)
         }
         Command::Uninject(args) => {
-            let run = run_uninject(&args, &mut std::io::stdin().lock())?;
+            let run = run_uninject(&args.inputs, &mut std::io::stdin().lock())?;
             finish(run, args.report)
         }
         Command::Render {

@@ -42,37 +42,6 @@ fn wants_identity_material(chart: &Chart) -> bool {
         .is_some_and(|v| matches!(v, Value::Bool(true)) || v.as_str() == Some("true"))
 }
 
-/// Where a chart comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChartSource {
-    /// The control-plane chart compiled into the binary.
-    Embedded,
-    /// A chart folder on disk.
-    Path(Utf8PathBuf),
-    /// A chart archive (`.tgz`), read in memory.
-    Archive(Utf8PathBuf),
-}
-
-impl ChartSource {
-    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
-    pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
-        match path {
-            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
-            Some(p) => ChartSource::Path(p.to_owned()),
-            None => ChartSource::Embedded,
-        }
-    }
-
-    /// Reads the chart.
-    pub fn load(&self) -> Result<Chart, Error> {
-        Ok(match self {
-            ChartSource::Embedded => Chart::embedded()?,
-            ChartSource::Path(p) => Chart::from_dir(p)?,
-            ChartSource::Archive(p) => Chart::from_archive(p)?,
-        })
-    }
-}
-
 /// A finished render and what to tell the user on stderr.
 #[derive(Debug)]
 pub struct RenderOutcome {
@@ -194,25 +163,76 @@ pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
         .collect()
 }
 
+/// The marker in the names of `--output-dir`'s staging folders.
+pub const STAGING_MARKER: &str = ".meshchart-staging-";
+
 /// [`write_output_dir`] with the file writer supplied (tests use it to fail midway).
+///
+/// Everything is written into a staging folder beside `dir` (`.<dir>.meshchart-staging-<pid>`
+/// in its parent), never inside it, and moved into place with renames; so a run killed midway
+/// leaves nothing in `dir` that `kubectl apply -R dir` would read. Staging folders of runs that
+/// died (their process is gone) are removed first, and so are those older versions left inside
+/// `dir`.
 pub fn write_output_dir_with(
     dir: &Utf8Path,
     rendered: &Rendered,
     mut write: impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
 ) -> Result<Vec<Utf8PathBuf>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let staging = dir.join(format!(".meshchart-staging-{}", std::process::id()));
-    let result = stage_and_swap(dir, &staging, rendered, &mut write);
+    let real = dir.canonicalize_utf8().map_err(Error::io(dir))?;
+    let (parent, name) = match (real.parent(), real.file_name()) {
+        (Some(parent), Some(name)) => (parent.to_owned(), name.to_owned()),
+        // The file system's root has no sibling: stage inside it, as before.
+        _ => (real.clone(), String::new()),
+    };
+    let prefix = format!(".{name}{STAGING_MARKER}");
+    remove_stale_staging(&parent, &prefix);
+    remove_stale_staging(&real, STAGING_MARKER);
+    let staging = parent.join(format!("{prefix}{}", std::process::id()));
+    let result = stage_and_swap(&real, dir, &staging, rendered, &mut write);
     let _ = std::fs::remove_dir_all(&staging);
     result
 }
 
+/// Removes the staging folders named `<prefix><pid>` in `folder` whose process is gone.
+fn remove_stale_staging(folder: &Utf8Path, prefix: &str) {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().strip_prefix(prefix) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && !process_alive(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` still runs (our own always does). Without `/proc` we cannot tell,
+/// and say yes: a folder we cannot judge is left alone.
+fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc = std::path::Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+/// Stages into `staging` and renames into `real` (the output folder, resolved); `shown` is the
+/// folder as the user gave it, for the paths returned.
 fn stage_and_swap(
-    dir: &Utf8Path,
+    real: &Utf8Path,
+    shown: &Utf8Path,
     staging: &Utf8Path,
     rendered: &Rendered,
     write: &mut impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
 ) -> Result<Vec<Utf8PathBuf>, Error> {
+    let dir = real;
     let new_root = staging.join("new");
     let mut written = Vec::new();
     for (relative, text) in rendered.files() {
@@ -221,7 +241,7 @@ fn stage_and_swap(
             std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
         }
         write(&target, &text).map_err(Error::io(&target))?;
-        written.push(dir.join(&relative));
+        written.push(shown.join(&relative));
     }
     // Everything is staged: move the chart's folder into place in one rename each.
     let chart_dir = dir.join(&rendered.chart_name);

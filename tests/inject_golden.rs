@@ -1,4 +1,4 @@
-//! The inject/uninject golden cases under `tests/golden/inject/` (see `meshchart::inject::golden`
+//! The inject/uninject golden cases under `tests/golden/inject/` (see `meshchart::golden::inject`
 //! for the case layout). `UPDATE_GOLDEN=1 cargo test --test inject_golden` rewrites the
 //! expectations that differ; review the diff before committing.
 
@@ -11,7 +11,7 @@ fn inject_golden_cases() {
     let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
     let chart = Chart::from_dir(&Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")))
         .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
-    let reports = meshchart::inject::golden::run(&chart, &dir, update_requested())
+    let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!reports.is_empty(), "no cases under {dir}");
     let mut failures = String::new();

@@ -20,8 +20,7 @@
 mod support;
 
 use meshchart::flags::ValueFlags;
-use meshchart::inject::command::{run_inject, run_uninject};
-use meshchart::inject::flags::{InjectArgs, UninjectArgs};
+use meshchart::inject::command::{run_inject, run_uninject, InjectRequest};
 use meshchart::inject::workload::{pod_template_mut, workload_kind};
 use meshchart::values::{Map, Value};
 use support::deviations::{read_table, unmatched};
@@ -670,19 +669,13 @@ fn run(case: &Case) -> Result<(String, String), String> {
     let input = with_pod_annotations(&reference(case.input), case.annotations);
     let mut stdin = input.as_bytes();
     let result = match case.run {
-        Run::Uninject => run_uninject(
-            &UninjectArgs {
-                inputs: vec!["-".into()],
-                ..UninjectArgs::default()
-            },
-            &mut stdin,
-        ),
+        Run::Uninject => run_uninject(&["-".into()], &mut stdin),
         _ => run_inject(
             &support::chart(),
-            &InjectArgs {
+            &InjectRequest {
                 inputs: vec!["-".into()],
-                values: value_flags(case),
-                ..InjectArgs::default()
+                overrides: value_flags(case).overrides(),
+                ..InjectRequest::default()
             },
             &mut stdin,
         ),

@@ -1,19 +1,18 @@
 //! Charts: a `Chart.yaml`, templates and default values, read from a folder, the binary or an archive.
 
+pub mod helmignore;
 mod metadata;
 
+pub use crate::input::tree::{Hidden, Walked};
+pub use crate::input::{MAX_CHART_BYTES, MAX_CHART_FILES};
 pub use metadata::ChartMetadata;
 
-use crate::package::read::read_archive_file;
-use crate::package::walk::{walk_chart_dir, Hidden};
+use crate::input::archive::{read_archive_file, ArchiveError};
+use crate::input::{self, InputError};
 use crate::values::Value;
 use crate::yaml::{self, YamlError};
 use camino::{Utf8Path, Utf8PathBuf};
-
-/// Most files a chart may hold; a guard against runaway folders and archives.
-pub const MAX_CHART_FILES: usize = 10_000;
-/// Most bytes a chart may hold in all.
-pub const MAX_CHART_BYTES: u64 = 64 * 1024 * 1024;
+use helmignore::{HelmIgnore, HELMIGNORE};
 
 /// Why a chart could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -52,21 +51,16 @@ pub enum ChartError {
         /// What is wrong with it.
         message: String,
     },
-    /// A file is not valid UTF-8 text.
-    #[error("{origin}/{file}: not UTF-8 text")]
-    NotText {
-        /// Where the chart came from.
-        origin: String,
-        /// The file inside the chart.
-        file: String,
-    },
+    /// A file or folder was refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// `.helmignore` has a malformed line.
     #[error("{origin}/{source}")]
     HelmIgnore {
         /// Where the chart came from.
         origin: String,
         /// The line and what is wrong with it.
-        source: crate::package::helmignore::PatternError,
+        source: helmignore::PatternError,
     },
     /// `.helmignore` leaves `Chart.yaml` out (usually a `!` line: Helm 3 negation ignores every
     /// path that does not match it).
@@ -77,25 +71,78 @@ pub enum ChartError {
         /// The rule, with its line.
         rule: String,
     },
-    /// A chart file is a device, socket or pipe.
-    #[error("{origin}/{file}: not a regular file")]
-    IrregularFile {
-        /// Where the chart came from.
-        origin: String,
-        /// The file inside the chart.
-        file: String,
-    },
     /// A chart archive is unsafe, broken or too large.
     #[error(transparent)]
-    Archive(#[from] crate::package::read::ArchiveError),
-    /// The chart is larger than we agree to read.
-    #[error("{origin}: the chart is larger than the limit ({what})")]
-    TooLarge {
+    Archive(#[from] ArchiveError),
+    /// A file name holds a control character (a newline would split the `# Source:` line).
+    #[error("{origin}: the file name {file:?} holds a control character")]
+    ControlCharacterInName {
         /// Where the chart came from.
         origin: String,
-        /// Which limit.
-        what: String,
+        /// The name, escaped.
+        file: String,
     },
+}
+
+/// Where a chart comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChartSource {
+    /// The control-plane chart compiled into the binary.
+    Embedded,
+    /// A chart folder on disk.
+    Path(Utf8PathBuf),
+    /// A chart archive (`.tgz`), read in memory.
+    Archive(Utf8PathBuf),
+}
+
+impl ChartSource {
+    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
+    pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
+        match path {
+            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
+            Some(p) => ChartSource::Path(p.to_owned()),
+            None => ChartSource::Embedded,
+        }
+    }
+
+    /// Reads the chart.
+    pub fn load(&self) -> Result<Chart, ChartError> {
+        match self {
+            ChartSource::Embedded => Chart::embedded(),
+            ChartSource::Path(p) => Chart::from_dir(p),
+            ChartSource::Archive(p) => Chart::from_archive(p),
+        }
+    }
+}
+
+/// The chart's ignore rules: its `.helmignore` if it has one, else Helm's default rule only.
+pub fn ignore_rules(dir: &Utf8Path) -> Result<HelmIgnore, ChartError> {
+    let path = dir.join(HELMIGNORE);
+    if !path.as_std_path().exists() {
+        return Ok(HelmIgnore::defaults());
+    }
+    let text = input::read_path(&path)?.text;
+    HelmIgnore::parse(&text).map_err(|source| ChartError::HelmIgnore {
+        origin: dir.to_string(),
+        source,
+    })
+}
+
+/// Reads every file of the chart folder `dir` that `.helmignore` keeps (Helm's loader rules,
+/// within the input rules of [`crate::input::tree`]).
+pub fn walk_chart_dir(dir: &Utf8Path, hidden: Hidden) -> Result<Walked, ChartError> {
+    let rules = ignore_rules(dir)?;
+    let walked =
+        input::tree::chart_files(dir, hidden, &|path, is_dir| rules.ignores(path, is_dir))?;
+    if !walked.files.iter().any(|(p, _)| p == "Chart.yaml") && dir.join("Chart.yaml").is_file() {
+        if let Some(rule) = rules.ignored_by("Chart.yaml", false) {
+            return Err(ChartError::ChartYamlIgnored {
+                origin: dir.to_string(),
+                rule: rule.to_string(),
+            });
+        }
+    }
+    Ok(walked)
 }
 
 /// One file of a chart, by its path relative to the chart root (always `/`-separated).
@@ -145,6 +192,10 @@ impl Chart {
 
     /// Reads a chart folder: every file `.helmignore` keeps, hidden files and folders skipped.
     pub fn from_dir(dir: &Utf8Path) -> Result<Chart, ChartError> {
+        if !dir.is_dir() {
+            // A device or a missing path: the door says which, by name.
+            input::check_readable(dir, false)?;
+        }
         let walked = walk_chart_dir(dir, Hidden::Skip)?;
         Chart::from_files(dir.as_str(), text_files(dir.as_str(), walked.files)?)
     }
@@ -184,6 +235,12 @@ impl Chart {
 
     /// Builds a chart from its files (paths relative to the chart root).
     pub fn from_files(origin: &str, mut files: Vec<ChartFile>) -> Result<Chart, ChartError> {
+        if let Some(bad) = files.iter().find(|f| f.path.chars().any(char::is_control)) {
+            return Err(ChartError::ControlCharacterInName {
+                origin: origin.to_owned(),
+                file: bad.path.clone(),
+            });
+        }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let chart_yaml = files
             .iter()
@@ -282,15 +339,13 @@ impl Chart {
     }
 }
 
+/// The chart's files as text, under the input rules (BOM dropped; NUL or non-UTF-8 refused).
 fn text_files(origin: &str, files: Vec<(String, Vec<u8>)>) -> Result<Vec<ChartFile>, ChartError> {
     files
         .into_iter()
-        .map(|(path, bytes)| match String::from_utf8(bytes) {
-            Ok(text) => Ok(ChartFile { path, text }),
-            Err(_) => Err(ChartError::NotText {
-                origin: origin.to_owned(),
-                file: path,
-            }),
+        .map(|(path, bytes)| {
+            let text = input::decode(&format!("{origin}/{path}"), bytes)?;
+            Ok(ChartFile { path, text })
         })
         .collect()
 }

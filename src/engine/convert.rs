@@ -1,5 +1,6 @@
 //! Moving values between our tree and minijinja's.
 
+use super::functions::MAX_LIST_ITEMS;
 use crate::values::{Map, Value};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::{Error, ErrorKind};
@@ -17,8 +18,46 @@ pub fn to_jinja(value: &Value) -> JValue {
     }
 }
 
-/// A template value as our value; undefined becomes null, map keys become strings.
+/// Most list items and map entries one conversion walks: four lists at the list cap. A lazy
+/// list built with `+` can claim billions of items without holding them.
+const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
+
+/// A template value as our value; undefined becomes null, map keys become strings. A list or
+/// map longer than [`MAX_LIST_ITEMS`] (or values holding more than four times that in all) is
+/// refused.
 pub fn from_jinja(value: &JValue) -> Result<Value, Error> {
+    let mut budget = MAX_CONVERTED_ITEMS;
+    convert(value, &mut budget)
+}
+
+fn too_many(what: String) -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!("{what}, more than the limit of {MAX_LIST_ITEMS} (10 MiB at 32 bytes an item)"),
+    )
+}
+
+fn take_items(value: &JValue, budget: &mut usize) -> Result<(), Error> {
+    if let Some(len) = value.len() {
+        if len > MAX_LIST_ITEMS {
+            let what = if value.kind() == ValueKind::Map {
+                "map"
+            } else {
+                "list"
+            };
+            return Err(too_many(format!("a {what} of {len} items")));
+        }
+        if len > *budget {
+            return Err(too_many(format!(
+                "values holding more than {MAX_CONVERTED_ITEMS} items in all"
+            )));
+        }
+        *budget -= len;
+    }
+    Ok(())
+}
+
+fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
     Ok(match value.kind() {
         ValueKind::Undefined | ValueKind::None => Value::Null,
         ValueKind::Bool => Value::Bool(value.is_true()),
@@ -40,13 +79,19 @@ pub fn from_jinja(value: &JValue) -> Result<Value, Error> {
         ValueKind::Bytes => Value::String(
             String::from_utf8_lossy(value.as_bytes().unwrap_or_default()).into_owned(),
         ),
-        ValueKind::Seq | ValueKind::Iterable => Value::Seq(
-            value
-                .try_iter()?
-                .map(|v| from_jinja(&v))
-                .collect::<Result<_, _>>()?,
-        ),
+        ValueKind::Seq | ValueKind::Iterable => {
+            take_items(value, budget)?;
+            let mut items = Vec::new();
+            for item in value.try_iter()? {
+                if items.len() >= MAX_LIST_ITEMS {
+                    return Err(too_many("a list of more items".to_owned()));
+                }
+                items.push(convert(&item, budget)?);
+            }
+            Value::Seq(items)
+        }
         ValueKind::Map => {
+            take_items(value, budget)?;
             let mut map = Map::new();
             for key in value.try_iter()? {
                 let item = value.get_item(&key)?;
@@ -54,7 +99,7 @@ pub fn from_jinja(value: &JValue) -> Result<Value, Error> {
                     Some(s) => s.to_owned(),
                     None => key.to_string(),
                 };
-                map.insert(key, from_jinja(&item)?);
+                map.insert(key, convert(&item, budget)?);
             }
             Value::Map(map)
         }

@@ -36,6 +36,19 @@ pub enum RenderError {
         /// The YAML parser's complaint.
         message: String,
     },
+    /// The render's output passed `--max-output-bytes`.
+    #[error(
+        "{template}{}: the render's output passes the limit of {limit} bytes (raise it with --max-output-bytes)",
+        .line.map(|l| format!(":{l}")).unwrap_or_default()
+    )]
+    OutputTooLarge {
+        /// `chart/templates/file` whose output passed the limit.
+        template: String,
+        /// The template line that wrote the byte past the limit, when known.
+        line: Option<usize>,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// `--show-only` named a template that emits nothing or does not exist.
     #[error("--show-only {pattern}: no such template emits anything in this chart (partials and NOTES.txt never do)")]
     ShowOnlyNotFound {
@@ -138,8 +151,11 @@ impl RenderError {
                     line: mj.line(),
                     message: match mj.kind() {
                         minijinja::ErrorKind::OutOfFuel => format!(
-                            "the template ran {} steps without finishing (an endless loop?)",
-                            crate::engine::FUEL_PER_RENDER
+                            "the template used up its budget of {} steps or {} bytes of data \
+                             built (an endless loop, or a string or list grown past the \
+                             limit?)",
+                            crate::engine::FUEL_PER_RENDER,
+                            crate::engine::TEMPLATE_DATA_BYTES
                         ),
                         _ => mj
                             .detail()

@@ -1,5 +1,6 @@
 //! How Go's templates print values (`{{ v }}`, `toString`, `%v`), so output reads as Helm's does.
 
+use super::functions::MAX_STRING_BYTES;
 use crate::values::format_go_float;
 use minijinja::value::{Value, ValueKind};
 use std::fmt::Write as _;
@@ -50,6 +51,10 @@ pub fn write_list(out: &mut String, value: &Value, mut item: impl FnMut(&mut Str
     out.push('[');
     if let Ok(items) = value.try_iter() {
         for (i, element) in items.enumerate() {
+            // Past the string cap the caller fails anyway: stop walking (a lazy list can be huge).
+            if out.len() > MAX_STRING_BYTES {
+                break;
+            }
             if i > 0 {
                 out.push(' ');
             }
@@ -65,6 +70,9 @@ pub fn write_map(out: &mut String, value: &Value, mut item: impl FnMut(&mut Stri
     out.push_str("map[");
     if let Ok(keys) = value.try_iter() {
         for (i, key) in keys.enumerate() {
+            if out.len() > MAX_STRING_BYTES {
+                break;
+            }
             if i > 0 {
                 out.push(' ');
             }

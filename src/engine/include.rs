@@ -1,5 +1,6 @@
 //! `include` and `tpl`: rendering other templates and strings from inside a template.
 
+use super::MAX_STRING_BYTES;
 use minijinja::value::Value;
 use minijinja::{Error, ErrorKind, State};
 use std::cell::RefCell;
@@ -88,13 +89,29 @@ pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, 
         )
         .with_source(e)
     })?;
-    template.render(ctx).map_err(|e| {
+    let text = template.render(ctx).map_err(|e| {
         Error::new(
             ErrorKind::InvalidOperation,
             format!("error in included template {name}"),
         )
         .with_source(e)
-    })
+    })?;
+    within_string_cap(text)
+}
+
+/// Refuses a rendered string over [`MAX_STRING_BYTES`] (each nested render has its own fuel,
+/// so the caller's budget alone would not see it).
+fn within_string_cap(text: String) -> Result<String, Error> {
+    if text.len() > MAX_STRING_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "the rendered text is {} bytes, more than the limit of {MAX_STRING_BYTES} (10 MiB)",
+                text.len()
+            ),
+        ));
+    }
+    Ok(text)
 }
 
 /// How a string rendered by `tpl` is named in errors: `tpl string in <calling template>`.
@@ -116,5 +133,5 @@ pub fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Erro
     } else {
         format!("{TPL_NAME_PREFIX}{caller}")
     };
-    state.env().render_named_str(&name, text, ctx)
+    within_string_cap(state.env().render_named_str(&name, text, ctx)?)
 }

@@ -10,6 +10,7 @@ mod include;
 pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
 pub use convert::{from_jinja, to_jinja};
 pub use error::RenderError;
+pub use functions::{MAX_LIST_ITEMS, MAX_STRING_BYTES};
 pub use include::MAX_INCLUDE_DEPTH;
 
 use crate::chart::Chart;
@@ -20,8 +21,19 @@ use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::fmt::Write as _;
 
-/// Instructions one template render may run before we call it an endless loop.
-pub const FUEL_PER_RENDER: u64 = 50_000_000;
+/// How many bytes of data one template render may build in all (strings and lists made by
+/// operators, literals and function results, and its output), as minijinja's fuel counts them.
+/// Three times [`MAX_STRING_BYTES`]: a string or list doubled with `~` or `+` stops before it
+/// reaches 16 MiB, while printing one 10 MiB `repeat` still fits.
+pub const TEMPLATE_DATA_BYTES: u64 = 3 * MAX_STRING_BYTES as u64;
+/// The bytes one unit of minijinja's fuel stands for (one instruction costs one unit).
+const BYTES_PER_FUEL: u64 = 64;
+/// The fuel of one template render: [`TEMPLATE_DATA_BYTES`] of data, or as many instructions
+/// (491,520), before we call it an endless loop or a runaway value. The control-plane's
+/// templates use under 3,000.
+pub const FUEL_PER_RENDER: u64 = TEMPLATE_DATA_BYTES / BYTES_PER_FUEL;
+/// The default cap on a render's total output (`--max-output-bytes`).
+pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The release-level inputs of a render (`helm template`'s flags besides values).
 #[derive(Clone, Debug)]
@@ -38,6 +50,8 @@ pub struct RenderOptions {
     pub is_upgrade: bool,
     /// Only emit these templates (`templates/x.yaml`, globs allowed).
     pub show_only: Vec<String>,
+    /// The most bytes all templates together may output (`--max-output-bytes`).
+    pub max_output_bytes: u64,
 }
 
 impl Default for RenderOptions {
@@ -49,6 +63,7 @@ impl Default for RenderOptions {
             api_versions: Vec::new(),
             is_upgrade: false,
             show_only: Vec::new(),
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -162,8 +177,43 @@ impl Engine {
             if value.is_undefined() && state.undefined_behavior() != UndefinedBehavior::Lenient {
                 return Err(minijinja::Error::from(minijinja::ErrorKind::UndefinedError));
             }
+            // A list prints at least two bytes an item: refuse a long one before walking it (a
+            // lazy list doubled with `+` claims billions of items).
+            if let Some(len) = value.len().filter(|_| {
+                matches!(
+                    value.kind(),
+                    minijinja::value::ValueKind::Seq
+                        | minijinja::value::ValueKind::Iterable
+                        | minijinja::value::ValueKind::Map
+                )
+            }) {
+                if len.saturating_mul(2) > MAX_STRING_BYTES {
+                    return Err(minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!(
+                            "the {} printed here has {len} items: more than the limit of \
+                             {MAX_STRING_BYTES} bytes (10 MiB) once printed",
+                            if value.kind() == minijinja::value::ValueKind::Map {
+                                "map"
+                            } else {
+                                "list"
+                            }
+                        ),
+                    ));
+                }
+            }
             let mut text = String::new();
-            gofmt::write_display(&mut text, value);
+            gofmt::write_display(&mut text, value); // stops early past MAX_STRING_BYTES
+            if text.len() > MAX_STRING_BYTES {
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!(
+                        "the value printed here is {} bytes, more than the limit of \
+                         {MAX_STRING_BYTES} (10 MiB)",
+                        text.len()
+                    ),
+                ));
+            }
             out.write_str(&text).map_err(|e| {
                 minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
                     .with_source(e)
@@ -283,7 +333,7 @@ impl Engine {
     pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
         self.check_kube_version(&opts.kube_version)?;
         let objects = self.objects(values, opts);
-        let outputs = self.render_all(&objects)?;
+        let outputs = self.render_all(&objects, opts.max_output_bytes)?;
         let mut regular = Vec::new();
         let mut hooks = Vec::new();
         let mut notes = Vec::new();
@@ -312,11 +362,18 @@ impl Engine {
     ///
     /// Sequential on purpose: measured on this project's 2-core machines, rendering the two
     /// halves on two threads was no faster (thread start-up ate the gain) and less predictable.
-    fn render_all(&self, objects: &Objects) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
+    /// `max_output` caps the output of all templates together; each template's own output is
+    /// bounded by its fuel, so no more than one template's worth is held past the cap.
+    fn render_all(
+        &self,
+        objects: &Objects,
+        max_output: u64,
+    ) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
+        let mut total = 0u64;
         self.templates
             .iter()
             .filter(|name| !is_partial(name))
-            .map(|name| self.render_one(name, objects))
+            .map(|name| self.render_one(name, objects, &mut total, max_output))
             .collect()
     }
 
@@ -325,6 +382,8 @@ impl Engine {
         &self,
         name: &str,
         objects: &Objects,
+        total: &mut u64,
+        max_output: u64,
     ) -> Result<Vec<RenderedDocument>, RenderError> {
         let ctx = self.template_context(name, objects);
         let template = self
@@ -332,6 +391,19 @@ impl Engine {
             .get_template(name)
             .map_err(|e| self.template_error(&e))?;
         let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
+        let before = *total;
+        *total += output.len() as u64;
+        if *total > max_output {
+            let offset = usize::try_from(max_output - before).unwrap_or(usize::MAX);
+            let line = self
+                .output_origin(&template, &ctx, offset.min(output.len()))
+                .map(|(_, line)| line);
+            return Err(RenderError::OutputTooLarge {
+                template: format!("{}/templates/{name}", self.chart_name),
+                line,
+                limit: max_output,
+            });
+        }
         if is_notes(name) {
             return Ok(Vec::new());
         }
@@ -383,33 +455,13 @@ impl Engine {
             Ok(head) => head,
             Err(e) => {
                 let output_line = manifest::line_of(output, slice.offset) + e.position.line - 1;
-                // Render again with span tracking: only on this error path, so rendering stays fast.
-                let origin = template
-                    .render_with_spans(ctx)
-                    .ok()
-                    .and_then(|(text, spans)| {
-                        let line_start = line_start_offset(&text, output_line)?;
-                        let line_end = text[line_start..]
-                            .find('\n')
-                            .map_or(text.len(), |i| line_start + i);
-                        let at = (line_start + e.position.column.saturating_sub(1)).min(line_end);
-                        spans
-                            .iter()
-                            .find(|s| s.output_range().contains(&at))
-                            .or_else(|| spans.iter().find(|s| s.output_range().start >= line_start))
-                            .map(|s| {
-                                let mut line = s.line();
-                                // Raw text maps byte for byte, so find the exact source line in it.
-                                if s.kind() == minijinja::OutputSpanKind::Raw {
-                                    if let Ok(t) = self.env.get_template(s.name()) {
-                                        let offset = s.source_range().start
-                                            + at.saturating_sub(s.output_range().start);
-                                        line = manifest::line_of(t.source(), offset);
-                                    }
-                                }
-                                (s.name().to_owned(), line)
-                            })
-                    });
+                let origin = line_start_offset(output, output_line).and_then(|line_start| {
+                    let line_end = output[line_start..]
+                        .find('\n')
+                        .map_or(output.len(), |i| line_start + i);
+                    let at = (line_start + e.position.column.saturating_sub(1)).min(line_end);
+                    self.output_origin(template, ctx, at)
+                });
                 let (origin_name, template_line) = match origin {
                     Some((n, l)) => (n, Some(l)),
                     None => (name.to_owned(), None),
@@ -445,6 +497,36 @@ impl Engine {
             namespace: head.namespace,
             hook: head.hook,
         })
+    }
+}
+
+impl Engine {
+    /// The template and line that produced byte `at` of `template`'s output. Renders again with
+    /// span tracking: only on error paths, so rendering stays fast.
+    fn output_origin(
+        &self,
+        template: &minijinja::Template<'_, '_>,
+        ctx: &JValue,
+        at: usize,
+    ) -> Option<(String, usize)> {
+        let (text, spans) = template.render_with_spans(ctx).ok()?;
+        let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+        spans
+            .iter()
+            .find(|s| s.output_range().contains(&at))
+            .or_else(|| spans.iter().find(|s| s.output_range().start >= line_start))
+            .map(|s| {
+                let mut line = s.line();
+                // Raw text maps byte for byte, so find the exact source line in it.
+                if s.kind() == minijinja::OutputSpanKind::Raw {
+                    if let Ok(t) = self.env.get_template(s.name()) {
+                        let offset =
+                            s.source_range().start + at.saturating_sub(s.output_range().start);
+                        line = manifest::line_of(t.source(), offset);
+                    }
+                }
+                (s.name().to_owned(), line)
+            })
     }
 }
 

@@ -30,23 +30,10 @@ pub(crate) fn load<const N: usize>(
     let mut texts: [Option<String>; N] = std::array::from_fn(|_| None);
     for (name, slot) in names.iter().zip(&mut texts) {
         let path = dir.join(name);
-        match fs::read(&path) {
-            Ok(bytes) => {
-                *slot = Some(
-                    String::from_utf8(bytes).map_err(|_| IdentityError::InvalidPem {
-                        origin: path.to_string(),
-                        reason: "not UTF-8 text".to_owned(),
-                    })?,
-                );
-            }
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(IdentityError::Io {
-                    action: "read",
-                    path,
-                    source,
-                })
-            }
+        match crate::input::read_path(&path) {
+            Ok(input) => *slot = Some(input.text),
+            Err(crate::input::InputError::NotFound { .. }) => {}
+            Err(e) => return Err(e.into()),
         }
     }
     let names_where = |present: bool| -> Vec<&str> {

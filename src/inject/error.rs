@@ -1,6 +1,7 @@
 //! What can stop `inject` / `uninject`: every variant names the file, and the workload when there is one.
 
 use crate::engine::RenderError;
+use crate::input::InputError;
 use std::fmt;
 
 /// A resource in the input, for messages: where it starts and what it is.
@@ -59,14 +60,24 @@ impl fmt::Display for Origin {
 /// Why `inject` or `uninject` stopped. Nothing is written to stdout when one of these occurs.
 #[derive(Debug, thiserror::Error)]
 pub enum InjectError {
-    /// An input could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        /// The file or folder.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    /// An input was refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The chart (its defaults or its partials) could not be used.
+    #[error(transparent)]
+    Chart(Box<crate::chart::ChartError>),
+    /// The user's values could not be assembled.
+    #[error(transparent)]
+    Values(Box<crate::values::ValuesError>),
+    /// The trust anchors from `--certs-dir` could not be read.
+    #[error(transparent)]
+    Identity(Box<crate::identity::IdentityError>),
+    /// The chart's partials do not compile.
+    #[error(transparent)]
+    Engine(Box<RenderError>),
+    /// A flag's value is not usable (`--kube-version`).
+    #[error("{0}")]
+    Usage(String),
     /// An input is not valid YAML.
     #[error("{path}:{line}:{column}: invalid YAML: {message}")]
     Yaml {
@@ -107,6 +118,18 @@ pub enum InjectError {
         origin: Origin,
         /// The values it may take.
         allowed: String,
+    },
+    /// A field inject reads or rewrites has the wrong shape (it would be overwritten).
+    #[error("{workload}: {field} must be {expected}, found {found}")]
+    Shape {
+        /// The workload.
+        workload: Box<WorkloadRef>,
+        /// The field's path from the document root.
+        field: String,
+        /// The shape it must have.
+        expected: &'static str,
+        /// The shape found.
+        found: &'static str,
     },
     /// Annotations that are valid alone but not together.
     #[error("{workload}: {message}")]
@@ -165,6 +188,24 @@ pub enum InjectError {
     #[error("stdin (-) can be read only once")]
     StdinTwice,
 }
+
+/// Boxed wrappers keep [`InjectError`] small; `?` converts as `#[from]` would.
+macro_rules! boxed_from {
+    ($($variant:ident($source:ty)),* $(,)?) => {$(
+        impl From<$source> for InjectError {
+            fn from(source: $source) -> InjectError {
+                InjectError::$variant(Box::new(source))
+            }
+        }
+    )*};
+}
+
+boxed_from!(
+    Chart(crate::chart::ChartError),
+    Values(crate::values::ValuesError),
+    Identity(crate::identity::IdentityError),
+    Engine(RenderError),
+);
 
 /// Why a sidecar container could not be produced.
 #[derive(Debug, thiserror::Error)]

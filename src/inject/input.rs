@@ -2,19 +2,17 @@
 //! their exact text, so a document nobody changes is written back byte for byte.
 
 use super::error::InjectError;
+use crate::input::{self, Input};
 use crate::values::Value;
 use crate::yaml;
+use camino::Utf8Path;
 use std::io::Read;
-use std::path::Path;
 
 /// File extensions read when walking a folder.
 pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
 
 /// Name used for stdin in messages and reports.
-pub const STDIN_NAME: &str = "<stdin>";
-
-/// How deep a folder walk goes before we suspect a symlink loop.
-const MAX_WALK_DEPTH: usize = 64;
+pub const STDIN_NAME: &str = input::STDIN_NAME;
 
 /// One input stream: a file's or stdin's whole text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,8 +38,18 @@ impl Source {
     }
 }
 
-/// Reads the inputs named on the command line, in order: `-` is stdin, a folder is walked
-/// recursively in lexical order for `.yaml`, `.yml` and `.json` files, anything else is a file.
+impl From<Input> for Source {
+    fn from(input: Input) -> Source {
+        Source {
+            name: input.name,
+            text: input.text,
+        }
+    }
+}
+
+/// Reads the inputs named on the command line, in order, through the input door: `-` is stdin,
+/// a folder is walked recursively in lexical order for `.yaml`, `.yml` and `.json` files
+/// (links out of it, devices and FIFOs refused), anything else is a file.
 pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>, InjectError> {
     let mut sources = Vec::new();
     let mut stdin_used = false;
@@ -51,74 +59,19 @@ pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>
                 return Err(InjectError::StdinTwice);
             }
             stdin_used = true;
-            let mut text = String::new();
-            stdin
-                .read_to_string(&mut text)
-                .map_err(|source| InjectError::Read {
-                    path: STDIN_NAME.into(),
-                    source,
-                })?;
-            sources.push(Source {
-                name: STDIN_NAME.into(),
-                text,
-            });
+            sources.push(input::read_stdin(stdin)?.into());
             continue;
         }
-        let path = Path::new(arg);
-        let meta = std::fs::metadata(path).map_err(|source| InjectError::Read {
-            path: arg.clone(),
-            source,
-        })?;
-        if meta.is_dir() {
-            let mut files = Vec::new();
-            walk(path, 0, &mut files)?;
-            for file in files {
-                sources.push(read_file(&file)?);
+        let path = Utf8Path::new(arg);
+        if path.is_dir() {
+            for file in input::tree::manifest_files(path, EXTENSIONS)? {
+                sources.push(input::read_path(&file)?.into());
             }
         } else {
-            sources.push(read_file(path)?);
+            sources.push(input::read_path(path)?.into());
         }
     }
     Ok(sources)
-}
-
-fn read_file(path: &Path) -> Result<Source, InjectError> {
-    let name = path.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(path).map_err(|source| InjectError::Read {
-        path: name.clone(),
-        source,
-    })?;
-    Ok(Source { name, text })
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<std::path::PathBuf>) -> Result<(), InjectError> {
-    let io_err = |source| InjectError::Read {
-        path: dir.to_string_lossy().into_owned(),
-        source,
-    };
-    if depth > MAX_WALK_DEPTH {
-        return Err(io_err(std::io::Error::other(format!(
-            "folders nested more than {MAX_WALK_DEPTH} deep (a symlink loop?)"
-        ))));
-    }
-    let mut entries = std::fs::read_dir(dir)
-        .map_err(io_err)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(io_err)?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, depth + 1, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// A piece of an input stream: the text that separates it from the previous one, and its body.

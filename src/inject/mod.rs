@@ -21,8 +21,6 @@ pub mod command;
 pub mod config;
 pub mod control_plane;
 pub mod error;
-pub mod flags;
-pub mod golden;
 pub mod input;
 pub mod mutate;
 pub mod owned;
@@ -217,6 +215,7 @@ impl Transform for Injector<'_> {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
         };
+        check_shape(doc, kind, at)?;
         let workload_annotations = match kind.template_path {
             [] => None,
             _ => doc
@@ -327,6 +326,7 @@ impl Transform for Uninjector {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
         };
+        check_shape(doc, kind, at)?;
         let selector = selector_labels(doc, kind);
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
@@ -337,6 +337,17 @@ impl Transform for Uninjector {
             Outcome::Skipped(SkipReason::NotInjected)
         })
     }
+}
+
+/// Refuses a workload whose fields have shapes inject would overwrite (see
+/// [`workload::check_shapes`]).
+fn check_shape(doc: &Value, kind: &WorkloadKind, at: &WorkloadRef) -> Result<(), InjectError> {
+    workload::check_shapes(doc, kind).map_err(|p| InjectError::Shape {
+        workload: Box::new(at.clone()),
+        field: p.field,
+        expected: p.expected,
+        found: p.found,
+    })
 }
 
 /// The values the sidecar partials render with: the pod's configuration plus what the pod's

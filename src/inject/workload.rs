@@ -77,6 +77,114 @@ pub fn pod_template_mut<'a>(root: &'a mut Value, kind: &WorkloadKind) -> Option<
     Some(current)
 }
 
+/// A workload field whose value has the wrong shape (`initContainers: {a: 1}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeProblem {
+    /// The field's path from the document root (`spec.template.spec.initContainers`).
+    pub field: String,
+    /// The shape it must have: `a map`, `a list`.
+    pub expected: &'static str,
+    /// The shape found: `a list`, `a string`, ...
+    pub found: &'static str,
+}
+
+fn shape(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Seq(_) => "a list",
+        Value::Map(_) => "a map",
+    }
+}
+
+fn problem(path: &[&str], expected: &'static str, found: &Value) -> ShapeProblem {
+    ShapeProblem {
+        field: path.join("."),
+        expected,
+        found: shape(found),
+    }
+}
+
+/// The map at `key` of `owner` (`None` when absent or null), or the problem.
+fn map_field<'a>(
+    owner: &'a Map,
+    path: &mut Vec<&'a str>,
+    key: &'a str,
+) -> Result<Option<&'a Map>, ShapeProblem> {
+    match owner.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Map(m)) => Ok(Some(m)),
+        Some(other) => {
+            path.push(key);
+            Err(problem(path, "a map", other))
+        }
+    }
+}
+
+fn check_metadata<'a>(owner: &'a Map, path: &[&'a str]) -> Result<(), ShapeProblem> {
+    let mut at = path.to_vec();
+    let Some(metadata) = map_field(owner, &mut at, "metadata")? else {
+        return Ok(());
+    };
+    at.push("metadata");
+    for field in ["annotations", "labels"] {
+        map_field(metadata, &mut at.clone(), field)?;
+    }
+    Ok(())
+}
+
+/// Checks the fields inject reads and rewrites: `metadata` (with `annotations` and `labels`)
+/// of the workload and of its pod template, the path down to the template, the pod `spec`,
+/// and its `containers`, `initContainers` and `volumes` (lists of maps). An absent or null
+/// field is fine (there is nothing to replace); any other shape would be silently overwritten,
+/// so it is refused.
+pub fn check_shapes(doc: &Value, kind: &WorkloadKind) -> Result<(), ShapeProblem> {
+    let Some(root) = doc.as_map() else {
+        return Ok(());
+    };
+    check_metadata(root, &[])?;
+    let mut path: Vec<&str> = Vec::new();
+    let mut template = root;
+    for key in kind.template_path {
+        match map_field(template, &mut path, key)? {
+            Some(next) => template = next,
+            // No pod template: reported as such, not an error.
+            None => return Ok(()),
+        }
+        path.push(key);
+    }
+    if !kind.template_path.is_empty() {
+        check_metadata(template, &path)?;
+    }
+    let Some(spec) = map_field(template, &mut path, "spec")? else {
+        return Ok(());
+    };
+    path.push("spec");
+    for field in ["containers", "initContainers", "volumes"] {
+        match spec.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Seq(items)) => {
+                for (index, item) in items.iter().enumerate() {
+                    if !matches!(item, Value::Map(_)) {
+                        let name = format!("{field}[{index}]");
+                        let mut at = path.clone();
+                        at.push(&name);
+                        return Err(problem(&at, "a map", item));
+                    }
+                }
+            }
+            Some(other) => {
+                path.push(field);
+                return Err(problem(&path, "a list", other));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A string at `path` under `map`, or "".
 pub fn str_at<'a>(map: &'a Map, path: &[&str]) -> &'a str {
     let Some((first, rest)) = path.split_first() else {
@@ -184,6 +292,73 @@ mod tests {
         );
         assert_eq!(workload_kind("CRONJOB").map(|k| k.kind), Some("CronJob"));
         assert!(workload_kind("Service").is_none());
+    }
+
+    fn shape_of(yaml: &str) -> Result<(), ShapeProblem> {
+        let doc = crate::yaml::parse_document(yaml).unwrap();
+        let kind = workload_kind(doc.get_path(&["kind"]).unwrap().as_str().unwrap()).unwrap();
+        check_shapes(&doc, kind)
+    }
+
+    #[test]
+    fn wrong_shapes_are_named_with_their_path() {
+        let cases = [
+            (
+                "kind: Pod\nspec: {initContainers: {a: 1}}",
+                "spec.initContainers",
+                "a list",
+                "a map",
+            ),
+            (
+                "kind: Pod\nmetadata: {annotations: [a, b]}",
+                "metadata.annotations",
+                "a map",
+                "a list",
+            ),
+            ("kind: Pod\nmetadata: [1]", "metadata", "a map", "a list"),
+            (
+                "kind: Deployment\nspec: {template: {metadata: {labels: x}}}",
+                "spec.template.metadata.labels",
+                "a map",
+                "a string",
+            ),
+            (
+                "kind: Deployment\nspec: {template: {spec: {containers: [1]}}}",
+                "spec.template.spec.containers[0]",
+                "a map",
+                "an integer",
+            ),
+            ("kind: Deployment\nspec: [1]", "spec", "a map", "a list"),
+            (
+                "kind: CronJob\nspec: {jobTemplate: {spec: {template: {spec: {volumes: {}}}}}}",
+                "spec.jobTemplate.spec.template.spec.volumes",
+                "a list",
+                "a map",
+            ),
+        ];
+        for (yaml, field, expected, found) in cases {
+            assert_eq!(
+                shape_of(yaml),
+                Err(ShapeProblem {
+                    field: field.into(),
+                    expected,
+                    found
+                }),
+                "{yaml}"
+            );
+        }
+    }
+
+    #[test]
+    fn absent_and_null_fields_are_fine() {
+        for yaml in [
+            "kind: Pod",
+            "kind: Pod\nmetadata:\nspec: {containers: [{name: a}], initContainers: null}",
+            "kind: Deployment\nspec: {}",
+            "kind: Deployment\nspec: {template: {metadata: {annotations: {}}}}",
+        ] {
+            assert_eq!(shape_of(yaml), Ok(()), "{yaml}");
+        }
     }
 
     #[test]

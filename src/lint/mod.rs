@@ -15,9 +15,10 @@ pub mod schema;
 pub mod yaml11;
 
 use crate::chart::Chart;
+use crate::chart::ChartSource;
 use crate::engine::Engine;
 use crate::flags::RenderFlags;
-use crate::render::{complete_chart_material, ChartSource, Clock};
+use crate::render::{complete_chart_material, Clock};
 use crate::values::explain::{explain, DefaultsFile};
 use crate::values::Value;
 use std::fmt::Write as _;
@@ -213,6 +214,18 @@ fn check_chart_yaml(chart: &Chart, report: &mut LintReport) {
     }
 }
 
+/// The source of a value's origin: `prod.yaml` for `prod.yaml:12`, flags as they are.
+fn source_of(origin: &str) -> &str {
+    match origin.rsplit_once(':') {
+        Some((file, line))
+            if !origin.starts_with("--") && line.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            file
+        }
+        _ => origin,
+    }
+}
+
 /// Checks values; returns the effective values when they could be built.
 fn check_values(
     chart: &Chart,
@@ -221,13 +234,6 @@ fn check_values(
     report: &mut LintReport,
 ) -> Option<Value> {
     let overrides = flags.overrides();
-    let mut stdin_bytes = Vec::new();
-    if overrides.reads_stdin() {
-        if let Err(e) = stdin.read_to_end(&mut stdin_bytes) {
-            report.push(Severity::Error, "<stdin>", e.to_string());
-            return None;
-        }
-    }
     let defaults = match chart.default_values() {
         Ok(v) => v,
         Err(e) => {
@@ -235,29 +241,26 @@ fn check_values(
             return None;
         }
     };
+    let defaults_file = chart.default_values.as_ref().map(|f| DefaultsFile {
+        name: &f.path,
+        text: &f.text,
+    });
+    // Each values file is read once, by `explain`; its kept text serves the checks below.
+    let explained = explain(defaults_file, &defaults, &overrides, stdin);
     // YAML 1.1 booleans in the chart's defaults and in each values file.
-    let mut texts: Vec<(String, String)> = Vec::new();
+    let mut texts: Vec<(&str, &str)> = Vec::new();
     if let Some(file) = &chart.default_values {
-        texts.push((file.path.clone(), file.text.clone()));
+        texts.push((&file.path, &file.text));
     }
-    for file in &overrides.files {
-        let text = if file == "-" {
-            Some(String::from_utf8_lossy(&stdin_bytes).into_owned())
-        } else {
-            std::fs::read_to_string(file).ok()
-        };
-        if let Some(text) = text {
-            texts.push((
-                if file == "-" {
-                    "<stdin>".into()
-                } else {
-                    file.clone()
-                },
-                text,
-            ));
-        }
+    if let Ok(explained) = &explained {
+        texts.extend(
+            explained
+                .files
+                .iter()
+                .map(|f| (f.name.as_str(), f.text.as_str())),
+        );
     }
-    for (name, text) in &texts {
+    for (name, text) in texts {
         for found in yaml11::find(text) {
             report.push(
                 Severity::Warning,
@@ -266,12 +269,7 @@ fn check_values(
             );
         }
     }
-    let defaults_file = chart.default_values.as_ref().map(|f| DefaultsFile {
-        name: &f.path,
-        text: &f.text,
-    });
-    let mut replay: &[u8] = &stdin_bytes;
-    let explained = match explain(defaults_file, &defaults, &overrides, &mut replay) {
+    let explained = match explained {
         Ok(e) => e,
         Err(e) => {
             report.push(Severity::Error, "values", e.to_string());
@@ -285,10 +283,12 @@ fn check_values(
     let schema_json =
         schema_file.and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok());
     let known = keys::KnownKeys::new(&defaults, schema_json.as_ref());
+    // One report per unknown key and source (a file's thousand leaves under one unknown key
+    // are one mistake), so the suggestion search runs once per key, not once per leaf.
     let mut reported = std::collections::BTreeSet::new();
     for (path, origin) in &explained.user_origins {
         if let Some(unknown) = known.unknown_prefix(path) {
-            if !reported.insert((unknown.clone(), origin.clone())) {
+            if !reported.insert((unknown.clone(), source_of(origin).to_owned())) {
                 continue;
             }
             let hint = match known.suggest(&unknown) {

@@ -39,31 +39,111 @@ impl Violation {
     }
 }
 
+/// Where the schema is registered with the validator (never read from: see [`NoRemoteSchemas`]).
+const SCHEMA_URL: &str = "file:///values.schema.json";
+
+/// Refuses every `$ref` to another document: a chart's schema is validated offline and reads no
+/// file beside the chart (the draft metaschemas are built in).
+struct NoRemoteSchemas;
+
+impl boon::UrlLoader for NoRemoteSchemas {
+    fn load(&self, url: &str) -> Result<Json, Box<dyn std::error::Error>> {
+        Err(format!("{url}: values.schema.json may only refer to itself").into())
+    }
+}
+
 /// Checks `values` against the schema text; an unusable schema is an `Err` with the reason.
 pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, String> {
     let schema: Json =
         serde_json::from_str(schema_text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let validator =
-        jsonschema::validator_for(&schema).map_err(|e| format!("not a valid JSON Schema: {e}"))?;
+    let mut compiler = boon::Compiler::new();
+    compiler.use_loader(Box::new(NoRemoteSchemas));
+    let mut schemas = boon::Schemas::new();
+    let unusable = |e: boon::CompileError| format!("not a valid JSON Schema: {e}");
+    compiler
+        .add_resource(SCHEMA_URL, schema)
+        .map_err(unusable)?;
+    let index = compiler
+        .compile(SCHEMA_URL, &mut schemas)
+        .map_err(unusable)?;
     let instance = to_json(values);
-    let mut violations: Vec<Violation> = validator
-        .iter_errors(&instance)
-        .map(|e| Violation {
-            path: pointer_parts(&e.instance_path().to_string()),
-            message: e.to_string(),
-        })
-        .collect();
+    let mut violations = Vec::new();
+    if let Err(error) = schemas.validate(&instance, index) {
+        collect_violations(&error, &instance, &mut violations);
+    }
     violations.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
     violations.dedup();
     Ok(violations)
 }
 
-fn pointer_parts(pointer: &str) -> Vec<String> {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|p| p.replace("~1", "/").replace("~0", "~"))
-        .collect()
+/// The leaves of the validator's error tree (the keywords that failed), as violations.
+fn collect_violations(error: &boon::ValidationError, instance: &Json, out: &mut Vec<Violation>) {
+    if !error.causes.is_empty() {
+        for cause in &error.causes {
+            collect_violations(cause, instance, out);
+        }
+        return;
+    }
+    let path: Vec<String> = error
+        .instance_location
+        .tokens
+        .iter()
+        .map(|token| match token {
+            boon::InstanceToken::Prop(name) => name.to_string(),
+            boon::InstanceToken::Item(index) => index.to_string(),
+        })
+        .collect();
+    let pointer = error.instance_location.to_string();
+    let got = instance.pointer(&pointer).unwrap_or(&Json::Null);
+    out.push(Violation {
+        path,
+        message: describe_failure(&error.kind, got),
+    });
+}
+
+/// A failed keyword in the words `lint` has always used (`"yes" is not of type "boolean"`);
+/// the validator's own wording for the rarer ones.
+fn describe_failure(kind: &boon::ErrorKind, got: &Json) -> String {
+    use boon::ErrorKind as Kind;
+    let quoted = |names: Vec<String>| {
+        names
+            .iter()
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match kind {
+        Kind::Type { want, .. } => {
+            let types: Vec<String> = want.iter().map(|t| t.to_string()).collect();
+            match types.as_slice() {
+                [one] => format!("{got} is not of type {one:?}"),
+                _ => format!("{got} is not of types {}", quoted(types)),
+            }
+        }
+        Kind::Enum { want } => format!("{got} is not one of {}", Json::Array(want.to_vec())),
+        Kind::Const { want } => format!("{got} is not {want}"),
+        Kind::Minimum { want, .. } => format!("{got} is less than the minimum of {want}"),
+        Kind::Maximum { want, .. } => format!("{got} is greater than the maximum of {want}"),
+        Kind::ExclusiveMinimum { want, .. } => {
+            format!("{got} is less than or equal to the minimum of {want}")
+        }
+        Kind::ExclusiveMaximum { want, .. } => {
+            format!("{got} is greater than or equal to the maximum of {want}")
+        }
+        Kind::Pattern { want, .. } => format!("{got} does not match {want:?}"),
+        Kind::Required { want } => {
+            let missing: Vec<String> = want.iter().map(|w| w.to_string()).collect();
+            format!("missing required {}", quoted(missing))
+        }
+        Kind::AdditionalProperties { got: extra } => {
+            let extra: Vec<String> = extra.iter().map(|e| e.to_string()).collect();
+            format!(
+                "additional properties are not allowed ({} unexpected)",
+                quoted(extra)
+            )
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The JSON Schema type of a default value; `None` for null (anything goes).

@@ -2,21 +2,19 @@
 //! Helm reads, byte for byte the same on every run and every checkout; and reading such archives
 //! back safely (`render --chart foo-1.2.3.tgz`).
 //!
-//! - [`helmignore`]: Helm's `.helmignore` rules.
-//! - [`walk`]: a chart folder's files after `.helmignore`.
 //! - [`archive`]: the tar/gzip writer with fixed headers and Helm's entry order.
-//! - [`read`]: the safe reader.
+//!
+//! Reading (a chart folder after `.helmignore`, an archive without trusting it) goes through
+//! the input door: [`crate::chart::walk_chart_dir`] and [`crate::input::archive`].
 //!
 //! `Chart.yaml` is copied byte for byte (Helm re-serialises it); `--version` and `--app-version`
 //! rewrite only their own lines. A chart that keeps its defaults in `values/values.yaml` (ours)
 //! gets them stored as `values.yaml`, where Helm looks; every other file keeps its path.
 
 pub mod archive;
-pub mod helmignore;
-pub mod read;
-pub mod walk;
 
-use crate::chart::{Chart, ChartError, ChartMetadata};
+use crate::chart::{walk_chart_dir, Chart, ChartError, ChartMetadata, ChartSource, Hidden, Walked};
+use crate::input::archive::read_archive_file;
 use crate::yaml::load::resolve_plain;
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest, Sha256};
@@ -104,8 +102,8 @@ pub struct Package {
 pub type PackageFiles = Vec<(String, Vec<u8>)>;
 
 /// A chart folder's files as Helm packages them: `.helmignore` applied, hidden files kept.
-pub fn files_from_dir(dir: &Utf8Path) -> Result<walk::Walked, ChartError> {
-    walk::walk_chart_dir(dir, walk::Hidden::Keep)
+pub fn files_from_dir(dir: &Utf8Path) -> Result<Walked, ChartError> {
+    walk_chart_dir(dir, Hidden::Keep)
 }
 
 /// A loaded chart's files (the embedded chart, or one read from an archive).
@@ -121,10 +119,9 @@ pub fn files_from_chart(chart: &Chart) -> PackageFiles {
 /// embedded chart from its compiled-in files, an archive from its content (to change its
 /// version). Returns the package and notes for stderr.
 pub fn package_source(
-    source: &crate::render::ChartSource,
+    source: &ChartSource,
     options: &PackageOptions,
 ) -> Result<(Package, Vec<String>), PackageError> {
-    use crate::render::ChartSource;
     let (origin, files, notes) = match source {
         ChartSource::Embedded => {
             let chart = Chart::embedded()?;
@@ -135,7 +132,7 @@ pub fn package_source(
             (dir.to_string(), walked.files, walked.notes)
         }
         ChartSource::Archive(path) => {
-            let contents = read::read_archive_file(path.as_str()).map_err(ChartError::from)?;
+            let contents = read_archive_file(path.as_str()).map_err(ChartError::from)?;
             (path.to_string(), contents.files, Vec::new())
         }
     };
@@ -155,10 +152,8 @@ pub fn build_package(
             origin: origin.to_owned(),
         })?;
     let mut chart_yaml =
-        String::from_utf8(files[index].1.clone()).map_err(|_| ChartError::NotText {
-            origin: origin.to_owned(),
-            file: "Chart.yaml".to_owned(),
-        })?;
+        crate::input::decode(&format!("{origin}/Chart.yaml"), files[index].1.clone())
+            .map_err(ChartError::from)?;
     if let Some(version) = &options.version {
         if let Err(e) = semver::Version::parse(version) {
             return Err(PackageError::InvalidFlag {
@@ -451,7 +446,8 @@ mod tests {
             ("values/values-ha.yaml".to_owned(), b"a: 2\n".to_vec()),
         ];
         let package = build_package("demo", files, &PackageOptions::default()).unwrap();
-        let contents = read::read_archive(package.bytes.as_slice(), "demo.tgz").unwrap();
+        let contents =
+            crate::input::archive::read_archive(package.bytes.as_slice(), "demo.tgz").unwrap();
         let paths: Vec<&str> = contents.files.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             paths,

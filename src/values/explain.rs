@@ -7,9 +7,11 @@
 //! text still reads back as the same values.
 
 use super::coalesce::coalesce;
-use super::positions::{layout, leaves, lookup, NodeKind};
+use super::positions::{layout, leaves, lookup, Layout, NodeKind};
+use super::set::apply_set_with_reader;
 use super::sources::{Assembler, Source, ValueOverrides, ValuesError};
 use super::Value;
+use crate::input::Input;
 use std::collections::BTreeMap;
 use std::io::Read;
 
@@ -28,6 +30,8 @@ pub struct Explained {
     /// Every leaf the user's sources wrote (nulls and later-overwritten ones included), with
     /// the source that wrote it last.
     pub user_origins: BTreeMap<LeafPath, String>,
+    /// The `-f` files as read (once), named as in origins, in order.
+    pub files: Vec<Input>,
 }
 
 /// The chart's defaults as a file: how to name it, and its text.
@@ -39,16 +43,6 @@ pub struct DefaultsFile<'a> {
     pub text: &'a str,
 }
 
-fn line_label(name: &str, text: &str, path: &[String]) -> String {
-    match layout(text)
-        .ok()
-        .and_then(|l| l.node(path).map(|n| n.at.line))
-    {
-        Some(line) => format!("{name}:{line}"),
-        None => name.to_owned(),
-    }
-}
-
 /// How a source is named in origins (without a line).
 pub fn source_label(source: &Source) -> String {
     match source {
@@ -58,8 +52,9 @@ pub fn source_label(source: &Source) -> String {
     }
 }
 
-/// Computes the effective values with the origin of each leaf. Standard input is read once, up
-/// front, when a source asks for it.
+/// Computes the effective values with the origin of each leaf. Each source is read once (by
+/// the [`Assembler`], standard input only when a source asks for it); the origins come from the
+/// kept text, parsed and laid out once per file, so the work grows linearly with the values.
 pub fn explain(
     defaults_file: Option<DefaultsFile<'_>>,
     defaults: &Value,
@@ -67,18 +62,9 @@ pub fn explain(
     stdin: &mut dyn Read,
 ) -> Result<Explained, ValuesError> {
     let sources = overrides.sources();
-    let mut stdin_bytes = Vec::new();
-    if overrides.reads_stdin() {
-        stdin
-            .read_to_end(&mut stdin_bytes)
-            .map_err(|e| ValuesError::FileUnreadable {
-                file: "<stdin>".to_owned(),
-                message: e.to_string(),
-            })?;
-    }
-    let mut stdin_reader: &[u8] = &stdin_bytes;
-    let mut assembler = Assembler::new(&mut stdin_reader);
+    let mut assembler = Assembler::new(stdin);
     let mut user_origins: BTreeMap<LeafPath, String> = BTreeMap::new();
+    let mut files = Vec::new();
     for source in &sources {
         let before = assembler.values().clone();
         assembler.apply(source)?;
@@ -88,20 +74,27 @@ pub fn explain(
         let mut written: Vec<(LeafPath, String)> = Vec::new();
         match source {
             Source::File(f) => {
-                let text = if f == "-" {
-                    String::from_utf8_lossy(&stdin_bytes).into_owned()
-                } else {
-                    std::fs::read_to_string(f).unwrap_or_default()
-                };
-                if let Ok(value) = crate::yaml::parse_document(&text) {
+                let text = assembler.kept(f).unwrap_or_default();
+                if let Ok(value) = crate::yaml::parse_document(text) {
+                    let layout = layout(text).ok();
+                    let lines = layout.as_ref().map(Layout::by_path).unwrap_or_default();
                     for (path, _) in leaves(&value) {
-                        let origin = line_label(&label, &text, &path);
+                        let origin = match lines.get(path.as_slice()) {
+                            Some(node) => format!("{label}:{}", node.at.line),
+                            None => label.clone(),
+                        };
                         written.push((path, origin));
                     }
                 }
+                files.push(Input {
+                    name: label.clone(),
+                    text: text.to_owned(),
+                });
             }
             Source::Set { mode, expression } => {
-                if let Ok(map) = super::set::parse_set(expression, *mode) {
+                let mut map = super::Map::new();
+                let mut kept = |path: &str| Ok(assembler.kept(path).unwrap_or_default().to_owned());
+                if apply_set_with_reader(&mut map, expression, *mode, &mut kept).is_ok() {
                     for (path, value) in leaves(&Value::Map(map)) {
                         if lookup(after, &path) == Some(value) {
                             written.push((path, label.clone()));
@@ -126,16 +119,22 @@ pub fn explain(
     let mut warnings = Vec::new();
     let values = coalesce(defaults, user.clone(), &mut warnings);
     let default_layout = defaults_file.and_then(|f| layout(f.text).ok().map(|l| (f.name, l)));
+    let default_lines = default_layout
+        .as_ref()
+        .map(|(_, l)| l.by_path())
+        .unwrap_or_default();
     let mut origins = BTreeMap::new();
     for (path, value) in leaves(&values) {
         let from_user = lookup(&user, &path) == Some(value);
         let origin = match user_origins.get(&path) {
             Some(origin) if from_user => origin.clone(),
             _ => match &default_layout {
-                Some((name, l)) if lookup(defaults, &path) == Some(value) => match l.node(&path) {
-                    Some(n) => format!("{name}:{}", n.at.line),
-                    None => (*name).to_owned(),
-                },
+                Some((name, _)) if lookup(defaults, &path) == Some(value) => {
+                    match default_lines.get(path.as_slice()) {
+                        Some(n) => format!("{name}:{}", n.at.line),
+                        None => (*name).to_owned(),
+                    }
+                }
                 _ => user_origins
                     .get(&path)
                     .cloned()
@@ -149,6 +148,7 @@ pub fn explain(
         warnings,
         origins,
         user_origins,
+        files,
     })
 }
 

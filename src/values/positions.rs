@@ -8,6 +8,7 @@
 use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 use crate::yaml::{Position, YamlError};
+use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::TScalarStyle;
 
@@ -71,6 +72,15 @@ impl Layout {
     /// The node at `path`.
     pub fn node(&self, path: &[String]) -> Option<&Node> {
         self.nodes.iter().find(|n| n.path == path)
+    }
+
+    /// Every node by its path (the first, when a path repeats), for many lookups.
+    pub fn by_path(&self) -> HashMap<&[String], &Node> {
+        let mut index = HashMap::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            index.entry(node.path.as_slice()).or_insert(node);
+        }
+        index
     }
 }
 

@@ -226,25 +226,11 @@ fn escape_key(key: &str) -> String {
     out
 }
 
-/// Reads a `--set-file` file as text; the error is a short reason.
-pub(crate) fn read_text_file(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| io_message(&e))?;
-    String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_owned())
-}
-
-/// A short reason for an I/O error, without Rust's `(os error 2)` suffix.
-pub(crate) fn io_message(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "file not found".to_owned(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => {
-            let text = e.to_string();
-            match text.find(" (os error") {
-                Some(cut) => text[..cut].to_owned(),
-                None => text,
-            }
-        }
-    }
+/// Reads a `--set-file` file as text through the input door; the error is a short reason.
+fn read_text_file(path: &str) -> Result<String, String> {
+    crate::input::read_path(camino::Utf8Path::new(path))
+        .map(|input| input.text)
+        .map_err(|e| e.reason())
 }
 
 #[derive(Debug, Clone, PartialEq)]

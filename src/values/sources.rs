@@ -5,11 +5,13 @@
 //! All of them build one map of user values, which is coalesced onto the chart's defaults last.
 //! [`Assembler`] applies one [`Source`] at a time, so a caller can see what each source changed.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 
 use super::coalesce::{coalesce, merge_user_values};
-use super::set::{apply_set_with_reader, io_message, read_text_file, SetError, SetMode};
+use super::set::{apply_set_with_reader, SetError, SetMode};
 use super::{Map, Value};
+use crate::input::{self, InputError};
 
 /// The user's value flags, in the order given per flag type.
 #[derive(Default, Clone, Debug)]
@@ -138,11 +140,13 @@ pub fn effective_values(
     Ok((values, warnings))
 }
 
-/// Applies sources one at a time into the user's value map.
+/// Applies sources one at a time into the user's value map. Every file it reads (and standard
+/// input) is read once, through the input door, and kept: [`Assembler::kept`] hands the text
+/// back to whoever needs it again (provenance, lint), and a file named twice is not read twice.
 pub struct Assembler<'a> {
     user: Value,
     stdin: &'a mut dyn Read,
-    stdin_text: Option<Result<String, String>>,
+    kept: BTreeMap<String, String>,
 }
 
 impl<'a> Assembler<'a> {
@@ -151,7 +155,7 @@ impl<'a> Assembler<'a> {
         Assembler {
             user: Value::Map(Map::new()),
             stdin,
-            stdin_text: None,
+            kept: BTreeMap::new(),
         }
     }
 
@@ -163,6 +167,11 @@ impl<'a> Assembler<'a> {
     /// The user values, finished.
     pub fn finish(self) -> Value {
         self.user
+    }
+
+    /// The text of a file read so far, by its name as given (`-` for standard input).
+    pub fn kept(&self, file: &str) -> Option<&str> {
+        self.kept.get(file).map(String::as_str)
     }
 
     /// Applies one more source over the values so far. On error nothing changes.
@@ -180,13 +189,9 @@ impl<'a> Assembler<'a> {
                     return Ok(());
                 };
                 let stdin = &mut *self.stdin;
-                let stdin_text = &mut self.stdin_text;
+                let kept = &mut self.kept;
                 let mut read_file = |path: &str| -> Result<String, String> {
-                    if path == "-" {
-                        read_stdin(stdin, stdin_text)
-                    } else {
-                        read_text_file(path)
-                    }
+                    read_kept(kept, stdin, path).map_err(|e| e.reason())
                 };
                 apply_set_with_reader(map, expression, *mode, &mut read_file)?;
             }
@@ -195,67 +200,57 @@ impl<'a> Assembler<'a> {
     }
 
     fn read_values_file(&mut self, file: &str) -> Result<Value, ValuesError> {
-        let shown = if file == "-" { "<stdin>" } else { file };
-        let text = if file == "-" {
-            read_stdin(self.stdin, &mut self.stdin_text).map_err(|message| {
-                ValuesError::FileUnreadable {
-                    file: shown.to_owned(),
-                    message,
-                }
-            })?
-        } else {
-            let bytes = std::fs::read(file).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => ValuesError::FileNotFound {
-                    file: file.to_owned(),
-                },
-                _ => ValuesError::FileUnreadable {
-                    file: file.to_owned(),
-                    message: io_message(&e),
-                },
-            })?;
-            String::from_utf8(bytes).map_err(|_| ValuesError::FileUnreadable {
+        let shown = if file == "-" { input::STDIN_NAME } else { file };
+        let text = read_kept(&mut self.kept, self.stdin, file).map_err(|e| match e {
+            InputError::NotFound { .. } => ValuesError::FileNotFound {
                 file: file.to_owned(),
-                message: "the file is not UTF-8 text".to_owned(),
-            })?
-        };
-        let value =
-            crate::yaml::load::parse_values_document(&text).map_err(|e| ValuesError::Yaml {
+            },
+            other => ValuesError::FileUnreadable {
                 file: shown.to_owned(),
-                line: e.position.line,
-                column: e.position.column,
-                message: e.message,
-            })?;
-        match value {
-            Value::Map(_) => Ok(value),
-            // An empty (or comments-only) file adds nothing.
-            Value::Null => Ok(Value::Map(Map::new())),
-            other => Err(ValuesError::NotAMap {
-                file: shown.to_owned(),
-                found: match other {
-                    Value::Seq(_) => "a list",
-                    Value::String(_) => "a string",
-                    Value::Bool(_) => "a boolean",
-                    _ => "a number",
-                },
-            }),
-        }
+                message: other.reason(),
+            },
+        })?;
+        parse_values_text(shown, &text)
     }
 }
 
-/// Reads standard input the first time it is asked for; later readers get the same text.
-fn read_stdin(
+/// Parses the text of a values file: a map (an empty file adds nothing).
+pub fn parse_values_text(shown: &str, text: &str) -> Result<Value, ValuesError> {
+    let value = crate::yaml::load::parse_values_document(text).map_err(|e| ValuesError::Yaml {
+        file: shown.to_owned(),
+        line: e.position.line,
+        column: e.position.column,
+        message: e.message,
+    })?;
+    match value {
+        Value::Map(_) => Ok(value),
+        // An empty (or comments-only) file adds nothing.
+        Value::Null => Ok(Value::Map(Map::new())),
+        other => Err(ValuesError::NotAMap {
+            file: shown.to_owned(),
+            found: match other {
+                Value::Seq(_) => "a list",
+                Value::String(_) => "a string",
+                Value::Bool(_) => "a boolean",
+                _ => "a number",
+            },
+        }),
+    }
+}
+
+/// The text of `file` (`-` is standard input): kept from an earlier read, or read now through
+/// the input door and kept.
+fn read_kept(
+    kept: &mut BTreeMap<String, String>,
     stdin: &mut dyn Read,
-    cache: &mut Option<Result<String, String>>,
-) -> Result<String, String> {
-    cache
-        .get_or_insert_with(|| {
-            let mut bytes = Vec::new();
-            stdin
-                .read_to_end(&mut bytes)
-                .map_err(|e| format!("cannot read standard input: {}", io_message(&e)))?;
-            String::from_utf8(bytes).map_err(|_| "standard input is not UTF-8 text".to_owned())
-        })
-        .clone()
+    file: &str,
+) -> Result<String, InputError> {
+    if let Some(text) = kept.get(file) {
+        return Ok(text.clone());
+    }
+    let text = input::read_arg(file, stdin)?.text;
+    kept.insert(file.to_owned(), text.clone());
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -42,8 +42,9 @@ pub use semver::satisfies as semver_satisfies;
 
 /// The largest string a function may build (`repeat`, `printf` widths, `indent`, ...).
 pub const MAX_STRING_BYTES: usize = 10 * 1024 * 1024;
-/// The longest list a function may build (`until`, `untilStep`).
-pub const MAX_LIST_ITEMS: usize = 1_000_000;
+/// The longest list a function may build (`until`, `untilStep`): [`MAX_STRING_BYTES`] at the
+/// 32 bytes a slot minijinja's fuel counts, so a list has the same 10 MiB cap as a string.
+pub const MAX_LIST_ITEMS: usize = MAX_STRING_BYTES / 32;
 
 /// One library function: its usage line (name and Sprig's parameters) and how it is exposed.
 struct Entry {

@@ -8,7 +8,8 @@
 //! refused before a byte of it is inflated), and the whole inflated stream, headers included, by
 //! [`max_stream_bytes`], so a bomb hidden in tar metadata stops early too.
 
-use crate::chart::{MAX_CHART_BYTES, MAX_CHART_FILES};
+use super::{check_readable, InputError, MAX_CHART_BYTES, MAX_CHART_FILES};
+use camino::Utf8Path;
 use flate2::read::MultiGzDecoder;
 use std::io::Read;
 
@@ -23,6 +24,9 @@ pub enum ArchiveError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The archive is not a file we read (a device, a folder, missing).
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// The gzip or tar structure is broken.
     #[error("{archive}: not a valid chart archive (.tgz){}: {message}", after(.last_entry))]
     Corrupt {
@@ -129,6 +133,7 @@ fn is_stream_limit(e: &std::io::Error) -> bool {
 
 /// Reads an archive file (see the module docs for what is refused).
 pub fn read_archive_file(path: &str) -> Result<ArchiveContents, ArchiveError> {
+    check_readable(Utf8Path::new(path), false)?;
     let file = std::fs::File::open(path).map_err(|source| ArchiveError::Io {
         archive: path.to_owned(),
         source,

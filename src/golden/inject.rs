@@ -6,15 +6,14 @@
 //! (stderr: value notes, then the report), or `expected-error.txt` (the error; stdout must stay
 //! empty). The case folder's path is written as `<case>/` in expectations.
 
-use super::command::{run_inject, run_uninject, Run};
-use super::flags::{InjectArgs, UninjectArgs};
+use super::{
+    expectation_diff, parse_args_file, read_expectation, write_expectation, CaseOutcome,
+    CaseReport, ARGS_FILE, EXPECTED_ERROR, EXPECTED_OUTPUT,
+};
 use crate::chart::Chart;
 use crate::error::Error;
-use crate::flags::resolve_path;
-use crate::golden::{
-    expectation_diff, parse_args_file, CaseOutcome, CaseReport, ARGS_FILE, EXPECTED_ERROR,
-    EXPECTED_OUTPUT,
-};
+use crate::flags::{resolve_path, InjectArgs, UninjectArgs};
+use crate::inject::command::{run_inject, run_uninject, Run};
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Parser, Subcommand};
 
@@ -53,7 +52,7 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
 
 fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
-    let text = std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?;
+    let text = crate::input::read_path(&args_path)?.text;
     let mut command = parse_args_file::<CaseArgs>(&args_path, &text)?.command;
     match &mut command {
         CaseCommand::Inject(a) => {
@@ -75,11 +74,14 @@ fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
 pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, String)>, Error> {
     let command = parse_case(dir)?;
     let stdin_path = dir.join(STDIN_FILE);
-    let stdin = std::fs::read(&stdin_path).unwrap_or_default();
+    let stdin = match read_expectation(&stdin_path)? {
+        Some(text) => text.into_bytes(),
+        None => Vec::new(),
+    };
     let mut stdin = stdin.as_slice();
     let (result, format) = match &command {
-        CaseCommand::Inject(a) => (run_inject(chart, a, &mut stdin), a.report),
-        CaseCommand::Uninject(a) => (run_uninject(a, &mut stdin), a.report),
+        CaseCommand::Inject(a) => (run_inject(chart, &a.request(), &mut stdin), a.report),
+        CaseCommand::Uninject(a) => (run_uninject(&a.inputs, &mut stdin), a.report),
     };
     let prefix = format!("{dir}/");
     let redact = |text: String| text.replace(&prefix, CASE_DIR_TOKEN);
@@ -110,7 +112,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
         for name in [EXPECTED_OUTPUT, EXPECTED_REPORT, EXPECTED_ERROR] {
             let path = dir.join(name);
             let actual = produced.iter().find(|(n, _)| *n == name).map(|(_, t)| t);
-            let expected = std::fs::read_to_string(&path).ok();
+            let expected = read_expectation(&path)?;
             match (actual, expected) {
                 (Some(a), Some(e)) if *a == e => {}
                 (None, None) => {}
@@ -128,7 +130,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
         } else if update {
             for (name, text) in &produced {
                 let path = dir.join(name);
-                std::fs::write(&path, text).map_err(Error::io(&path))?;
+                write_expectation(&path, text)?;
             }
             for path in stale {
                 std::fs::remove_file(&path).map_err(Error::io(&path))?;

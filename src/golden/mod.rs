@@ -5,6 +5,8 @@
 //! output) or `expected-error.txt` (the exact error message), plus `expected-warnings.txt` (the
 //! `warning:` lines the render prints on stderr) when it warns. `update` rewrites the expectations.
 
+pub mod inject;
+
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
@@ -103,11 +105,26 @@ pub fn expectation_diff(expected_file: &Utf8Path, expected: &str, actual: &str) 
         .to_string()
 }
 
+/// An expectation file's text (`None` when it does not exist), through the input door.
+pub fn read_expectation(path: &Utf8Path) -> Result<Option<String>, Error> {
+    match crate::input::read_path(path) {
+        Ok(input) => Ok(Some(input.text)),
+        Err(crate::input::InputError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes an expectation file through a temporary file renamed into place: a symbolic link
+/// standing there is replaced, never written through (it could point outside the cases).
+pub fn write_expectation(path: &Utf8Path, text: &str) -> Result<(), Error> {
+    crate::files::write_atomically(path, text.as_bytes()).map_err(Error::io(path))
+}
+
 /// Reads one case folder.
 pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = if args_path.is_file() {
-        std::fs::read_to_string(&args_path).map_err(Error::io(&args_path))?
+        crate::input::read_path(&args_path)?.text
     } else {
         String::new()
     };
@@ -163,13 +180,13 @@ fn check_expectation(
     actual: Option<&str>,
     update: bool,
 ) -> Result<CaseOutcome, Error> {
-    let expected = std::fs::read_to_string(file).ok();
+    let expected = read_expectation(file)?;
     if expected.as_deref() == actual {
         return Ok(CaseOutcome::Passed);
     }
     if update {
         match actual {
-            Some(text) => std::fs::write(file, text).map_err(Error::io(file))?,
+            Some(text) => write_expectation(file, text)?,
             None => std::fs::remove_file(file).map_err(Error::io(file))?,
         }
         return Ok(CaseOutcome::Updated);
