@@ -9,7 +9,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use libfuzzer_sys::fuzz_target;
 use meshchart::chart::{Chart, ChartFile};
-use meshchart::package::read::read_archive;
+use meshchart::input::archive::read_archive;
 use std::io::Write;
 
 fuzz_target!(|data: &[u8]| {
