@@ -2,33 +2,20 @@
 //! error, never panics; what it writes injects again without error, and uninjects.
 #![no_main]
 
+#[path = "../../tests/support/inject_setup.rs"]
+mod inject_setup;
+
+use inject_setup::Setup;
 use libfuzzer_sys::fuzz_target;
 use meshchart::chart::Chart;
-use meshchart::inject::workload::set_path;
-use meshchart::inject::{self, ChartSidecars, InjectOptions, Namespaces, Source};
-use meshchart::values::Value;
+use meshchart::inject::{self, InjectOptions, Namespaces, Source};
 use std::sync::OnceLock;
-
-struct Setup {
-    sidecars: ChartSidecars,
-    values: Value,
-}
 
 fn setup() -> &'static Setup {
     static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
         let chart = Chart::embedded().expect("the embedded chart");
-        let mut values = chart.default_values().expect("default values");
-        let anchors = include_str!("../../tests/certs/ca.crt");
-        set_path(
-            &mut values,
-            &["identityTrustAnchorsPEM"],
-            Value::from(anchors),
-        );
-        Setup {
-            sidecars: ChartSidecars::new(&chart).expect("the chart compiles"),
-            values,
-        }
+        Setup::new(&chart, include_str!("../../tests/certs/ca.crt"))
     })
 }
 
