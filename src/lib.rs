@@ -20,6 +20,7 @@ pub mod golden;
 pub mod identity;
 pub mod inject;
 pub mod input;
+pub mod limits;
 pub mod lint;
 pub mod manifest;
 pub mod package;

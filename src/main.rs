@@ -139,7 +139,16 @@ enum Command {
     Uninject(UninjectArgs),
 }
 
+#[global_allocator]
+static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
+
 fn main() -> ExitCode {
+    let limits = meshchart::limits::set_ceiling_from_env()
+        .and_then(|()| meshchart::limits::start_deadline());
+    if let Err(e) = limits {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -1,0 +1,135 @@
+//! Ceilings on the whole process's heap and running time: the last line of defence against input
+//! that makes us build something enormous or work forever.
+//!
+//! Every input is capped at the door ([`crate::input`]) and templates run on a step and data
+//! budget, but a template can still ask minijinja for work no budget sees: past minijinja's lazy
+//! depth (32), doubling a list with `+` sizes and copies the whole list inside one uncharged
+//! operation. Rather than let such a run take the machine, the binary installs
+//! [`CappedAllocator`] (once the live heap would pass the ceiling, 4 GiB or
+//! `MESHCHART_MAX_MEMORY`, it says so on stderr and stops) and [`start_deadline`] (after 10
+//! minutes, or `MESHCHART_MAX_SECONDS`, likewise). A control-plane render needs under 16 MiB
+//! and a few milliseconds. Both stop the process before it writes a partial render.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The environment variable that sets the heap ceiling.
+pub const MAX_MEMORY_ENV: &str = "MESHCHART_MAX_MEMORY";
+
+/// The ceiling when the environment sets none.
+pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
+
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+static CEILING: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_MEMORY);
+
+/// The system allocator, refusing to grow the live heap past the ceiling.
+pub struct CappedAllocator;
+
+impl CappedAllocator {
+    fn admit(size: usize) {
+        let live = LIVE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
+        if live > CEILING.load(Ordering::Relaxed) {
+            exceeded();
+        }
+    }
+
+    fn release(size: usize) {
+        LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
+    }
+}
+
+/// Stops the process with a message; no allocation happens here (we are inside the allocator).
+#[cold]
+fn exceeded() -> ! {
+    let mut stderr = std::io::stderr();
+    let _ = stderr.write_all(
+        b"error: meshchart needed more memory than its ceiling allows (4 GiB unless MESHCHART_MAX_MEMORY says otherwise): \
+          an input or a template builds something enormous (a list or string doubled in a loop?); \
+          nothing was written\n",
+    );
+    std::process::abort()
+}
+
+// SAFETY: every call is forwarded to `System` with the same layout and pointer; the counter only
+// observes sizes.
+unsafe impl GlobalAlloc for CappedAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::admit(layout.size());
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::admit(layout.size());
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        Self::release(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            Self::admit(new_size - layout.size());
+        } else {
+            Self::release(layout.size() - new_size);
+        }
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+/// The environment variable that sets the running-time ceiling, in seconds.
+pub const MAX_SECONDS_ENV: &str = "MESHCHART_MAX_SECONDS";
+
+/// The running-time ceiling when the environment sets none.
+pub const DEFAULT_MAX_SECONDS: u64 = 600;
+
+/// Starts a watchdog that stops the process, with a message, once it has run for the ceiling
+/// ([`MAX_SECONDS_ENV`], else [`DEFAULT_MAX_SECONDS`]); an unreadable value is an error naming it.
+pub fn start_deadline() -> Result<(), String> {
+    let seconds = match std::env::var_os(MAX_SECONDS_ENV) {
+        None => DEFAULT_MAX_SECONDS,
+        Some(text) => {
+            let text = text.to_string_lossy();
+            text.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|&s| s > 0)
+                .ok_or_else(|| {
+                    format!("{MAX_SECONDS_ENV}={text:?}: not a whole number of seconds")
+                })?
+        }
+    };
+    std::thread::Builder::new()
+        .name("deadline".into())
+        .spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(seconds));
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: meshchart ran for {seconds} s, its time limit ({MAX_SECONDS_ENV}): an \
+                 input or a template asks for endless work (a list doubled in a loop?); nothing \
+                 more is written"
+            );
+            std::process::abort()
+        })
+        .map(drop)
+        .map_err(|e| format!("cannot start the deadline watchdog: {e}"))
+}
+
+/// Sets the ceiling from [`MAX_MEMORY_ENV`] (a size as [`crate::input::parse_size`] reads it);
+/// an unreadable value is an error naming it.
+pub fn set_ceiling_from_env() -> Result<(), String> {
+    let Some(text) = std::env::var_os(MAX_MEMORY_ENV) else {
+        return Ok(());
+    };
+    let text = text.to_string_lossy();
+    let bytes = crate::input::parse_size(&text)
+        .and_then(|b| usize::try_from(b).ok())
+        .filter(|&b| b > 0)
+        .ok_or_else(|| {
+            format!("{MAX_MEMORY_ENV}={text:?}: not a size (a byte count, or with KiB, MiB or GiB)")
+        })?;
+    CEILING.store(bytes, Ordering::Relaxed);
+    Ok(())
+}
