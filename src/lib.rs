@@ -3,7 +3,8 @@
 //! The CLI in `main.rs` is a thin layer over these modules: [`input`] is the one door every
 //! byte a user hands us comes through (see its rules), [`chart`] reads charts, [`values`]
 //! merges values as Helm does, [`identity`] fills in the certificates the values lack, [`engine`]
-//! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together,
+//! renders templates, [`manifest`] frames and orders the output, [`render`] ties them together
+//! (and [`fleet`] renders many clusters at once),
 //! [`golden`] runs golden-file cases (render's and inject's), [`inject`] adds the mesh's proxy to
 //! workloads (and takes it out again), [`package`] writes chart archives, [`lint`] and [`diff`]
 //! review charts and renders; [`flags`] holds the command line's flag types (turned into the
@@ -16,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod files;
 pub mod flags;
+pub mod fleet;
 pub mod golden;
 pub mod identity;
 pub mod inject;

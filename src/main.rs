@@ -5,12 +5,12 @@ use clap::{Parser, Subcommand};
 use meshchart::chart::ChartSource;
 use meshchart::flags::{InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::golden;
-use meshchart::inject::command::{run_inject, run_uninject, Run};
+use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
 use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, Clock};
 use meshchart::Error;
-use meshchart::{diff, lint};
+use meshchart::{diff, fleet, lint};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -29,9 +29,21 @@ enum Command {
         /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
         #[arg(long, value_name = "DIR|TGZ")]
         chart: Option<Utf8PathBuf>,
-        /// Write one file per template under DIR instead of printing (all or nothing).
+        /// Write one file per template under DIR instead of printing (all or nothing); with
+        /// --fleet, one DIR/NAME.yaml per cluster.
         #[arg(long, value_name = "DIR")]
         output_dir: Option<Utf8PathBuf>,
+        /// Render one control plane per cluster of DIR: each NAME.yaml (its values), or NAME/
+        /// holding values.yaml and optionally certs/ (as --certs-dir keeps it). The other flags
+        /// apply to every cluster; its values file comes after the shared -f files.
+        #[arg(long, value_name = "DIR", requires = "output_dir")]
+        fleet: Option<Utf8PathBuf>,
+        /// Clusters rendered at once (default: one per core).
+        #[arg(long, value_name = "N", requires = "fleet", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// Write the clusters that rendered even when some failed (still exit 1).
+        #[arg(long, requires = "fleet")]
+        keep_going: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -174,10 +186,10 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// Prints a finished inject/uninject: the stream on stdout, notes and the report on stderr.
+/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
+/// stream is already on stdout).
 fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
     print_notes(&run.notes);
-    write_stdout(&run.transformed.output)?;
     let _ = std::io::stderr()
         .lock()
         .write_all(run.transformed.report.render(format).as_bytes());
@@ -188,17 +200,54 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Inject(args) => {
             let chart = ChartSource::Embedded.load()?;
-            let run = run_inject(&chart, &args.request(), &mut std::io::stdin().lock())?;
+            let run = held_back(&mut std::io::stdout().lock(), |out| {
+                run_inject_to(&chart, &args.request(), &mut std::io::stdin().lock(), out)
+            })?;
             finish(run, args.report)
         }
         Command::Uninject(args) => {
-            let run = run_uninject(&args.inputs, &mut std::io::stdin().lock())?;
+            let run = held_back(&mut std::io::stdout().lock(), |out| {
+                run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
+            })?;
             finish(run, args.report)
+        }
+        Command::Render {
+            chart,
+            output_dir: Some(out),
+            fleet: Some(fleet_dir),
+            jobs,
+            keep_going,
+            flags,
+        } => {
+            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+            let options = fleet::FleetOptions {
+                jobs: jobs.map(usize::from),
+                keep_going,
+            };
+            let report = fleet::run(
+                &chart,
+                &fleet_dir,
+                &out,
+                &flags,
+                options,
+                &mut std::io::stdin().lock(),
+                Clock::FromEnv,
+            )?;
+            print_notes(&report.notes);
+            write_stdout(&report.listing())?;
+            if report.failures.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let _ = std::io::stderr()
+                .lock()
+                .write_all(report.failure_text(keep_going).as_bytes());
+            Ok(ExitCode::from(1))
         }
         Command::Render {
             chart,
             output_dir,
             flags,
+            ..
         } => {
             let chart = ChartSource::from_flag(chart.as_deref()).load()?;
             let outcome =

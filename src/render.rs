@@ -83,14 +83,28 @@ pub fn complete_chart_material(
 }
 
 /// Renders `chart` with the user's flags.
+///
+/// The templates compile on another thread while this one reads the values (they need
+/// nothing from each other); a compile error is reported before a values error, as when the
+/// two ran one after the other.
 pub fn render(
     chart: &Chart,
     flags: &RenderFlags,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    let engine = Engine::new(chart)?;
-    render_with(&engine, chart, flags, stdin, clock)
+    let options = flags.render_options().map_err(Error::Usage)?;
+    let (engine, values) = std::thread::scope(|scope| {
+        let compiling = scope.spawn(|| Engine::new(chart));
+        let values = values_for(chart, flags, stdin, clock);
+        let engine = compiling
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (engine, values)
+    });
+    let engine = engine?;
+    let (values, notes) = values?;
+    finish_render(&engine, chart, &options, values, notes)
 }
 
 /// Renders with an engine compiled earlier (golden runs reuse one engine for many cases).
@@ -102,8 +116,19 @@ pub fn render_with(
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
-    let (values, mut notes) = values_for(chart, flags, stdin, clock)?;
-    let rendered = engine.render(&values, &options)?;
+    let (values, notes) = values_for(chart, flags, stdin, clock)?;
+    finish_render(engine, chart, &options, values, notes)
+}
+
+/// Renders `values` and gathers the notes of the whole render.
+fn finish_render(
+    engine: &Engine,
+    chart: &Chart,
+    options: &crate::engine::RenderOptions,
+    values: Value,
+    mut notes: Vec<String>,
+) -> Result<RenderOutcome, Error> {
+    let rendered = engine.render(&values, options)?;
     notes.extend(rendered.notes.iter().cloned());
     notes.extend(
         proxy_value_warnings(chart, &values)

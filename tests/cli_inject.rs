@@ -172,3 +172,50 @@ fn an_input_is_required() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn a_namespace_later_on_stdin_configures_the_workloads_before_it() {
+    // Inject reads each input twice (Namespaces first): stdin too, through a temporary copy.
+    let case = format!("{}/{CASES}/namespace-inherit", env!("CARGO_MANIFEST_DIR"));
+    let input = std::fs::read_to_string(format!("{case}/input.yaml")).unwrap();
+    let out = meshchart(
+        &["inject", "-", "-f", &format!("{CASES}/values.yaml")],
+        &input,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let expected = std::fs::read_to_string(format!("{case}/expected.yaml")).unwrap();
+    assert_eq!(text(&out.stdout), expected);
+}
+
+#[test]
+fn a_failure_late_in_a_long_stream_writes_nothing_on_stdout() {
+    let mut input = String::new();
+    for i in 0..300 {
+        input.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-{i}\nspec:\n  \
+             selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      \
+             labels: {{app: web}}\n    spec:\n      containers:\n      - name: web\n        \
+             image: web:1\n"
+        ));
+    }
+    input.push_str(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: last\n  annotations:\n    \
+         config.linkerd.io/proxy-await: sometimes\nspec:\n  containers:\n  - name: app\n    \
+         image: app:1\n",
+    );
+    let out = meshchart(
+        &["inject", "-", "-f", &format!("{CASES}/values.yaml")],
+        &input,
+    );
+    assert!(!out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{} bytes on stdout",
+        out.stdout.len()
+    );
+    assert!(
+        text(&out.stderr).contains("config.linkerd.io/proxy-await"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -19,7 +19,10 @@ use crate::values::Value;
 use crate::yaml;
 use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How many bytes of data one template render may build in all (strings and lists made by
 /// operators, literals and function results, and its output), as minijinja's fuel counts them.
@@ -223,18 +226,43 @@ impl Engine {
         env.add_function("tpl", include::tpl);
         env.add_filter("tpl", include::tpl);
         functions::register(&mut env);
-        for template in &chart.templates {
-            env.add_template_owned(template.path.clone(), template.text.clone())
-                .map_err(|e| RenderError::from_template_error(&chart.metadata.name, &e, chart))?;
-        }
-        let chart_object = to_jinja(&Value::Map(chart.metadata.template_object()));
-        Ok(Engine {
+        // Templates come through a loader rather than `add_template`: minijinja then compiles
+        // each one on first use, outside its lock, so the compilation below runs on all cores.
+        let sources: Arc<HashMap<String, String>> = Arc::new(
+            chart
+                .templates
+                .iter()
+                .map(|t| (t.path.clone(), t.text.clone()))
+                .collect(),
+        );
+        env.set_loader(move |name| Ok(sources.get(name).cloned()));
+        let engine = Engine {
             env,
             chart_name: chart.metadata.name.clone(),
-            chart_object,
+            chart_object: to_jinja(&Value::Map(chart.metadata.template_object())),
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
-        })
+        };
+        engine.compile_all(chart)?;
+        Ok(engine)
+    }
+
+    /// Compiles every template now, in parallel, so syntax errors are reported up front (the
+    /// first in path order, as a sequential compile would) and renders find them compiled.
+    fn compile_all(&self, chart: &Chart) -> Result<(), RenderError> {
+        let errors: Vec<Option<minijinja::Error>> = self
+            .templates
+            .par_iter()
+            .map(|name| self.env.get_template(name).err())
+            .collect();
+        match errors.into_iter().flatten().next() {
+            Some(e) => Err(RenderError::from_template_error(
+                &self.chart_name,
+                &e,
+                chart,
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Fails as Helm does when the chart's `kubeVersion` excludes the version rendered for.

@@ -2,14 +2,16 @@
 //! call.
 
 use super::control_plane::values_from_linkerd_config;
-use super::input::read_sources;
+use super::input::{open_inputs, read_sources};
 use super::sidecar::ChartSidecars;
-use super::{inject, uninject, InjectError, InjectOptions, Namespaces, Transformed};
+use super::{
+    inject_stream, uninject_stream, InjectError, InjectOptions, Namespaces, Report, Transformed,
+};
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::values::{coalesce, effective_values, ValueOverrides};
 use camino::Utf8PathBuf;
-use std::io::Read;
+use std::io::{Read, Seek, Write};
 
 /// What `meshchart inject` is asked to do (the CLI's flags, as plain data).
 #[derive(Clone, Debug, Default)]
@@ -29,7 +31,8 @@ pub struct InjectRequest {
     pub config: Option<String>,
 }
 
-/// A finished run: the stream for stdout, the report, and notes for stderr (values warnings).
+/// A finished run: the stream for stdout (empty when it was streamed to a writer), the report,
+/// and notes for stderr (values warnings).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Run {
     /// Output and report.
@@ -38,11 +41,53 @@ pub struct Run {
     pub notes: Vec<String>,
 }
 
-/// Runs `meshchart inject` with `chart`'s defaults and partials.
+/// Runs `meshchart inject` with `chart`'s defaults and partials, the output in memory.
 pub fn run_inject(
     chart: &Chart,
     args: &InjectRequest,
     stdin: &mut dyn Read,
+) -> Result<Run, InjectError> {
+    in_memory(|out| run_inject_to(chart, args, stdin, out))
+}
+
+/// Runs `meshchart uninject`, the output in memory.
+pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, InjectError> {
+    in_memory(|out| run_uninject_to(inputs, stdin, out))
+}
+
+fn in_memory(
+    run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
+) -> Result<Run, InjectError> {
+    let mut output = Vec::new();
+    let mut finished = run(&mut output)?;
+    finished.transformed.output = String::from_utf8(output).map_err(|e| InjectError::Write {
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    Ok(finished)
+}
+
+/// Runs `run`, which writes its output as it goes, into an unnamed temporary file, and copies
+/// that to `out` only when `run` succeeded: nothing reaches `out` from a run that fails, and
+/// memory does not grow with the output.
+pub fn held_back(
+    out: &mut dyn Write,
+    run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
+) -> Result<Run, InjectError> {
+    let write_error = |source| InjectError::Write { source };
+    let mut spool = tempfile::tempfile().map_err(write_error)?;
+    let finished = run(&mut spool)?;
+    spool.rewind().map_err(write_error)?;
+    std::io::copy(&mut spool, out).map_err(write_error)?;
+    out.flush().map_err(write_error)?;
+    Ok(finished)
+}
+
+/// Runs `meshchart inject`, writing the output to `out` document by document.
+pub fn run_inject_to(
+    chart: &Chart,
+    args: &InjectRequest,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
 ) -> Result<Run, InjectError> {
     let stdin_readers = usize::from(args.overrides.reads_stdin())
         + usize::from(args.config.as_deref() == Some("-"))
@@ -90,24 +135,37 @@ pub fn run_inject(
         Some(v) => KubeVersion::parse(v).map_err(InjectError::Usage)?,
         None => KubeVersion::default(),
     };
-    let sources = read_sources(&args.inputs, stdin)?;
+    let inputs = open_inputs(&args.inputs, stdin)?;
     let sidecars = ChartSidecars::new(chart)?.for_kube_version(kube_version);
-    let transformed = inject(
-        &sources,
+    let report = inject_stream(
+        &inputs,
         &InjectOptions {
             values,
             namespaces,
             sidecars: &sidecars,
         },
+        out,
     )?;
-    Ok(Run { transformed, notes })
+    Ok(finished(report, notes))
 }
 
-/// Runs `meshchart uninject` on `inputs` (files, folders, `-`).
-pub fn run_uninject(inputs: &[String], stdin: &mut dyn Read) -> Result<Run, InjectError> {
-    let sources = read_sources(inputs, stdin)?;
-    Ok(Run {
-        transformed: uninject(&sources)?,
-        notes: Vec::new(),
-    })
+/// Runs `meshchart uninject`, writing the output to `out` document by document.
+pub fn run_uninject_to(
+    inputs: &[String],
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+) -> Result<Run, InjectError> {
+    let inputs = open_inputs(inputs, stdin)?;
+    let report = uninject_stream(&inputs, out)?;
+    Ok(finished(report, Vec::new()))
+}
+
+fn finished(report: Report, notes: Vec<String>) -> Run {
+    Run {
+        transformed: Transformed {
+            output: String::new(),
+            report,
+        },
+        notes,
+    }
 }

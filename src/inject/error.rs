@@ -187,6 +187,12 @@ pub enum InjectError {
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,
+    /// The output could not be written (or held back until the run finished).
+    #[error("writing the output: {source}")]
+    Write {
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 /// Boxed wrappers keep [`InjectError`] small; `?` converts as `#[from]` would.

@@ -2,11 +2,11 @@
 //! their exact text, so a document nobody changes is written back byte for byte.
 
 use super::error::InjectError;
-use crate::input::{self, Input};
+use crate::input::{self, GuardedReader, Input};
 use crate::values::Value;
 use crate::yaml;
-use camino::Utf8Path;
-use std::io::Read;
+use camino::{Utf8Path, Utf8PathBuf};
+use std::io::{Read, Seek};
 
 /// File extensions read when walking a folder.
 pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
@@ -28,13 +28,8 @@ impl Source {
     /// values. Text that only starts like JSON (`{kind: Pod, ...}`) is flow-style YAML, as kubectl
     /// reads it; text that is neither stays JSON, so the error shown is JSON's.
     pub fn is_json(&self) -> bool {
-        if !matches!(self.text.trim_start().chars().next(), Some('{') | Some('[')) {
-            return false;
-        }
-        let valid_json = serde_json::Deserializer::from_str(&self.text)
-            .into_iter::<serde_json::Value>()
-            .all(|value| value.is_ok());
-        valid_json || yaml::parse_documents(&self.text).is_err()
+        matches!(self.text.trim_start().chars().next(), Some('{') | Some('['))
+            && starting_like_json_is_json(&self.text)
     }
 }
 
@@ -47,11 +42,118 @@ impl From<Input> for Source {
     }
 }
 
-/// Reads the inputs named on the command line, in order, through the input door: `-` is stdin,
-/// a folder is walked recursively in lexical order for `.yaml`, `.yml` and `.json` files
-/// (links out of it, devices and FIFOs refused), anything else is a file.
+/// Reads the inputs named on the command line, in order, through the input door, each whole
+/// (see [`open_inputs`] for which inputs the arguments name).
 pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>, InjectError> {
-    let mut sources = Vec::new();
+    open_inputs(args, stdin)?
+        .into_iter()
+        .map(|stream| {
+            Ok(Source {
+                text: stream.text()?,
+                name: stream.name,
+            })
+        })
+        .collect()
+}
+
+/// One inject input that can be read from its start more than once, one line at a time through
+/// the input door ([`GuardedReader`]): inject reads every input twice (first for `Namespace`
+/// documents, then to transform it), holding one document at a time.
+#[derive(Debug)]
+pub struct Stream {
+    /// The path, or [`STDIN_NAME`].
+    pub name: String,
+    origin: StreamOrigin,
+}
+
+#[derive(Debug)]
+enum StreamOrigin {
+    /// A regular file, opened again for each pass.
+    File(Utf8PathBuf),
+    /// Standard input or a FIFO, copied into an unnamed temporary file (either can be read only
+    /// once, and holding it in memory would grow with the stream).
+    Spooled(std::fs::File),
+    /// Text already in memory (library callers, tests).
+    Text(String),
+}
+
+impl From<Source> for Stream {
+    fn from(source: Source) -> Stream {
+        Stream {
+            name: source.name,
+            origin: StreamOrigin::Text(source.text),
+        }
+    }
+}
+
+impl Stream {
+    /// A reader from the start of the stream, under the door's rules (cap, UTF-8, no NUL).
+    pub fn reader(&self) -> Result<GuardedReader<'_>, InjectError> {
+        let io_error = |source| InjectError::from(input::InputError::io(&self.name, source));
+        Ok(match &self.origin {
+            StreamOrigin::File(path) => GuardedReader::open(path)?,
+            StreamOrigin::Spooled(file) => {
+                let mut file = file.try_clone().map_err(io_error)?;
+                file.rewind().map_err(io_error)?;
+                GuardedReader::new(&self.name, Box::new(file), input::max_input_bytes()?)?
+            }
+            StreamOrigin::Text(text) => {
+                GuardedReader::new(&self.name, Box::new(text.as_bytes()), u64::MAX)?
+            }
+        })
+    }
+
+    /// Whether the stream is JSON, as [`Source::is_json`] decides. Reads only up to the first
+    /// non-blank character, unless it opens an object or array.
+    pub fn is_json(&self) -> Result<bool, InjectError> {
+        let mut reader = self.reader()?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if !reader.read_line(&mut line)? {
+                return Ok(false);
+            }
+            if let Some(first) = line.trim_start().chars().next() {
+                return Ok(matches!(first, '{' | '[') && starting_like_json_is_json(&self.text()?));
+            }
+        }
+    }
+
+    /// The whole text (JSON inputs, which are parsed as one value stream).
+    pub fn text(&self) -> Result<String, InjectError> {
+        Ok(self.reader()?.read_to_end()?.text)
+    }
+
+    /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them.
+    pub fn yaml_chunks(&self) -> Result<YamlChunks<'_>, InjectError> {
+        Ok(YamlChunks {
+            reader: self.reader()?,
+            separator: String::new(),
+            body: String::new(),
+            line: String::new(),
+            body_line: 1,
+            line_no: 0,
+            done: false,
+        })
+    }
+}
+
+/// For text that starts with `{` or `[`: JSON when it is a stream of JSON values; flow-style YAML
+/// (`{kind: Pod, ...}`) when only YAML reads it; JSON again when neither does, so the error
+/// shown is JSON's.
+fn starting_like_json_is_json(text: &str) -> bool {
+    let valid_json = serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .all(|value| value.is_ok());
+    valid_json || yaml::parse_documents(text).is_err()
+}
+
+/// Opens the inputs named on the command line, in order, without reading them yet: `-` is stdin
+/// (copied to a temporary file), a folder is walked recursively in lexical order for `.yaml`,
+/// `.yml` and `.json` files (the door's walk: links out of it, devices and FIFOs refused), a
+/// FIFO named directly is copied like stdin, anything else is a file.
+pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>, InjectError> {
+    let mut streams = Vec::new();
     let mut stdin_used = false;
     for arg in args {
         if arg == "-" {
@@ -59,19 +161,146 @@ pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>
                 return Err(InjectError::StdinTwice);
             }
             stdin_used = true;
-            sources.push(input::read_stdin(stdin)?.into());
+            streams.push(spooled(GuardedReader::stdin(stdin)?)?);
             continue;
         }
         let path = Utf8Path::new(arg);
         if path.is_dir() {
             for file in input::tree::manifest_files(path, EXTENSIONS)? {
-                sources.push(input::read_path(&file)?.into());
+                streams.push(Stream {
+                    name: file.to_string(),
+                    origin: StreamOrigin::File(file),
+                });
             }
+        } else if is_fifo(path) {
+            streams.push(spooled(GuardedReader::open(path)?)?);
         } else {
-            sources.push(input::read_path(path)?.into());
+            input::check_readable(path, false)?;
+            streams.push(Stream {
+                name: arg.clone(),
+                origin: StreamOrigin::File(path.to_owned()),
+            });
         }
     }
-    Ok(sources)
+    Ok(streams)
+}
+
+fn is_fifo(path: &Utf8Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Copies what `reader` reads (checked and capped by the door) into an unnamed temporary file,
+/// so it can be read twice.
+fn spooled(mut reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
+    use std::io::Write as _;
+    let name = reader.name().to_owned();
+    let io_error = |source| InjectError::from(input::InputError::io(&name, source));
+    let mut spool = std::io::BufWriter::new(tempfile::tempfile().map_err(io_error)?);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if !reader.read_line(&mut line)? {
+            break;
+        }
+        spool.write_all(line.as_bytes()).map_err(io_error)?;
+    }
+    let spool = spool.into_inner().map_err(|e| io_error(e.into_error()))?;
+    Ok(Stream {
+        name,
+        origin: StreamOrigin::Spooled(spool),
+    })
+}
+
+/// A YAML document read from a stream: its separator, its text and the line it starts on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnedChunk {
+    /// As [`Chunk::separator`].
+    pub separator: String,
+    /// As [`Chunk::body`].
+    pub body: String,
+    /// As [`Chunk::line`].
+    pub line: usize,
+}
+
+impl OwnedChunk {
+    /// The chunk as [`split_yaml`] would have cut it from the whole text.
+    pub fn as_chunk(&self) -> Chunk<'_> {
+        Chunk {
+            separator: &self.separator,
+            body: &self.body,
+            line: self.line,
+        }
+    }
+}
+
+/// The documents of a YAML stream, read line by line: the same chunks [`split_yaml`] gives for
+/// the whole text, holding only one document in memory.
+pub struct YamlChunks<'a> {
+    reader: GuardedReader<'a>,
+    separator: String,
+    body: String,
+    /// The line being read (one buffer for all of them).
+    line: String,
+    body_line: usize,
+    line_no: usize,
+    done: bool,
+}
+
+impl Iterator for YamlChunks<'_> {
+    type Item = Result<OwnedChunk, InjectError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            self.line.clear();
+            match self.reader.read_line(&mut self.line) {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e.into()));
+                }
+                Ok(false) => {
+                    self.done = true;
+                    return Some(Ok(OwnedChunk {
+                        separator: std::mem::take(&mut self.separator),
+                        body: std::mem::take(&mut self.body),
+                        line: self.body_line,
+                    }));
+                }
+                Ok(true) => {}
+            }
+            self.line_no += 1;
+            // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
+            let directive_before = ends_with_directive(&self.body);
+            let Some(pure) = separator_kind(&self.line).filter(|_| !directive_before) else {
+                self.body.push_str(&self.line);
+                continue;
+            };
+            let chunk = OwnedChunk {
+                separator: std::mem::take(&mut self.separator),
+                body: std::mem::take(&mut self.body),
+                line: self.body_line,
+            };
+            if pure {
+                self.separator.push_str(&self.line);
+                self.body_line = self.line_no + 1;
+            } else {
+                self.body.push_str(&self.line);
+                self.body_line = self.line_no;
+            }
+            return Some(Ok(chunk));
+        }
+    }
 }
 
 /// A piece of an input stream: the text that separates it from the previous one, and its body.
@@ -255,18 +484,38 @@ mod tests {
             .collect()
     }
 
+    /// Streams with every kind of separator, blank documents, CRLF and no final newline.
+    const STREAMS: [&str; 8] = [
+        "",
+        "a: 1\n",
+        "---\na: 1\n---\nb: 2\n",
+        "a: 1\n---\n\n---\n\n---\n",
+        "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
+        "a: 1\r\n---\r\nb: 2",
+        "----\nx: ---\n",
+        "a: 1\n---\n%YAML 1.1\n# c\n---\nb: 2\n...\n%TAG ! tag:x,2000:\n--- {c: 3}\n",
+    ];
+
+    #[test]
+    fn streamed_chunks_are_the_chunks_of_the_whole_text() {
+        for text in STREAMS {
+            let stream = Stream::from(Source {
+                name: "t.yaml".into(),
+                text: text.into(),
+            });
+            let streamed: Vec<OwnedChunk> = stream
+                .yaml_chunks()
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let streamed: Vec<Chunk<'_>> = streamed.iter().map(OwnedChunk::as_chunk).collect();
+            assert_eq!(streamed, split_yaml(text), "{text:?}");
+        }
+    }
+
     #[test]
     fn split_keeps_every_byte() {
-        let texts = [
-            "",
-            "a: 1\n",
-            "---\na: 1\n---\nb: 2\n",
-            "a: 1\n---\n\n---\n\n---\n",
-            "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
-            "a: 1\r\n---\r\nb: 2",
-            "----\nx: ---\n",
-        ];
-        for text in texts {
+        for text in STREAMS {
             assert_eq!(rebuild(&split_yaml(text)), text, "{text:?}");
         }
     }

@@ -13,9 +13,14 @@
 //! 5. a document that ends up equal to its input is written back byte for byte; a changed one is
 //!    written in go-yaml's style (or as JSON when every input is JSON).
 //!
-//! Output is all or nothing: it is collected in memory and only returned when every document
-//! went through, so a failure never leaves half a stream on stdout. The [`report`] has one entry
-//! per resource.
+//! Memory does not grow with the stream: inputs are read one document at a time (each input
+//! twice: first for its `Namespace` documents, which lend their annotations to workloads before
+//! and after them, then to transform it; stdin is copied to a temporary file for that), each
+//! document is written out as soon as it is finished (documents are transformed in batches of
+//! [`DOCUMENTS_PER_BATCH`] on all cores, written in input order), and workloads with the same effective
+//! configuration share one resolved configuration and one rendering of the sidecar containers.
+//! The command holds the output back (in a temporary file) until every document went through,
+//! so a failure never leaves half a stream on stdout. The [`report`] has one entry per resource.
 
 pub mod command;
 pub mod config;
@@ -33,14 +38,18 @@ pub mod workload;
 
 pub use config::{InjectMode, PodConfig};
 pub use error::{InjectError, Origin, WorkloadRef};
-pub use input::{read_sources, Source};
+pub use input::{open_inputs, read_sources, Source, Stream};
 pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
 use config::{inject_mode, resolve, Layers, PodFacts};
-use input::{leading_comments, parse_yaml_chunk, split_json, split_yaml};
+use input::Chunk;
+use input::{leading_comments, parse_yaml_chunk, split_json};
 use mutate::{inject_template, Owner, Sidecar};
-use std::collections::BTreeMap;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
 use uninject::uninject_template;
 use workload::{
     meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
@@ -86,7 +95,7 @@ impl Namespaces {
     /// Reads `--namespace-annotations`: one or more `Namespace` manifests (YAML or JSON).
     pub fn from_file(source: &Source) -> Result<Namespaces, InjectError> {
         let mut file = BTreeMap::new();
-        collect_namespaces(source, &mut file)?;
+        collect_namespaces(&Stream::from(source.clone()), &mut file)?;
         if file.is_empty() {
             return Err(InjectError::NamespaceFile {
                 path: source.name.clone(),
@@ -99,12 +108,11 @@ impl Namespaces {
         })
     }
 
-    /// Adds the `Namespace` documents found in the inputs.
-    pub fn scan_inputs(&mut self, sources: &[Source]) -> Result<(), InjectError> {
-        for source in sources {
-            if source.text.contains("Namespace") {
-                collect_namespaces(source, &mut self.input)?;
-            }
+    /// Adds the `Namespace` documents found in the inputs (a first pass over each input, one
+    /// document at a time; only documents that mention `Namespace` are parsed).
+    pub fn scan_inputs(&mut self, inputs: &[Stream]) -> Result<(), InjectError> {
+        for input in inputs {
+            collect_namespaces(input, &mut self.input)?;
         }
         Ok(())
     }
@@ -131,28 +139,27 @@ impl Namespaces {
     }
 }
 
-/// The documents of `source` that may concern `word`: every JSON value, and the YAML documents
-/// whose text mentions it (the others are not parsed here; the main pass reads them).
-fn documents_mentioning(source: &Source, word: &str) -> Result<Vec<Value>, InjectError> {
+/// The documents of `input` that may concern `word`: every JSON value, and the YAML documents
+/// whose text mentions it (the others are not parsed here; the main pass reads them). YAML is
+/// read one document at a time.
+fn documents_mentioning(input: &Stream, word: &str) -> Result<Vec<Value>, InjectError> {
     let mut docs = Vec::new();
-    if source.is_json() {
-        docs.extend(
-            split_json(&source.name, &source.text)?
-                .into_iter()
-                .map(|(_, v)| v),
-        );
-    } else {
-        for chunk in split_yaml(&source.text) {
-            if chunk.body.contains(word) {
-                docs.extend(parse_yaml_chunk(&source.name, &chunk)?);
-            }
+    if input.is_json()? {
+        let text = input.text()?;
+        docs.extend(split_json(&input.name, &text)?.into_iter().map(|(_, v)| v));
+        return Ok(docs);
+    }
+    for chunk in input.yaml_chunks()? {
+        let chunk = chunk?;
+        if chunk.body.contains(word) {
+            docs.extend(parse_yaml_chunk(&input.name, &chunk.as_chunk())?);
         }
     }
     Ok(docs)
 }
 
-fn collect_namespaces(source: &Source, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
-    let docs = documents_mentioning(source, "Namespace")?;
+fn collect_namespaces(input: &Stream, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
+    let docs = documents_mentioning(input, "Namespace")?;
     fn visit(doc: &Value, out: &mut BTreeMap<String, Map>) {
         let Some(map) = doc.as_map() else { return };
         let kind = str_at(map, &["kind"]);
@@ -182,32 +189,177 @@ pub struct InjectOptions<'a> {
     pub sidecars: &'a dyn SidecarSource,
 }
 
-/// Injects every workload of `sources`.
+/// Injects every workload of `sources` (text in memory) and returns the whole output.
 pub fn inject(sources: &[Source], options: &InjectOptions<'_>) -> Result<Transformed, InjectError> {
+    in_memory(sources, |inputs, out| inject_stream(inputs, options, out))
+}
+
+/// Removes the mesh from every workload of `sources` (text in memory).
+pub fn uninject(sources: &[Source]) -> Result<Transformed, InjectError> {
+    in_memory(sources, uninject_stream)
+}
+
+fn in_memory(
+    sources: &[Source],
+    run: impl FnOnce(&[Stream], &mut dyn Write) -> Result<Report, InjectError>,
+) -> Result<Transformed, InjectError> {
+    let inputs: Vec<Stream> = sources.iter().cloned().map(Stream::from).collect();
+    let mut output = Vec::new();
+    let report = run(&inputs, &mut output)?;
+    Ok(Transformed {
+        output: String::from_utf8(output).map_err(|e| InjectError::Write {
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })?,
+        report,
+    })
+}
+
+/// Injects every workload of `inputs`, writing each document to `out` as soon as it is done.
+/// On an error, `out` holds a partial stream: the caller holds it back (see
+/// [`command::run_inject`]).
+pub fn inject_stream(
+    inputs: &[Stream],
+    options: &InjectOptions<'_>,
+    out: &mut dyn Write,
+) -> Result<Report, InjectError> {
     let mut namespaces = options.namespaces.clone();
-    namespaces.scan_inputs(sources)?;
+    namespaces.scan_inputs(inputs)?;
     let transform = Injector {
         values: &options.values,
         namespaces: &namespaces,
         sidecars: options.sidecars,
+        configs: Mutex::new(HashMap::new()),
     };
-    run(sources, &transform)
+    run(inputs, &transform, out)
 }
 
-/// Removes the mesh from every workload of `sources`.
-pub fn uninject(sources: &[Source]) -> Result<Transformed, InjectError> {
-    run(sources, &Uninjector)
+/// Removes the mesh from every workload of `inputs`, writing each document to `out` as soon as
+/// it is done.
+pub fn uninject_stream(inputs: &[Stream], out: &mut dyn Write) -> Result<Report, InjectError> {
+    run(inputs, &Uninjector, out)
 }
 
-/// What happens to one resource (a map with a `kind`).
-trait Transform {
+/// What happens to one resource (a map with a `kind`); documents are transformed in parallel.
+trait Transform: Sync {
     fn resource(&self, doc: &mut Value, at: &WorkloadRef) -> Result<Outcome, InjectError>;
+
+    /// Whether the outcome alone says if the document changed (uninject: it changes exactly
+    /// when something was removed), so no copy is needed to compare.
+    fn outcome_tells_change(&self) -> bool {
+        false
+    }
 }
 
 struct Injector<'a> {
     values: &'a Value,
     namespaces: &'a Namespaces,
     sidecars: &'a dyn SidecarSource,
+    /// Resolved configurations by [`config_key`]: a repository's workloads share a handful.
+    configs: Mutex<HashMap<String, Arc<ResolvedPod>>>,
+}
+
+/// Most distinct configurations kept at once (each holds a values tree); past it the cache
+/// starts over, so memory stays bounded whatever the stream.
+const MAX_CACHED_CONFIGS: usize = 64;
+
+/// A pod configuration resolved once for every workload that has it: the values its sidecars
+/// render with, and the sidecars, rendered on first use.
+struct ResolvedPod {
+    values: Value,
+    debug: bool,
+    /// What resolving the annotations had to say (the same for every workload with the key).
+    warnings: Vec<Warning>,
+    sidecar: Mutex<Option<Sidecar>>,
+}
+
+/// Everything the pod's values are made of besides the base values: the three layers'
+/// annotations, the pod facts, the workload kind and what the first app container dictates.
+/// Equal keys give equal configurations ([`resolve`] and [`pod_values`] read nothing else;
+/// the workload's name only appears in their error messages).
+fn config_key(layers: &Layers<'_>, facts: &PodFacts, extras: &PodExtras, kind: &str) -> String {
+    let layer = |m: Option<&Map>| m.cloned().map_or(Value::Null, Value::Map);
+    let ports = facts
+        .named_ports
+        .iter()
+        .map(|(name, port)| Value::Seq(vec![name.as_str().into(), Value::Int(*port)]))
+        .collect();
+    let key: Map = [
+        ("namespace", layer(layers.namespace.map(|(_, a)| a))),
+        ("workload", layer(layers.workload)),
+        ("pod", layer(layers.pod)),
+        ("ports", Value::Seq(ports)),
+        ("kind", kind.into()),
+        ("capabilities", layer(extras.capabilities.as_ref())),
+        ("saMount", layer(extras.sa_mount.as_ref())),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    crate::yaml::to_json(&Value::Map(key))
+}
+
+impl Injector<'_> {
+    /// The pod's configuration, from the cache when a workload before had the same key.
+    fn resolved(
+        &self,
+        layers: &Layers<'_>,
+        facts: &PodFacts,
+        extras: &PodExtras,
+        kind: &WorkloadKind,
+        at: &WorkloadRef,
+    ) -> Result<Arc<ResolvedPod>, InjectError> {
+        let key = config_key(layers, facts, extras, kind.kind);
+        // Held while resolving, so a configuration is resolved once even when two threads meet
+        // it at the same time (a miss is rare; a hit holds the lock only to clone an Arc).
+        let mut configs = self.configs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = configs.get(&key) {
+            return Ok(found.clone());
+        }
+        let config = resolve(self.values, layers, facts, at)?;
+        let resolved = Arc::new(ResolvedPod {
+            values: pod_values(config.values, extras, kind),
+            debug: config.debug,
+            warnings: config.warnings,
+            sidecar: Mutex::new(None),
+        });
+        if configs.len() >= MAX_CACHED_CONFIGS {
+            configs.clear();
+        }
+        configs.insert(key, resolved.clone());
+        Ok(resolved)
+    }
+
+    /// The sidecar containers of `pod`, rendered the first time a workload needs them.
+    fn sidecar(&self, pod: &ResolvedPod, at: &WorkloadRef) -> Result<Sidecar, InjectError> {
+        let mut rendered = pod.sidecar.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(sidecar) = &*rendered {
+            return Ok(sidecar.clone());
+        }
+        let values = &pod.values;
+        let render = |part: Part| {
+            self.sidecars
+                .render(part, values)
+                .map_err(|source| InjectError::Render {
+                    workload: Box::new(at.clone()),
+                    container: part.container_name(),
+                    source: Box::new(source),
+                })
+        };
+        let sidecar = Sidecar {
+            proxy: render(Part::Proxy)?,
+            init: if truthy(values, &["cniEnabled"]) {
+                None
+            } else {
+                Some(render(Part::Init)?)
+            },
+            debug: if pod.debug {
+                Some(render(Part::Debug)?)
+            } else {
+                None
+            },
+        };
+        Ok(rendered.insert(sidecar).clone())
+    }
 }
 
 impl Transform for Injector<'_> {
@@ -252,13 +404,14 @@ impl Transform for Injector<'_> {
         let facts = PodFacts {
             named_ports: named_ports(template),
         };
-        let config = resolve(self.values, &layers, &facts, at)?;
-        let identity = !truthy(&config.values, &["proxy", "disableIdentity"]);
+        let pod = self.resolved(&layers, &facts, &pod_extras(template), kind, at)?;
+        let values = &pod.values;
+        let identity = !truthy(values, &["proxy", "disableIdentity"]);
         if identity && workload::is_false(spec, "automountServiceAccountToken") {
             return skip(SkipReason::AutomountDisabled);
         }
         if identity
-            && text_at(&config.values, &["identityTrustAnchorsPEM"])
+            && text_at(values, &["identityTrustAnchorsPEM"])
                 .trim()
                 .is_empty()
         {
@@ -266,42 +419,20 @@ impl Transform for Injector<'_> {
                 workload: Box::new(at.clone()),
             });
         }
-        let values = pod_values(config.values, template, kind);
-        let render = |part: Part| {
-            self.sidecars
-                .render(part, &values)
-                .map_err(|source| InjectError::Render {
-                    workload: Box::new(at.clone()),
-                    container: part.container_name(),
-                    source: Box::new(source),
-                })
-        };
-        let sidecar = Sidecar {
-            proxy: render(Part::Proxy)?,
-            init: if truthy(&values, &["cniEnabled"]) {
-                None
-            } else {
-                Some(render(Part::Init)?)
-            },
-            debug: if config.debug {
-                Some(render(Part::Debug)?)
-            } else {
-                None
-            },
-        };
-        let mut warnings = config.warnings;
+        let sidecar = self.sidecar(&pod, at)?;
+        let mut warnings = pod.warnings.clone();
         if uses_udp(template) {
             warnings.push(Warning::Udp);
         }
-        if truthy(&values, &["proxy", "nativeSidecar"])
-            && truthy(&values, &["proxy", "waitBeforeExitSeconds"])
+        if truthy(values, &["proxy", "nativeSidecar"])
+            && truthy(values, &["proxy", "waitBeforeExitSeconds"])
         {
             warnings.push(Warning::WaitBeforeExitIgnored);
         }
         let hook =
-            truthy(&values, &["proxy", "await"]) && !truthy(&values, &["proxy", "nativeSidecar"]);
+            truthy(values, &["proxy", "await"]) && !truthy(values, &["proxy", "nativeSidecar"]);
         warnings.extend(
-            crate::proxy_support::unsupported_features(&values, hook)
+            crate::proxy_support::unsupported_features(values, hook)
                 .into_iter()
                 .map(Warning::ProxyLacks),
         );
@@ -310,7 +441,7 @@ impl Transform for Injector<'_> {
             name: &at.name,
             namespace: &at.namespace,
         };
-        inject_template(template, owner, &values, sidecar);
+        inject_template(template, owner, values, sidecar);
         Ok(Outcome::Injected {
             already,
             changed: true,
@@ -322,6 +453,10 @@ impl Transform for Injector<'_> {
 struct Uninjector;
 
 impl Transform for Uninjector {
+    fn outcome_tells_change(&self) -> bool {
+        true
+    }
+
     fn resource(&self, doc: &mut Value, at: &WorkloadRef) -> Result<Outcome, InjectError> {
         let Some(kind) = workload_kind(&at.kind) else {
             return Ok(Outcome::Skipped(SkipReason::Unsupported));
@@ -350,63 +485,72 @@ fn check_shape(doc: &Value, kind: &WorkloadKind, at: &WorkloadRef) -> Result<(),
     })
 }
 
-/// The values the sidecar partials render with: the pod's configuration plus what the pod's
-/// first app container dictates (capabilities and the service account mount, which the sidecars
-/// copy), and the workload kind.
-fn pod_values(mut values: Value, template: &Map, kind: &WorkloadKind) -> Value {
+/// What the pod's first app container dictates to the sidecars: its capabilities (`add` and
+/// `drop`) and its service account token mount, which the sidecars copy.
+#[derive(Clone, Debug, Default)]
+struct PodExtras {
+    capabilities: Option<Map>,
+    sa_mount: Option<Map>,
+}
+
+fn pod_extras(template: &Map) -> PodExtras {
+    let Some(first) = spec_list(template, "containers")
+        .first()
+        .and_then(Value::as_map)
+    else {
+        return PodExtras::default();
+    };
+    let capabilities = first
+        .get("securityContext")
+        .and_then(Value::as_map)
+        .and_then(|s| s.get("capabilities"))
+        .and_then(Value::as_map)
+        .map(|caps| {
+            ["add", "drop"]
+                .into_iter()
+                .filter_map(|key| caps.get(key).map(|list| (key.to_owned(), list.clone())))
+                .collect()
+        });
+    let sa_mount = match first.get("volumeMounts") {
+        Some(Value::Seq(mounts)) => mounts
+            .iter()
+            .filter_map(Value::as_map)
+            .find(|m| str_at(m, &["mountPath"]) == SA_MOUNT_PATH)
+            .map(|mount| {
+                let mut sa = Map::new();
+                sa.insert("mountPath".into(), SA_MOUNT_PATH.into());
+                sa.insert("name".into(), str_at(mount, &["name"]).into());
+                sa.insert(
+                    "readOnly".into(),
+                    Value::Bool(workload::is_true(Some(mount), "readOnly")),
+                );
+                sa
+            }),
+        _ => None,
+    };
+    PodExtras {
+        capabilities,
+        sa_mount,
+    }
+}
+
+/// The values the sidecar partials render with: the pod's configuration plus the pod's
+/// [`PodExtras`] and the workload kind.
+fn pod_values(mut values: Value, extras: &PodExtras, kind: &WorkloadKind) -> Value {
     set_path(
         &mut values,
         &["proxy", "workloadKind"],
         Value::from(kind.kind.to_lowercase()),
     );
-    let Some(first) = spec_list(template, "containers")
-        .first()
-        .and_then(Value::as_map)
-    else {
-        return values;
-    };
-    if let Some(caps) = first
-        .get("securityContext")
-        .and_then(Value::as_map)
-        .and_then(|s| s.get("capabilities"))
-        .and_then(Value::as_map)
-    {
-        let mut init_caps = Map::new();
-        for key in ["add", "drop"] {
-            if let Some(list) = caps.get(key) {
-                init_caps.insert(key.into(), list.clone());
+    // Both sidecars copy what the first app container dictates.
+    for (key, map) in [
+        ("capabilities", &extras.capabilities),
+        ("saMountPath", &extras.sa_mount),
+    ] {
+        if let Some(map) = map {
+            for sidecar in ["proxy", "proxyInit"] {
+                set_path(&mut values, &[sidecar, key], Value::Map(map.clone()));
             }
-        }
-        set_path(
-            &mut values,
-            &["proxy", "capabilities"],
-            Value::Map(init_caps.clone()),
-        );
-        set_path(
-            &mut values,
-            &["proxyInit", "capabilities"],
-            Value::Map(init_caps),
-        );
-    }
-    if let Some(Value::Seq(mounts)) = first.get("volumeMounts") {
-        if let Some(mount) = mounts
-            .iter()
-            .filter_map(Value::as_map)
-            .find(|m| str_at(m, &["mountPath"]) == SA_MOUNT_PATH)
-        {
-            let mut sa = Map::new();
-            sa.insert("mountPath".into(), SA_MOUNT_PATH.into());
-            sa.insert("name".into(), str_at(mount, &["name"]).into());
-            sa.insert(
-                "readOnly".into(),
-                Value::Bool(workload::is_true(Some(mount), "readOnly")),
-            );
-            set_path(
-                &mut values,
-                &["proxy", "saMountPath"],
-                Value::Map(sa.clone()),
-            );
-            set_path(&mut values, &["proxyInit", "saMountPath"], Value::Map(sa));
         }
     }
     values
@@ -466,47 +610,86 @@ fn uses_udp(template: &Map) -> bool {
     })
 }
 
-/// Runs `transform` over every document of `sources`.
-fn run(sources: &[Source], transform: &dyn Transform) -> Result<Transformed, InjectError> {
-    let json_output = !sources.is_empty() && sources.iter().all(Source::is_json);
+/// Runs `transform` over every document of `inputs`, writing to `out` as it goes.
+fn run(
+    inputs: &[Stream],
+    transform: &dyn Transform,
+    out: &mut dyn Write,
+) -> Result<Report, InjectError> {
+    let json_inputs = inputs
+        .iter()
+        .map(Stream::is_json)
+        .collect::<Result<Vec<bool>, _>>()?;
+    let json_output = !inputs.is_empty() && json_inputs.iter().all(|json| *json);
     let mut driver = Driver {
         transform,
         entries: Vec::new(),
         json_output,
     };
-    let mut output = String::new();
-    for source in sources {
-        let text = if source.is_json() {
-            driver.json_source(source)?
+    let mut output = Output {
+        out: std::io::BufWriter::with_capacity(64 * 1024, out),
+        json: json_output,
+        wrote: false,
+        ends_with_newline: false,
+        source_started: false,
+    };
+    for (input, json) in inputs.iter().zip(json_inputs) {
+        output.source_started = false;
+        if json {
+            driver.json_source(input, &mut output)?;
         } else {
-            driver.yaml_source(source)?
-        };
-        append_stream(&mut output, &text, json_output);
+            driver.yaml_source(input, &mut output)?;
+        }
     }
-    Ok(Transformed {
-        output,
-        report: Report {
-            entries: driver.entries,
-        },
+    output
+        .out
+        .flush()
+        .map_err(|source| InjectError::Write { source })?;
+    Ok(Report {
+        entries: driver.entries,
     })
 }
 
-/// Appends one input's output, keeping documents of different inputs apart.
-fn append_stream(out: &mut String, text: &str, json: bool) {
-    if text.is_empty() {
-        return;
+/// The output stream, written piece by piece. Inputs are kept apart as if each input's output
+/// were appended whole: a newline when the previous input's output did not end with one, and,
+/// in YAML, a `---` line unless the input's output starts with one.
+struct Output<W: Write> {
+    out: W,
+    json: bool,
+    /// Anything written yet.
+    wrote: bool,
+    ends_with_newline: bool,
+    /// Anything written yet for the current input.
+    source_started: bool,
+}
+
+impl<W: Write> Output<W> {
+    fn push(&mut self, text: &str) -> Result<(), InjectError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let write = |out: &mut W, text: &str| {
+            out.write_all(text.as_bytes())
+                .map_err(|source| InjectError::Write { source })
+        };
+        if !self.source_started {
+            self.source_started = true;
+            if self.wrote && !self.ends_with_newline {
+                write(&mut self.out, "\n")?;
+            }
+            let starts_with_separator = text
+                .lines()
+                .next()
+                .is_some_and(|l| l.starts_with("---") && l[3..].trim().is_empty());
+            if !self.json && self.wrote && !starts_with_separator {
+                write(&mut self.out, "---\n")?;
+            }
+        }
+        write(&mut self.out, text)?;
+        self.wrote = true;
+        self.ends_with_newline = text.ends_with('\n');
+        Ok(())
     }
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    let starts_with_separator = text
-        .lines()
-        .next()
-        .is_some_and(|l| l.starts_with("---") && l[3..].trim().is_empty());
-    if !json && !out.is_empty() && !starts_with_separator {
-        out.push_str("---\n");
-    }
-    out.push_str(text);
 }
 
 struct Driver<'a> {
@@ -515,140 +698,177 @@ struct Driver<'a> {
     json_output: bool,
 }
 
+/// Documents transformed at once: they are independent (Namespaces were read beforehand), so a
+/// batch runs on all cores and is written in input order; the batch bounds the memory in flight.
+const DOCUMENTS_PER_BATCH: usize = 64;
+
+/// What one YAML document becomes: the text that follows its separator, and its report entries.
+struct ChunkResult {
+    text: String,
+    entries: Vec<Entry>,
+}
+
 impl Driver<'_> {
-    fn yaml_source(&mut self, source: &Source) -> Result<String, InjectError> {
-        let mut out = String::with_capacity(source.text.len() + 1024);
-        for chunk in split_yaml(&source.text) {
-            out.push_str(chunk.separator);
-            if chunk.body.is_empty() {
-                continue;
+    fn yaml_source<W: Write>(
+        &mut self,
+        source: &Stream,
+        out: &mut Output<W>,
+    ) -> Result<(), InjectError> {
+        let mut chunks = source.yaml_chunks()?;
+        loop {
+            let batch = chunks
+                .by_ref()
+                .take(DOCUMENTS_PER_BATCH)
+                .collect::<Result<Vec<_>, _>>()?;
+            if batch.is_empty() {
+                return Ok(());
             }
-            let docs = parse_yaml_chunk(&source.name, &chunk)?;
-            if docs.is_empty() {
-                // A blank document between separators, reported as upstream does.
-                if !chunk.separator.is_empty() {
-                    self.missing_kind(&source.name, chunk.line);
-                }
-                out.push_str(chunk.body);
-                continue;
-            }
-            let mut changed = false;
-            let mut results = Vec::with_capacity(docs.len());
-            for doc in docs {
-                let (doc, doc_changed) = self.document(doc, &source.name, chunk.line)?;
-                changed |= doc_changed;
-                results.push(doc);
-            }
-            if !changed {
-                out.push_str(chunk.body);
-                continue;
-            }
-            if chunk.separator.is_empty() && chunk.body.starts_with("---") {
-                out.push_str("---\n"); // the body started the document on its `---` line
-            }
-            out.push_str(leading_comments(chunk.body));
-            for (i, doc) in results.iter().enumerate() {
-                if i > 0 {
-                    out.push_str("---\n");
-                }
-                out.push_str(&emit_yaml(
-                    doc,
-                    &self.subject(doc, &source.name, chunk.line),
-                )?);
+            let this = &*self;
+            let results: Vec<Result<ChunkResult, InjectError>> = batch
+                .par_iter()
+                .map(|chunk| this.yaml_chunk(&source.name, &chunk.as_chunk()))
+                .collect();
+            for (chunk, result) in batch.iter().zip(results) {
+                out.push(&chunk.separator)?;
+                let result = result?;
+                self.entries.extend(result.entries);
+                out.push(&result.text)?;
             }
         }
-        Ok(out)
     }
 
-    fn json_source(&mut self, source: &Source) -> Result<String, InjectError> {
-        let mut out = String::with_capacity(source.text.len() + 1024);
-        for (chunk, value) in split_json(&source.name, &source.text)? {
+    /// Transforms one YAML document: its text back byte for byte when nothing changed, else its
+    /// leading comments and the documents written anew.
+    fn yaml_chunk(&self, source: &str, chunk: &Chunk<'_>) -> Result<ChunkResult, InjectError> {
+        let mut entries = Vec::new();
+        let unchanged = |entries| {
+            Ok(ChunkResult {
+                text: chunk.body.to_owned(),
+                entries,
+            })
+        };
+        if chunk.body.is_empty() {
+            return unchanged(entries);
+        }
+        let docs = parse_yaml_chunk(source, chunk)?;
+        if docs.is_empty() {
+            // A blank document between separators, reported as upstream does.
+            if !chunk.separator.is_empty() {
+                entries.push(missing_kind(source, chunk.line));
+            }
+            return unchanged(entries);
+        }
+        let pristine = is_pristine(chunk.body);
+        let mut changed = false;
+        let mut results = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let (doc, doc_changed) =
+                self.document(doc, source, chunk.line, pristine, &mut entries)?;
+            changed |= doc_changed;
+            results.push(doc);
+        }
+        if !changed {
+            return unchanged(entries);
+        }
+        let mut text = String::with_capacity(chunk.body.len() * 2);
+        if chunk.separator.is_empty() && chunk.body.starts_with("---") {
+            text.push_str("---\n"); // the body started the document on its `---` line
+        }
+        text.push_str(leading_comments(chunk.body));
+        for (i, doc) in results.iter().enumerate() {
+            if i > 0 {
+                text.push_str("---\n");
+            }
+            text.push_str(&emit_yaml(doc, &subject(doc, source, chunk.line))?);
+        }
+        Ok(ChunkResult { text, entries })
+    }
+
+    /// A JSON input: read whole (a JSON stream is parsed as one text), written value by value.
+    fn json_source<W: Write>(
+        &mut self,
+        source: &Stream,
+        out: &mut Output<W>,
+    ) -> Result<(), InjectError> {
+        let text = source.text()?;
+        for (chunk, value) in split_json(&source.name, &text)? {
             if chunk.body.is_empty() {
                 if self.json_output {
-                    out.push_str(chunk.separator);
+                    out.push(chunk.separator)?;
                 }
                 continue;
             }
-            let (doc, changed) = self.document(value, &source.name, chunk.line)?;
-            let subject = || self.subject(&doc, &source.name, chunk.line);
+            let mut entries = Vec::new();
+            let (doc, changed) = self.document(
+                value,
+                &source.name,
+                chunk.line,
+                is_pristine(chunk.body),
+                &mut entries,
+            )?;
+            self.entries.extend(entries);
+            let subject = || subject(&doc, &source.name, chunk.line);
             if self.json_output {
-                out.push_str(chunk.separator);
+                out.push(chunk.separator)?;
                 if changed {
-                    out.push_str(&emit_json(&doc, &subject())?);
+                    out.push(&emit_json(&doc, &subject())?)?;
                 } else {
-                    out.push_str(chunk.body);
+                    out.push(chunk.body)?;
                 }
             } else {
                 // Mixed inputs: the whole stream is YAML.
-                if !out.is_empty() {
-                    out.push_str("---\n");
+                if out.source_started {
+                    out.push("---\n")?;
                 }
-                out.push_str(&emit_yaml(&doc, &subject())?);
+                out.push(&emit_yaml(&doc, &subject())?)?;
             }
         }
-        if self.json_output && !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
+        if self.json_output && out.source_started && !out.ends_with_newline {
+            out.push("\n")?;
         }
-        Ok(out)
+        Ok(())
     }
 
-    fn subject(&self, doc: &Value, source: &str, line: usize) -> WorkloadRef {
-        let map = doc.as_map();
-        let field = |path: &[&str]| map.map(|m| str_at(m, path).to_owned()).unwrap_or_default();
-        let mut name = field(&["metadata", "name"]);
-        if name.is_empty() {
-            name = field(&["metadata", "generateName"]);
-        }
-        WorkloadRef {
-            source: source.to_owned(),
-            line,
-            kind: field(&["kind"]),
-            name,
-            namespace: field(&["metadata", "namespace"]),
-        }
-    }
-
-    fn missing_kind(&mut self, source: &str, line: usize) {
-        self.entries.push(Entry {
-            source: source.to_owned(),
-            line,
-            kind: String::new(),
-            name: String::new(),
-            namespace: String::new(),
-            outcome: Outcome::Skipped(SkipReason::MissingKind),
-        });
-    }
-
-    /// Transforms one document (a resource, a `List` of them, or anything else).
+    /// Transforms one document (a resource, a `List` of them, or anything else). `pristine`
+    /// says its text holds nothing of a mesh (see [`is_pristine`]).
     fn document(
-        &mut self,
+        &self,
         mut doc: Value,
         source: &str,
         line: usize,
+        pristine: bool,
+        entries: &mut Vec<Entry>,
     ) -> Result<(Value, bool), InjectError> {
-        let at = self.subject(&doc, source, line);
+        let at = subject(&doc, source, line);
         if at.kind.is_empty() {
-            self.missing_kind(source, line);
+            entries.push(missing_kind(source, line));
             return Ok((doc, false));
         }
         if at.kind == "List" {
             if let Some(Value::Seq(items)) = doc.as_map_mut().and_then(|m| m.get_mut("items")) {
                 let mut changed = false;
                 for item in items.iter_mut() {
-                    let (new, item_changed) = self.document(std::mem::take(item), source, line)?;
+                    let (new, item_changed) =
+                        self.document(std::mem::take(item), source, line, pristine, entries)?;
                     *item = new;
                     changed |= item_changed;
                 }
                 return Ok((doc, changed));
             }
         }
-        let before = doc.clone();
+        // Whether the document changed decides between writing its text back byte for byte and
+        // writing it anew. A pristine document changes exactly when it is injected (nothing
+        // else touches it), so only documents that may hold a mesh pay for a copy to compare.
+        let before = (!pristine && !self.transform.outcome_tells_change()).then(|| doc.clone());
         let mut outcome = self.transform.resource(&mut doc, &at)?;
-        let changed = doc != before;
+        let changed = match before {
+            Some(before) => doc != before,
+            None => matches!(outcome, Outcome::Injected { .. } | Outcome::Uninjected),
+        };
         if let Outcome::Injected { changed: c, .. } = &mut outcome {
             *c = changed;
         }
-        self.entries.push(Entry {
+        entries.push(Entry {
             source: at.source,
             line: at.line,
             kind: at.kind,
@@ -658,6 +878,42 @@ impl Driver<'_> {
         });
         Ok((doc, changed))
     }
+}
+
+/// Who a document is, for the report and messages.
+fn subject(doc: &Value, source: &str, line: usize) -> WorkloadRef {
+    let map = doc.as_map();
+    let field = |path: &[&str]| map.map(|m| str_at(m, path).to_owned()).unwrap_or_default();
+    let mut name = field(&["metadata", "name"]);
+    if name.is_empty() {
+        name = field(&["metadata", "generateName"]);
+    }
+    WorkloadRef {
+        source: source.to_owned(),
+        line,
+        kind: field(&["kind"]),
+        name,
+        namespace: field(&["metadata", "namespace"]),
+    }
+}
+
+/// The report entry of a document without a kind.
+fn missing_kind(source: &str, line: usize) -> Entry {
+    Entry {
+        source: source.to_owned(),
+        line,
+        kind: String::new(),
+        name: String::new(),
+        namespace: String::new(),
+        outcome: Outcome::Skipped(SkipReason::MissingKind),
+    }
+}
+
+/// Whether a document's text shows no trace of a mesh: no `linkerd` or `meshchart` anywhere
+/// (every name, annotation, label and container inject adds or uninject removes holds one), and
+/// no backslash, so no escape in a quoted scalar can spell one either.
+fn is_pristine(text: &str) -> bool {
+    !text.contains("linkerd") && !text.contains("meshchart") && !text.contains('\\')
 }
 
 fn emit_yaml(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> {

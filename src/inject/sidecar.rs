@@ -52,8 +52,9 @@ pub const IDENTITY_VOLUME: &str = "linkerd-identity-end-entity";
 /// The init container's xtables lock volume (its name comes from `proxyInit.xtMountPath.name`).
 pub const XTABLES_VOLUME: &str = "linkerd-proxy-init-xtables-lock";
 
-/// Renders the sidecar containers; the chart does it for real, tests may substitute.
-pub trait SidecarSource {
+/// Renders the sidecar containers; the chart does it for real, tests may substitute. Workloads
+/// are injected in parallel, so a source is shared between threads.
+pub trait SidecarSource: Sync {
     /// The container `part` as a map, rendered with `values`.
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError>;
 }

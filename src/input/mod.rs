@@ -161,7 +161,8 @@ impl InputError {
         }
     }
 
-    fn io(name: &str, source: std::io::Error) -> InputError {
+    /// An OS error reading `name` (a missing file says so by name).
+    pub fn io(name: &str, source: std::io::Error) -> InputError {
         if source.kind() == std::io::ErrorKind::NotFound {
             InputError::NotFound {
                 name: name.to_owned(),

@@ -107,7 +107,7 @@ enum Style {
 }
 
 /// What a scalar's characters allow (libyaml's `yaml_emitter_analyze_scalar`, block context).
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Analysis {
     multiline: bool,
     plain_allowed: bool,
@@ -511,15 +511,77 @@ fn is_printable(c: char) -> bool {
     matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFEFE | 0xFF00..=0xFFFD)
 }
 
-/// Which scalar styles the characters of `s` allow in block context.
-fn analyze(s: &str) -> Analysis {
-    if s.is_empty() {
-        return Analysis {
+/// Whether `s` is made only of characters that never need quoting (letters, digits and a few
+/// marks, none of them an indicator where it stands), so every style is allowed: the common case
+/// (names, images, ports, addresses, flags), decided without the character-by-character analysis.
+fn is_quiet(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let quiet_inside = |b: &u8| b.is_ascii_alphanumeric() || b"_./+=-,@%()~:".contains(b);
+    let quiet_first = match bytes.first() {
+        None => false,
+        Some(b) if b.is_ascii_alphanumeric() || b"_/".contains(b) => true,
+        // Indicators only when followed by a space or at the end, or as `---`/`...`.
+        Some(b'-') => bytes.len() > 1 && !s.starts_with("---"),
+        Some(b'.') => !s.starts_with("..."),
+        Some(_) => false,
+    };
+    // `:` is an indicator before a space or at the end; no spaces here, so only the end counts.
+    quiet_first && bytes[1..].iter().all(quiet_inside) && !s.ends_with(':')
+}
+
+/// Long strings (a PEM bundle in every injected proxy's environment) come back again and again:
+/// their analysis is kept for the next time.
+const REMEMBERED_LENGTH: usize = 256;
+const REMEMBERED_STRINGS: usize = 8;
+
+thread_local! {
+    static REMEMBERED: std::cell::RefCell<Vec<(String, Analysis)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Analysis {
+    /// Plain and single-quoted allowed; block style as `block` says.
+    fn every_style(block: bool) -> Analysis {
+        Analysis {
             multiline: false,
             plain_allowed: true,
             single_quoted_allowed: true,
-            block_allowed: false,
-        };
+            block_allowed: block,
+        }
+    }
+}
+
+/// Which scalar styles the characters of `s` allow in block context.
+fn analyze(s: &str) -> Analysis {
+    if is_quiet(s) {
+        return Analysis::every_style(true);
+    }
+    if s.len() < REMEMBERED_LENGTH {
+        return analyze_chars(s);
+    }
+    if let Some(known) = REMEMBERED.with(|r| {
+        r.borrow()
+            .iter()
+            .find(|(text, _)| text == s)
+            .map(|(_, a)| *a)
+    }) {
+        return known;
+    }
+    let analysis = analyze_chars(s);
+    REMEMBERED.with(|r| {
+        let mut remembered = r.borrow_mut();
+        if remembered.len() >= REMEMBERED_STRINGS {
+            remembered.remove(0);
+        }
+        remembered.push((s.to_owned(), analysis));
+    });
+    analysis
+}
+
+/// [`analyze`] character by character.
+fn analyze_chars(s: &str) -> Analysis {
+    if s.is_empty() {
+        return Analysis::every_style(false);
     }
     let mut indicators = s.starts_with("---") || s.starts_with("...");
     let mut line_breaks = false;

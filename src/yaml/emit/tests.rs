@@ -425,3 +425,45 @@ fn deep_nesting_is_written_without_trouble() {
     assert!(text.ends_with("- leaf"), "{}", &text[text.len() - 40..]);
     assert_eq!(text.lines().count(), 201);
 }
+
+#[test]
+fn the_quiet_fast_path_agrees_with_the_character_analysis() {
+    let alphabet = [
+        "a", "Z", "0", "_", ".", "/", "+", "=", "-", ",", "@", "%", "(", ")", "~",
+    ];
+    let mut checked = 0;
+    for a in alphabet {
+        for b in alphabet {
+            for c in alphabet {
+                let four = format!("{a}{b}{c}{c}");
+                for s in [a.to_owned(), format!("{a}{b}"), format!("{a}{b}{c}"), four] {
+                    if is_quiet(&s) {
+                        assert_eq!(analyze(&s), analyze_chars(&s), "{s:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+    for s in [
+        "linkerd-proxy",
+        "cr.l5d.io/linkerd/proxy",
+        "10.0.0.0/8,100.64.0.0/10",
+        "4191",
+    ] {
+        assert!(is_quiet(s), "{s}");
+        assert_eq!(analyze(s), analyze_chars(s), "{s:?}");
+    }
+}
+
+#[test]
+fn a_long_string_is_analyzed_the_same_the_second_time() {
+    let pem = format!(
+        "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+        "A".repeat(300)
+    );
+    let first = analyze(&pem);
+    assert_eq!(first, analyze_chars(&pem));
+    assert_eq!(analyze(&pem), first);
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Runs commands side by side, alternating run by run, and prints medians, ratios and peak RSS.
+
+Each timed run is one process started with posix_spawn (stdout and stderr to /dev/null) and
+reaped with wait4; nothing else is timed, so both sides pay the same small start-up cost. Peak
+memory is measured in separate runs under GNU time (`/usr/bin/time -f %M`): a child spawned
+straight from Python would report Python's own resident size, which exec carries into
+ru_maxrss. Alternating A, B, A, B, ... (the order flipped every
+other round) means a noisy neighbour slows both sides alike: the paired ratio (the median of
+B_i / A_i over rounds) is the figure to trust on a busy machine.
+
+usage: paired.py [--runs N] [--warmup N] [--rss-runs N] NAME=COMMAND NAME=COMMAND ...
+       (COMMAND is split like a shell would, without a shell; the first command is the reference
+       the others are divided by)
+"""
+import argparse
+import os
+import shlex
+import statistics
+import tempfile
+import time
+
+
+def run_once(argv):
+    """Wall seconds of one run of argv (output discarded); exits if it fails."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        start = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, os.environ,
+                              file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1),
+                                            (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        _, status = os.waitpid(pid, 0)
+        wall = time.perf_counter() - start
+    finally:
+        os.close(devnull)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed (exit {os.waitstatus_to_exitcode(status)}): {shlex.join(argv)}")
+    return wall
+
+
+def peak_rss_kib(argv):
+    """Peak resident memory (KiB) of one run of argv, as GNU time reports it."""
+    with tempfile.NamedTemporaryFile("r") as out:
+        run_once(["/usr/bin/time", "-f", "%M", "-o", out.name, *argv])
+        return int(out.read().split()[-1])
+
+
+def measure(commands, runs, warmup, rss_runs=3):
+    """{name: ([wall...], [rss...])}: `runs` alternating rounds after `warmup` rounds, then
+    `rss_runs` runs of each under GNU time."""
+    results = {name: ([], []) for name, _ in commands}
+    for round_no in range(warmup + runs):
+        order = commands if round_no % 2 == 0 else list(reversed(commands))
+        for name, argv in order:
+            wall = run_once(argv)
+            if round_no >= warmup:
+                results[name][0].append(wall)
+    for _ in range(rss_runs):
+        for name, argv in commands:
+            results[name][1].append(peak_rss_kib(argv))
+    return results
+
+
+def fmt_time(seconds):
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.3f} s"
+
+
+def report(commands, results, runs):
+    """Prints medians, spread and peak RSS of each command, then paired time ratios (and peak
+    RSS ratios) against the first command."""
+    ref_name = commands[0][0]
+    ref, ref_rss = results[ref_name]
+    width = max(len(name) for name, _ in commands)
+    for name, _ in commands:
+        walls, rss = results[name]
+        line = f"  {name:<{width}}"
+        if walls:
+            walls_sorted = sorted(walls)
+            line += (f"  median {fmt_time(statistics.median(walls))}"
+                     f"  (min {fmt_time(walls_sorted[0])}, max {fmt_time(walls_sorted[-1])},"
+                     f" {runs} runs)")
+        if rss:
+            line += f"  peak RSS {max(rss) / 1024:.1f} MiB"
+        print(line)
+    for name, _ in commands[1:]:
+        walls, rss = results[name]
+        if walls:
+            paired = statistics.median(b / a for a, b in zip(ref, walls))
+            of_medians = statistics.median(walls) / statistics.median(ref)
+            print(f"  {name} / {ref_name}: paired median ratio {paired:.2f}x"
+                  f" (ratio of medians {of_medians:.2f}x)")
+        elif rss:
+            print(f"  {name} / {ref_name}: peak RSS ratio {max(rss) / max(ref_rss):.2f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--rss-runs", type=int, default=3)
+    parser.add_argument("commands", nargs="+", metavar="NAME=COMMAND")
+    args = parser.parse_args()
+    commands = []
+    for item in args.commands:
+        name, _, command = item.partition("=")
+        commands.append((name, shlex.split(command)))
+    results = measure(commands, args.runs, args.warmup, args.rss_runs)
+    report(commands, results, args.runs)
+
+
+if __name__ == "__main__":
+    main()

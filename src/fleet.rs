@@ -1,0 +1,304 @@
+//! `render --fleet`: one control plane per cluster, many clusters in one run.
+//!
+//! A fleet folder holds one cluster per `NAME.yaml` (its values) or per `NAME/` folder (its
+//! `values.yaml` and, optionally, a `certs/` folder as `render --certs-dir` keeps it). Each
+//! cluster renders exactly as `meshchart render` would with the shared flags plus
+//! `-f <its values> [--certs-dir <its certs>]`: its values file comes after the shared `-f`
+//! files, so the shared `--set` family still applies over it (Helm's precedence by flag type).
+//! The chart is compiled once; clusters render in parallel on rayon's pool. Output is all or
+//! nothing: every file is staged first and renamed into place only when every cluster rendered.
+
+use crate::chart::Chart;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::flags::RenderFlags;
+use crate::render::{render_with, Clock, RenderOutcome};
+use camino::{Utf8Path, Utf8PathBuf};
+use rayon::prelude::*;
+use std::io::Read;
+
+/// The values file inside a cluster folder.
+pub const CLUSTER_VALUES: &str = "values.yaml";
+/// The certificate folder inside a cluster folder (the layout `render --certs-dir` keeps).
+pub const CLUSTER_CERTS: &str = "certs";
+
+/// One cluster of a fleet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// Its name: the file's stem or the folder's name; the output is `NAME.yaml`.
+    pub name: String,
+    /// Its values file.
+    pub values: Utf8PathBuf,
+    /// Its certificate folder, when it has one.
+    pub certs_dir: Option<Utf8PathBuf>,
+}
+
+/// How a fleet run writes its output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FleetOptions {
+    /// Threads to render on (`None`: one per core).
+    pub jobs: Option<usize>,
+    /// Write the clusters that rendered even when others failed.
+    pub keep_going: bool,
+}
+
+/// A cluster that could not be rendered, and why.
+#[derive(Debug)]
+pub struct ClusterFailure {
+    /// The cluster's values file (what the user should look at).
+    pub file: Utf8PathBuf,
+    /// What went wrong.
+    pub error: Error,
+}
+
+/// What a fleet run did.
+#[derive(Debug, Default)]
+pub struct FleetReport {
+    /// The files written, in cluster order.
+    pub written: Vec<Utf8PathBuf>,
+    /// Notes for stderr, each prefixed with its cluster's name.
+    pub notes: Vec<String>,
+    /// The clusters that failed, in cluster order.
+    pub failures: Vec<ClusterFailure>,
+    /// How many clusters the fleet has.
+    pub clusters: usize,
+}
+
+impl FleetReport {
+    /// The listing printed on stdout: one `wrote PATH` line per file.
+    pub fn listing(&self) -> String {
+        self.written
+            .iter()
+            .map(|p| format!("wrote {p}\n"))
+            .collect()
+    }
+
+    /// The failures as stderr lines (`FILE: error`), and what became of the output.
+    pub fn failure_text(&self, keep_going: bool) -> String {
+        let mut text = format!(
+            "{} of {} clusters failed{}:\n",
+            self.failures.len(),
+            self.clusters,
+            if keep_going {
+                ", the others were written"
+            } else {
+                "; nothing was written"
+            }
+        );
+        for failure in &self.failures {
+            text.push_str(&format!("  {}: {}\n", failure.file, failure.error));
+        }
+        text
+    }
+}
+
+fn fleet_error(dir: &Utf8Path, message: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("--fleet {dir}: {message}"))
+}
+
+/// The clusters of the fleet folder `dir`, sorted by name. Hidden entries and files that are
+/// not `.yaml`/`.yml` are left out; a folder without `values.yaml`, or two clusters with one
+/// name, is an error.
+pub fn discover(dir: &Utf8Path) -> Result<Vec<Cluster>, Error> {
+    let mut clusters = Vec::new();
+    for entry in dir.read_dir_utf8().map_err(Error::io(dir))? {
+        let entry = entry.map_err(Error::io(dir))?;
+        let path = entry.path();
+        let file_name = entry.file_name();
+        if file_name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            let values = path.join(CLUSTER_VALUES);
+            if !values.is_file() {
+                return Err(fleet_error(
+                    dir,
+                    format!("cluster folder {file_name}/ has no {CLUSTER_VALUES}"),
+                ));
+            }
+            let certs = path.join(CLUSTER_CERTS);
+            clusters.push(Cluster {
+                name: file_name.to_owned(),
+                values,
+                certs_dir: certs.is_dir().then_some(certs),
+            });
+        } else if let Some(stem) = file_name
+            .strip_suffix(".yaml")
+            .or_else(|| file_name.strip_suffix(".yml"))
+        {
+            clusters.push(Cluster {
+                name: stem.to_owned(),
+                values: path.to_owned(),
+                certs_dir: None,
+            });
+        }
+    }
+    clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(pair) = clusters.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(fleet_error(
+            dir,
+            format!(
+                "two clusters are named {}: {} and {}",
+                pair[0].name, pair[0].values, pair[1].values
+            ),
+        ));
+    }
+    if clusters.is_empty() {
+        return Err(fleet_error(
+            dir,
+            "no clusters (NAME.yaml files or NAME/ folders with values.yaml)",
+        ));
+    }
+    Ok(clusters)
+}
+
+/// The flags a single `render` of `cluster` would get: the shared ones, its values file last
+/// among the `-f` files, its certificate folder instead of the shared one.
+pub fn cluster_flags(shared: &RenderFlags, cluster: &Cluster) -> RenderFlags {
+    let mut flags = shared.clone();
+    flags.values.files.push(cluster.values.to_string());
+    if let Some(certs) = &cluster.certs_dir {
+        flags.certs_dir = Some(certs.clone());
+    }
+    flags
+}
+
+/// Renders every cluster with one compiled `engine`, in parallel on `jobs` threads; the results
+/// come back in cluster order whatever the scheduling.
+///
+/// Standard input (for `-f -` or `--set-file key=-`) is read once and given to every cluster.
+/// Clusters that share the flags' `--certs-dir` would race to fill it, so when any does, the
+/// first of them renders alone first (filling the folder) and the others then only read it.
+pub fn render_clusters(
+    engine: &Engine,
+    chart: &Chart,
+    shared: &RenderFlags,
+    clusters: &[Cluster],
+    stdin: &mut dyn Read,
+    clock: Clock,
+    jobs: Option<usize>,
+) -> Result<Vec<Result<RenderOutcome, Error>>, Error> {
+    let mut input = Vec::new();
+    if shared.values.reads_stdin() {
+        stdin
+            .read_to_end(&mut input)
+            .map_err(Error::io("<stdin>"))?;
+    }
+    // One instant for the whole fleet (schedules agree); an unreadable clock is left for each
+    // cluster to report, as its single render would.
+    let clock = clock.now().map_or(clock, Clock::Fixed);
+    let render_one = |cluster: &Cluster| {
+        render_with(
+            engine,
+            chart,
+            &cluster_flags(shared, cluster),
+            &mut input.as_slice(),
+            clock,
+        )
+    };
+    let first_sharing = clusters
+        .iter()
+        .position(|c| c.certs_dir.is_none() && shared.certs_dir.is_some());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
+    let first = first_sharing.map(|i| render_one(&clusters[i]));
+    let mut results: Vec<Option<Result<RenderOutcome, Error>>> = pool.install(|| {
+        clusters
+            .par_iter()
+            .enumerate()
+            .map(|(i, cluster)| (Some(i) != first_sharing).then(|| render_one(cluster)))
+            .collect()
+    });
+    if let (Some(i), Some(result)) = (first_sharing, first) {
+        results[i] = Some(result);
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// Writes each rendered cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. Files
+/// are staged in a folder inside `out` and renamed into place only once all are written.
+pub fn write_clusters(
+    out: &Utf8Path,
+    clusters: &[Cluster],
+    results: Vec<Result<RenderOutcome, Error>>,
+    keep_going: bool,
+) -> Result<FleetReport, Error> {
+    let mut report = FleetReport {
+        clusters: clusters.len(),
+        ..FleetReport::default()
+    };
+    let mut good = Vec::new();
+    for (cluster, result) in clusters.iter().zip(results) {
+        match result {
+            Ok(outcome) => {
+                report.notes.extend(
+                    outcome
+                        .notes
+                        .iter()
+                        .map(|note| format!("{}: {note}", cluster.name)),
+                );
+                good.push((cluster, outcome.rendered.to_stream()));
+            }
+            Err(error) => report.failures.push(ClusterFailure {
+                file: cluster.values.clone(),
+                error,
+            }),
+        }
+    }
+    if !report.failures.is_empty() && !keep_going {
+        return Ok(report);
+    }
+    std::fs::create_dir_all(out).map_err(Error::io(out))?;
+    let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));
+    let staged = stage(&staging, &good);
+    let result = staged.and_then(|()| {
+        let mut written = Vec::new();
+        for (cluster, _) in &good {
+            let file = format!("{}.yaml", cluster.name);
+            let target = out.join(&file);
+            std::fs::rename(staging.join(&file), &target).map_err(Error::io(&target))?;
+            written.push(target);
+        }
+        Ok(written)
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    report.written = result?;
+    Ok(report)
+}
+
+fn stage(staging: &Utf8Path, files: &[(&Cluster, String)]) -> Result<(), Error> {
+    std::fs::create_dir(staging).map_err(Error::io(staging))?;
+    for (cluster, text) in files {
+        let path = staging.join(format!("{}.yaml", cluster.name));
+        std::fs::write(&path, text).map_err(Error::io(&path))?;
+    }
+    Ok(())
+}
+
+/// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
+/// renders them all and writes what may be written. The report lists what was written and what
+/// failed; the caller exits 1 when anything failed.
+pub fn run(
+    chart: &Chart,
+    dir: &Utf8Path,
+    out: &Utf8Path,
+    shared: &RenderFlags,
+    options: FleetOptions,
+    stdin: &mut dyn Read,
+    clock: Clock,
+) -> Result<FleetReport, Error> {
+    let clusters = discover(dir)?;
+    let engine = Engine::new(chart)?;
+    let results = render_clusters(
+        &engine,
+        chart,
+        shared,
+        &clusters,
+        stdin,
+        clock,
+        options.jobs,
+    )?;
+    write_clusters(out, &clusters, results, options.keep_going)
+}
