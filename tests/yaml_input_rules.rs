@@ -7,7 +7,7 @@ mod support;
 use meshchart::values::Value;
 use meshchart::yaml::parse_documents;
 use std::process::Output;
-use support::cli::{command, run_with_stdin, scratch_dir};
+use support::cli::{assert_refused, command, run_with_stdin, scratch_dir};
 
 const VALUES: &str = "tests/golden/inject/values.yaml";
 
@@ -35,16 +35,6 @@ fn assert_injected(out: &Output) -> Vec<Value> {
         });
     assert_eq!(containers, Some(2), "{}", text(&out.stdout));
     docs
-}
-
-/// Exit 1, nothing on stdout, and every one of `needles` in the message.
-fn assert_refused(out: &Output, needles: &[&str]) {
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in: {stderr}");
-    }
 }
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1
@@ -104,6 +94,7 @@ fn inject_reports_malformed_json_as_json() {
     let out = inject("{\"kind\": \"Deployment\",\n  \"metadata\": {\"name\": \"web\"}\n");
     assert_refused(
         &out,
+        1,
         &["<stdin>:3:0: invalid JSON: EOF while parsing an object"],
     );
 }
@@ -148,6 +139,7 @@ fn a_key_given_twice_in_a_values_file_is_an_error_naming_both_lines() {
     let out = meshchart(&["values", "-f", &file], "");
     assert_refused(
         &out,
+        1,
         &[
             "v.yaml, line 4",
             "\"logLevel\" is given twice",
@@ -164,6 +156,7 @@ fn a_key_given_twice_in_an_inject_input_is_an_error_naming_both_lines_of_the_fil
     let out = inject(&input);
     assert_refused(
         &out,
+        1,
         &[
             "<stdin>:22:",
             "\"image\" is given twice",
@@ -179,6 +172,7 @@ fn a_key_given_twice_in_a_json_inject_input_is_an_error_naming_both_lines() {
     let out = inject(input);
     assert_refused(
         &out,
+        1,
         &[
             "<stdin>:3:",
             "\"kind\" is given twice",
@@ -210,6 +204,7 @@ fn an_implicit_key_over_1024_characters_is_an_error_naming_the_key_and_its_line(
     let out = meshchart(&["values", "-f", &file], "");
     assert_refused(
         &out,
+        1,
         &[
             "v.yaml, line 2, column 3: the key longkeykkk",
             "1107 characters long",
