@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::cli::scratch_dir;
+use support::cli::{assert_refused, scratch_dir};
 
 /// How long a run may take before we call it a hang.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -104,16 +104,6 @@ fn run_with_stdin(args: &[&str], stdin: Vec<u8>) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Asserts a refusal: exit `code`, nothing on stdout, every `needle` in stderr.
-fn assert_refused(out: &Output, code: i32, needles: &[&str]) {
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {stderr}");
-    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} not in: {stderr}");
-    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> String {
@@ -231,10 +221,9 @@ fn endless_standard_input_stops_at_the_input_cap() {
 #[test]
 fn an_input_over_the_cap_is_refused_and_the_cap_can_be_raised() {
     let dir = scratch_dir("input-cap");
-    let file = write(
-        &dir.join("big.yaml"),
-        "k: 0123456789\n".repeat(200).as_bytes(),
-    );
+    // 200 different keys (a key given twice would be refused for that instead).
+    let values: String = (0..200).map(|i| format!("k{i}: 0123456789\n")).collect();
+    let file = write(&dir.join("big.yaml"), values.as_bytes());
     let out = run_with_env(
         &["values", "-f", &file],
         &[("MESHCHART_MAX_INPUT_BYTES", "1KiB")],

@@ -3,35 +3,25 @@
 //! injected pod has exactly one proxy: first in `containers` when awaited, last when not, and in
 //! `initContainers` right after `linkerd-init` for the workloads that ask for a native sidecar.
 
+#[path = "support/inject_setup.rs"]
+mod inject_setup;
+
+use inject_setup::Setup;
 use meshchart::chart::Chart;
 use meshchart::inject::workload::{set_path, WORKLOAD_KINDS};
-use meshchart::inject::{self, ChartSidecars, InjectOptions, Namespaces, Source};
+use meshchart::inject::{self, InjectOptions, Namespaces, Source};
 use meshchart::values::{Map, Value};
 use proptest::prelude::*;
 use std::sync::OnceLock;
-
-struct Setup {
-    sidecars: ChartSidecars,
-    values: Value,
-}
 
 fn setup() -> &'static Setup {
     static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
         let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let chart = Chart::from_dir(&root).expect("the chart reads");
-        let mut values = chart.default_values().expect("default values");
         let anchors = std::fs::read_to_string(root.join("tests/reference/valid-trust-anchors.pem"))
             .expect("trust anchors");
-        set_path(
-            &mut values,
-            &["identityTrustAnchorsPEM"],
-            Value::from(anchors),
-        );
-        Setup {
-            sidecars: ChartSidecars::new(&chart).expect("the chart compiles"),
-            values,
-        }
+        Setup::new(&chart, &anchors)
     })
 }
 

@@ -24,9 +24,12 @@ pub struct Source {
 }
 
 impl Source {
-    /// Whether the text is JSON (its first non-blank character opens an object or array).
+    /// Whether the text is read as JSON: it opens an object or array and is a stream of JSON
+    /// values. Text that only starts like JSON (`{kind: Pod, ...}`) is flow-style YAML, as kubectl
+    /// reads it; text that is neither stays JSON, so the error shown is JSON's.
     pub fn is_json(&self) -> bool {
         matches!(self.text.trim_start().chars().next(), Some('{') | Some('['))
+            && starting_like_json_is_json(&self.text)
     }
 }
 
@@ -100,8 +103,8 @@ impl Stream {
         })
     }
 
-    /// Whether the stream is JSON: its first non-blank character opens an object or array.
-    /// Reads only up to that character.
+    /// Whether the stream is JSON, as [`Source::is_json`] decides. Reads only up to the first
+    /// non-blank character, unless it opens an object or array.
     pub fn is_json(&self) -> Result<bool, InjectError> {
         let mut reader = self.reader()?;
         let mut line = String::new();
@@ -111,7 +114,7 @@ impl Stream {
                 return Ok(false);
             }
             if let Some(first) = line.trim_start().chars().next() {
-                return Ok(matches!(first, '{' | '['));
+                return Ok(matches!(first, '{' | '[') && starting_like_json_is_json(&self.text()?));
             }
         }
     }
@@ -133,6 +136,16 @@ impl Stream {
             done: false,
         })
     }
+}
+
+/// For text that starts with `{` or `[`: JSON when it is a stream of JSON values; flow-style YAML
+/// (`{kind: Pod, ...}`) when only YAML reads it; JSON again when neither does, so the error
+/// shown is JSON's.
+fn starting_like_json_is_json(text: &str) -> bool {
+    let valid_json = serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .all(|value| value.is_ok());
+    valid_json || yaml::parse_documents(text).is_err()
 }
 
 /// Opens the inputs named on the command line, in order, without reading them yet: `-` is stdin
@@ -267,7 +280,9 @@ impl Iterator for YamlChunks<'_> {
                 Ok(true) => {}
             }
             self.line_no += 1;
-            let Some(pure) = separator_kind(&self.line) else {
+            // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
+            let directive_before = ends_with_directive(&self.body);
+            let Some(pure) = separator_kind(&self.line).filter(|_| !directive_before) else {
                 self.body.push_str(&self.line);
                 continue;
             };
@@ -333,7 +348,9 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     let mut body_line = 1;
     let mut offset = 0;
     for (line_no, line) in (1..).zip(text.split_inclusive('\n')) {
-        if let Some(pure) = separator_kind(line) {
+        // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
+        let after_directive = || ends_with_directive(&text[body_start..offset]);
+        if let Some(pure) = separator_kind(line).filter(|_| !after_directive()) {
             chunks.push(Chunk {
                 separator,
                 body: &text[body_start..offset],
@@ -359,6 +376,14 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     chunks
 }
 
+/// Whether the last line of `body` that is not blank or a comment is a directive (`%YAML 1.1`).
+fn ends_with_directive(body: &str) -> bool {
+    body.lines()
+        .rev()
+        .find(|l| !(l.trim().is_empty() || l.trim_start().starts_with('#')))
+        .is_some_and(|l| l.starts_with('%'))
+}
+
 /// The leading comment lines of a YAML body (kept when the document is rewritten).
 pub fn leading_comments(body: &str) -> &str {
     let mut end = 0;
@@ -378,9 +403,9 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
     if chunk.is_blank() {
         return Ok(Vec::new());
     }
-    yaml::parse_documents(chunk.body).map_err(|e| InjectError::Yaml {
+    yaml::load::parse_manifest_documents(chunk.body, chunk.line).map_err(|e| InjectError::Yaml {
         path: source.to_owned(),
-        line: chunk.line + e.position.line.saturating_sub(1),
+        line: e.position.line,
         column: e.position.column,
         message: e.message,
     })
@@ -407,14 +432,21 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
             Some(Ok(value)) => {
                 let between = &text[previous_end..end];
                 let start = previous_end + (between.len() - between.trim_start().len());
-                out.push((
-                    Chunk {
-                        separator: &text[previous_end..start],
-                        body: &text[start..end],
-                        line: 1 + text[..start].matches('\n').count(),
-                    },
-                    Value::from(value),
-                ));
+                let chunk = Chunk {
+                    separator: &text[previous_end..start],
+                    body: &text[start..end],
+                    line: 1 + text[..start].matches('\n').count(),
+                };
+                // serde_json keeps the last of a key given twice; kubectl refuses it.
+                if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
+                    return Err(InjectError::Json {
+                        path: source.to_owned(),
+                        line: e.position.line,
+                        column: e.position.column,
+                        message: e.message,
+                    });
+                }
+                out.push((chunk, Value::from(value)));
                 previous_end = end;
             }
         }
@@ -453,7 +485,7 @@ mod tests {
     }
 
     /// Streams with every kind of separator, blank documents, CRLF and no final newline.
-    const STREAMS: [&str; 7] = [
+    const STREAMS: [&str; 8] = [
         "",
         "a: 1\n",
         "---\na: 1\n---\nb: 2\n",
@@ -461,6 +493,7 @@ mod tests {
         "# c\n--- # comment\nk: v\n--- {x: 1}\n---",
         "a: 1\r\n---\r\nb: 2",
         "----\nx: ---\n",
+        "a: 1\n---\n%YAML 1.1\n# c\n---\nb: 2\n...\n%TAG ! tag:x,2000:\n--- {c: 3}\n",
     ];
 
     #[test]
@@ -501,6 +534,34 @@ mod tests {
         assert_eq!(chunks[1].body, "--- {b: 2}\n");
         // `----` and `---x` are not separators.
         assert_eq!(split_yaml("----\n---x\n").len(), 1);
+    }
+
+    #[test]
+    fn directives_stay_with_the_document_their_separator_starts() {
+        let text = "a: 1\n---\n%YAML 1.1\n# c\n---\nb: 2\n";
+        let chunks = split_yaml(text);
+        let bodies: Vec<_> = chunks.iter().map(|c| (c.body, c.line)).collect();
+        assert_eq!(
+            bodies,
+            vec![("a: 1\n", 1), ("%YAML 1.1\n# c\n---\nb: 2\n", 3)]
+        );
+        assert_eq!(rebuild(&chunks), text);
+    }
+
+    #[test]
+    fn only_a_valid_json_stream_is_json() {
+        let source = |text: &str| Source {
+            name: "s".into(),
+            text: text.into(),
+        };
+        assert!(source(" {\"a\": 1} [2]").is_json());
+        assert!(!source("{a: 1}").is_json());
+        assert!(!source("[a, b]\n").is_json());
+        assert!(
+            source("{\"a\": ").is_json(),
+            "neither: JSON's error is shown"
+        );
+        assert!(!source("kind: Pod").is_json());
     }
 
     #[test]

@@ -216,7 +216,7 @@ impl<'a> Assembler<'a> {
 
 /// Parses the text of a values file: a map (an empty file adds nothing).
 pub fn parse_values_text(shown: &str, text: &str) -> Result<Value, ValuesError> {
-    let value = crate::yaml::parse_document(text).map_err(|e| ValuesError::Yaml {
+    let value = crate::yaml::load::parse_values_document(text).map_err(|e| ValuesError::Yaml {
         file: shown.to_owned(),
         line: e.position.line,
         column: e.position.column,

@@ -8,17 +8,30 @@
 //! double-quoted and literal (`|`) scalars, and its folding of long scalars past column 80.
 //!
 //! The emitter state (column, indentation, "last written was whitespace / indentation") mirrors
-//! libyaml's so that every indicator and line break lands where go-yaml puts it. What the JSON
-//! round trip itself does to strings and keys is in the `round_trip` module; which strings
+//! libyaml's so that every indicator and line break lands where go-yaml puts it. Which strings
 //! go-yaml quotes because they would read as another type is in `ambiguous`.
 //!
 //! Checked against helm 3.17.1 with random values (tricky characters, long and folded strings,
 //! keys of every kind, nested collections, floats): outputs are identical, except that Helm's
 //! order of keys whose go-yaml comparison is cyclic varies from run to run (see `key_order`).
+//!
+//! Every string we write reads back as the same string, with our reader and with go-yaml's.
+//! Helm's `toYaml` does not promise that, and here we deliberately differ from it:
+//!
+//! - a NEL (U+0085), a line or paragraph separator (U+2028, U+2029) is written double-quoted
+//!   as `\N`, `\L`, `\P`. Helm's JSON round trip folds a NEL like a line break (`"a\u0085b"`
+//!   became `a b`), and go-yaml writes U+2028/U+2029 raw inside literal blocks and single quotes,
+//!   where YAML 1.2 readers (ours, and most others) do not see a line break, so the indentation
+//!   after it became part of the string;
+//! - characters go-yaml's reader refuses (U+007F–U+009F but NEL, U+FFFE, U+FFFF) are escaped
+//!   (`\x7F`); Helm printed nothing at all;
+//! - a map key `<<` is double-quoted: go-yaml v2 writes it plain, which reads back as a merge;
+//! - a map key longer than 1022 characters is written in the explicit `? key` form, which
+//!   go-yaml, kubectl and our reader accept; Helm printed nothing because its JSON text cannot
+//!   hold such a key on one line.
 
 mod ambiguous;
 mod key_order;
-mod round_trip;
 
 use super::json::UnsupportedValue;
 use crate::values::{format_yaml_float, Map, Value};
@@ -28,24 +41,21 @@ use std::fmt::Write as _;
 const BEST_INDENT: i32 = 2;
 /// Scalars fold at the first suitable space once a line is longer than this.
 const BEST_WIDTH: usize = 80;
+/// The merge key, which only means "merge" when it is plain.
+const MERGE_KEY: &str = "<<";
 /// Longer keys (in bytes) are written in the explicit `? key` form.
 const MAX_SIMPLE_KEY_BYTES: usize = 128;
 
-/// Why Helm's `toYaml` prints nothing for a value (it swallows the marshal error).
+/// Why a value cannot be written as YAML.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ToYamlError {
-    /// NaN or an infinity, which JSON cannot hold.
+    /// NaN or an infinity, which JSON cannot hold (Helm prints nothing for them).
     #[error(transparent)]
     Json(#[from] UnsupportedValue),
-    /// go-yaml cannot read back the JSON text that Helm converts through: a string holds a
-    /// character its reader rejects (U+007F–U+009F except U+0085, U+FFFE, U+FFFF), a map key
-    /// holds a NEL or is longer than 1022 JSON characters, or a NEL is followed by `---`/`...`.
-    #[error("error converting JSON to YAML: yaml: {0}")]
-    Reread(&'static str),
 }
 
-/// Helm's `toYaml`: the YAML text without its final newline, or the empty string when Helm's
-/// conversion fails ([`ToYamlError`]).
+/// Helm's `toYaml`: the YAML text without its final newline, or the empty string for a value
+/// YAML cannot hold ([`ToYamlError`]).
 ///
 /// ```
 /// use meshchart::values::{Map, Value};
@@ -69,7 +79,7 @@ pub fn to_yaml_document(value: &Value) -> String {
     }
 }
 
-/// [`to_yaml`], reporting why Helm would print nothing.
+/// [`to_yaml`], reporting why the value cannot be written.
 pub fn try_to_yaml(value: &Value) -> Result<String, ToYamlError> {
     let mut emitter = Emitter {
         out: String::with_capacity(256),
@@ -99,10 +109,6 @@ enum Style {
 /// What a scalar's characters allow (libyaml's `yaml_emitter_analyze_scalar`, block context).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Analysis {
-    /// Holds a character go-yaml's reader rejects (see [`round_trip`]).
-    rejected: bool,
-    /// Holds a NEL, which the JSON round trip folds.
-    nel: bool,
     multiline: bool,
     plain_allowed: bool,
     single_quoted_allowed: bool,
@@ -142,18 +148,7 @@ impl Emitter {
                 }
                 self.token(&format_yaml_float(*f));
             }
-            Value::String(s) => {
-                let analysis = analyze(s);
-                if analysis.rejected {
-                    return Err(ToYamlError::Reread("control characters are not allowed"));
-                }
-                if analysis.nel {
-                    let folded = round_trip::fold_line_breaks(s)?;
-                    self.string(&folded, &analyze(&folded), false);
-                } else {
-                    self.string(s, &analysis, false);
-                }
-            }
+            Value::String(s) => self.string(s, &analyze(s), false),
             Value::Seq(items) if items.is_empty() => self.empty_collection("[", "]"),
             Value::Seq(items) => return self.block_sequence(items, mapping_value),
             Value::Map(map) if map.is_empty() => self.empty_collection("{", "}"),
@@ -193,13 +188,6 @@ impl Emitter {
     fn entry(&mut self, key: &str, value: &Value) -> Result<(), ToYamlError> {
         self.write_indent();
         let analysis = analyze(key);
-        if analysis.rejected {
-            return Err(ToYamlError::Reread("control characters are not allowed"));
-        }
-        if analysis.nel || round_trip::key_too_long(key) {
-            // go-yaml cannot read the JSON key back as a one-line implicit key.
-            return Err(ToYamlError::Reread("did not find expected ',' or '}'"));
-        }
         if !analysis.multiline && key.len() <= MAX_SIMPLE_KEY_BYTES {
             self.string(key, &analysis, true);
             self.write_indicator(":", false, false, false);
@@ -242,7 +230,8 @@ impl Emitter {
     fn string(&mut self, s: &str, analysis: &Analysis, simple_key: bool) {
         let mut style = if s.contains('\n') {
             Style::Literal
-        } else if ambiguous::needs_double_quotes(s) {
+        } else if ambiguous::needs_double_quotes(s) || (simple_key && s == MERGE_KEY) {
+            // A plain `<<` key would read back as a merge key (go-yaml v2 writes it plain).
             Style::DoubleQuoted
         } else {
             Style::Plain
@@ -551,11 +540,9 @@ thread_local! {
 }
 
 impl Analysis {
-    /// Plain and single-quoted allowed, nothing rejected; block style as `block` says.
+    /// Plain and single-quoted allowed; block style as `block` says.
     fn every_style(block: bool) -> Analysis {
         Analysis {
-            rejected: false,
-            nel: false,
             multiline: false,
             plain_allowed: true,
             single_quoted_allowed: true,
@@ -599,8 +586,6 @@ fn analyze_chars(s: &str) -> Analysis {
     let mut indicators = s.starts_with("---") || s.starts_with("...");
     let mut line_breaks = false;
     let mut special_characters = false;
-    let mut rejected = false;
-    let mut nel = false;
     let mut leading_space = false;
     let mut leading_break = false;
     let mut trailing_space = false;
@@ -631,10 +616,10 @@ fn analyze_chars(s: &str) -> Analysis {
                 _ => false,
             }
         };
-        if !is_printable(c) {
+        // Only `\n` may stay a raw line break: the others (CR, NEL, LS, PS) are read back
+        // differently by YAML 1.1 and 1.2 readers, or normalised to `\n`, so they are escaped.
+        if !is_printable(c) || (is_break(c) && c != '\n') {
             special_characters = true;
-            rejected |= round_trip::is_rejected(c);
-            nel |= c == '\u{85}';
         }
         if c == ' ' {
             leading_space |= first;
@@ -657,8 +642,6 @@ fn analyze_chars(s: &str) -> Analysis {
     }
 
     let mut analysis = Analysis {
-        rejected,
-        nel,
         multiline: line_breaks,
         plain_allowed: true,
         single_quoted_allowed: true,

@@ -6,9 +6,13 @@
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
 use crate::values::{Map, Value};
+use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+/// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
+/// in the explicit form (`? key` then `: value`), which our writer does.
+pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
 /// Deepest nesting of sequences and maps accepted.
 pub const MAX_DEPTH: usize = 200;
 /// Most nodes that alias expansion may add to one stream.
@@ -36,9 +40,42 @@ pub struct YamlError {
 /// Where each leaf of a document came from, keyed by its path of map keys and list indices.
 pub type Positions = Vec<(Vec<String>, Position)>;
 
-/// Parses every document of a YAML stream; an empty document is `Value::Null`.
+/// Parses every document of a YAML stream; an empty document is `Value::Null`. A map key given
+/// twice keeps its last value, as Helm does when it reads templates' output.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
     Ok(Loader::new(text, false).run()?.0)
+}
+
+/// Parses a user's manifest stream as kubectl does: a map key given twice is an error naming
+/// both lines (Helm would silently keep the last, hiding typos and merge accidents).
+/// `first_line` is the line of the file that `text` starts on, so errors name lines of the file.
+pub fn parse_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Value>, YamlError> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.line_offset = first_line.saturating_sub(1);
+    Ok(loader.run()?.0)
+}
+
+/// The first map key given twice in `text`, a JSON or YAML stream, as the error
+/// [`parse_manifest_documents`] gives; `None` when there is none or the text does not read as
+/// YAML. For JSON, whose readers keep the last value silently.
+pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.line_offset = first_line.saturating_sub(1);
+    match loader.read() {
+        Err(e) if loader.found_duplicate => Some(e),
+        _ => None,
+    }
+}
+
+/// Parses the first document of a user's values file, refusing a map key given twice (see
+/// [`parse_manifest_documents`]).
+pub fn parse_values_document(text: &str) -> Result<Value, YamlError> {
+    Ok(parse_manifest_documents(text, 1)?
+        .into_iter()
+        .next()
+        .unwrap_or(Value::Null))
 }
 
 /// Parses the first document of a YAML stream (later ones are ignored, as Helm does for values).
@@ -70,12 +107,17 @@ enum Frame {
     Map {
         map: Map,
         key: Option<String>,
+        /// The pending key is the merge key `<<` (plain and untagged).
+        merging: bool,
         anchor: usize,
         merges: Vec<Value>,
+        /// Where each key was given, when keys must be unique.
+        key_positions: HashMap<String, Position>,
     },
 }
 
 struct Loader<'a> {
+    text: &'a str,
     parser: Parser<std::str::Chars<'a>>,
     stack: Vec<Frame>,
     anchors: Vec<Option<(Value, usize)>>,
@@ -84,11 +126,18 @@ struct Loader<'a> {
     track_positions: bool,
     path: Vec<String>,
     positions: Positions,
+    /// Refuse a map key given twice.
+    unique_keys: bool,
+    /// Added to every line reported, for text cut out of a larger file.
+    line_offset: usize,
+    /// The error being returned is a key given twice.
+    found_duplicate: bool,
 }
 
 impl<'a> Loader<'a> {
     fn new(text: &'a str, track_positions: bool) -> Self {
         Loader {
+            text,
             parser: Parser::new_from_str(text),
             stack: Vec::new(),
             anchors: Vec::new(),
@@ -97,18 +146,34 @@ impl<'a> Loader<'a> {
             track_positions,
             path: Vec::new(),
             positions: Vec::new(),
+            unique_keys: false,
+            line_offset: 0,
+            found_duplicate: false,
         }
     }
 
+    fn position(&self, mark: &Marker) -> Position {
+        let mut at = position(mark);
+        at.line += self.line_offset;
+        at
+    }
+
     fn run(mut self) -> Result<(Vec<Value>, Positions), YamlError> {
+        self.read()?;
+        Ok((self.docs, self.positions))
+    }
+
+    fn read(&mut self) -> Result<(), YamlError> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
-            let (event, mark) = self.parser.next_token().map_err(|e| YamlError {
-                position: position(e.marker()),
-                message: e.info().to_owned(),
+            let (event, mark) = self.parser.next_token().map_err(|e| {
+                let (mut position, message) = too_long_key(self.text, e.marker())
+                    .unwrap_or_else(|| (position(e.marker()), e.info().to_owned()));
+                position.line += self.line_offset;
+                YamlError { position, message }
             })?;
-            let at = position(&mark);
+            let at = self.position(&mark);
             match event {
                 Event::StreamStart | Event::Nothing => {}
                 Event::StreamEnd => break,
@@ -145,11 +210,19 @@ impl<'a> Loader<'a> {
                         matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
                     if expecting_key {
                         let key = resolve_key(&text, style, tag.as_ref(), at)?;
+                        let merge = is_merge_key(&text, style, tag.as_ref());
+                        if self.unique_keys && !merge {
+                            self.check_unique_key(&key, at)?;
+                        }
                         if anchor > 0 {
                             self.set_anchor(anchor, Value::String(key.clone()), 1);
                         }
-                        if let Some(Frame::Map { key: slot, .. }) = self.stack.last_mut() {
+                        if let Some(Frame::Map {
+                            key: slot, merging, ..
+                        }) = self.stack.last_mut()
+                        {
                             *slot = Some(key.clone());
+                            *merging = merge;
                         }
                         if self.track_positions {
                             self.path.push(key);
@@ -179,8 +252,10 @@ impl<'a> Loader<'a> {
                     self.stack.push(Frame::Map {
                         map: Map::new(),
                         key: None,
+                        merging: false,
                         anchor,
                         merges: Vec::new(),
+                        key_positions: HashMap::new(),
                     });
                 }
                 Event::SequenceEnd => {
@@ -230,7 +305,26 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        Ok((self.docs, self.positions))
+        Ok(())
+    }
+
+    /// Fails when the map being read already has `key`.
+    fn check_unique_key(&mut self, key: &str, at: Position) -> Result<(), YamlError> {
+        let Some(Frame::Map { key_positions, .. }) = self.stack.last_mut() else {
+            return Ok(());
+        };
+        if let Some(first) = key_positions.get(key) {
+            self.found_duplicate = true;
+            return Err(err(
+                at,
+                format!(
+                    "the key {key:?} is given twice in one map: on line {} and on line {}",
+                    first.line, at.line
+                ),
+            ));
+        }
+        key_positions.insert(key.to_owned(), at);
+        Ok(())
     }
 
     fn check_depth(&self, at: Position) -> Result<(), YamlError> {
@@ -276,14 +370,18 @@ impl<'a> Loader<'a> {
                 Ok(None)
             }
             Some(Frame::Map {
-                map, key, merges, ..
+                map,
+                key,
+                merging,
+                merges,
+                ..
             }) => {
                 match key.take() {
                     Some(k) => {
                         if self.track_positions {
                             self.path.pop();
                         }
-                        if k == "<<" && matches!(value, Value::Map(_) | Value::Seq(_)) {
+                        if *merging && matches!(value, Value::Map(_) | Value::Seq(_)) {
                             merges.push(value);
                         } else {
                             map.insert(k, value);
@@ -302,6 +400,31 @@ impl<'a> Loader<'a> {
     }
 }
 
+/// When the parser fails at the `:` after an implicit key longer than YAML allows (kubectl and
+/// Helm refuse such keys as well), a message that names the key, pointing at its start.
+fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
+    let line = text.lines().nth(at.line().checked_sub(1)?)?;
+    let before: String = line.chars().take(at.col()).collect();
+    let indent = before.len() - before.trim_start_matches([' ', '-']).len();
+    let key = before[indent..].trim_end();
+    let chars = key.chars().count();
+    if chars <= MAX_IMPLICIT_KEY_CHARS {
+        return None;
+    }
+    let shown: String = key.chars().take(40).collect();
+    Some((
+        Position {
+            line: at.line(),
+            column: before[..indent].chars().count() + 1,
+        },
+        format!(
+            "the key {shown}... is {chars} characters long; YAML allows at most \
+             {MAX_IMPLICIT_KEY_CHARS} in `key: value` form: write it as `? key` on one line and \
+             `: value` on the next"
+        ),
+    ))
+}
+
 pub(crate) fn err(position: Position, message: impl Into<String>) -> YamlError {
     YamlError {
         position,
@@ -315,6 +438,11 @@ fn node_count(value: &Value) -> usize {
         Value::Map(map) => 1 + map.values().map(node_count).sum::<usize>(),
         _ => 1,
     }
+}
+
+/// A plain, untagged `<<`: YAML 1.1's merge key. Quoted, it is an ordinary key.
+fn is_merge_key(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> bool {
+    text == "<<" && style == TScalarStyle::Plain && tag.is_none()
 }
 
 pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {

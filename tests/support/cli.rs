@@ -57,3 +57,17 @@ pub fn helm() -> Option<PathBuf> {
             .find(|candidate| candidate.is_file())
     })
 }
+
+/// Asserts a refusal: exit `code`, nothing on stdout, and each of `needles` in the message.
+pub fn assert_refused(out: &Output, code: i32, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "stderr: {stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for needle in needles {
+        assert!(stderr.contains(needle), "{needle:?} not in: {stderr}");
+    }
+}
