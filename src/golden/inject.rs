@@ -7,8 +7,8 @@
 //! empty). The case folder's path is written as `<case>/` in expectations.
 
 use super::{
-    expectation_diff, parse_args_file, read_expectation, write_expectation, CaseOutcome,
-    CaseReport, ARGS_FILE, EXPECTED_ERROR, EXPECTED_OUTPUT,
+    check_expectations, parse_args_file, read_expectation, CaseReport, ARGS_FILE, EXPECTED_ERROR,
+    EXPECTED_OUTPUT,
 };
 use crate::chart::Chart;
 use crate::error::Error;
@@ -107,38 +107,18 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
     let mut reports = Vec::new();
     for dir in discover(cases_dir)? {
         let produced = produce(chart, &dir)?;
-        let mut diffs = String::new();
-        let mut stale = Vec::new();
-        for name in [EXPECTED_OUTPUT, EXPECTED_REPORT, EXPECTED_ERROR] {
-            let path = dir.join(name);
-            let actual = produced.iter().find(|(n, _)| *n == name).map(|(_, t)| t);
-            let expected = read_expectation(&path)?;
-            match (actual, expected) {
-                (Some(a), Some(e)) if *a == e => {}
-                (None, None) => {}
-                (None, Some(_)) => {
-                    stale.push(path.clone());
-                    diffs.push_str(&format!("{path} exists but the case produced no {name}\n"));
-                }
-                (Some(a), e) => {
-                    diffs.push_str(&expectation_diff(&path, &e.unwrap_or_default(), a));
-                }
-            }
-        }
-        let outcome = if diffs.is_empty() {
-            CaseOutcome::Passed
-        } else if update {
-            for (name, text) in &produced {
-                let path = dir.join(name);
-                write_expectation(&path, text)?;
-            }
-            for path in stale {
-                std::fs::remove_file(&path).map_err(Error::io(&path))?;
-            }
-            CaseOutcome::Updated
-        } else {
-            CaseOutcome::Failed(diffs)
-        };
+        let expectations: Vec<(&str, Option<&str>)> =
+            [EXPECTED_OUTPUT, EXPECTED_REPORT, EXPECTED_ERROR]
+                .into_iter()
+                .map(|name| {
+                    let actual = produced
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .map(|(_, t)| t.as_str());
+                    (name, actual)
+                })
+                .collect();
+        let outcome = check_expectations(&dir, &expectations, update)?;
         reports.push(CaseReport {
             name: dir.file_name().unwrap_or_default().to_owned(),
             outcome,

@@ -197,6 +197,29 @@ fn check_expectation(
     }))
 }
 
+/// Checks every expectation file of a case folder, named with what the case produced for it
+/// (`None`: the file must not exist), into one outcome: failed if any differs (all diffs, in
+/// order), updated if any was rewritten, else passed.
+pub(crate) fn check_expectations(
+    dir: &Utf8Path,
+    expectations: &[(&str, Option<&str>)],
+    update: bool,
+) -> Result<CaseOutcome, Error> {
+    let mut outcome = CaseOutcome::Passed;
+    for (name, actual) in expectations {
+        match (
+            check_expectation(&dir.join(name), *actual, update)?,
+            &mut outcome,
+        ) {
+            (CaseOutcome::Failed(diff), CaseOutcome::Failed(all)) => all.push_str(&diff),
+            (failed @ CaseOutcome::Failed(_), _) => outcome = failed,
+            (CaseOutcome::Updated, CaseOutcome::Passed) => outcome = CaseOutcome::Updated,
+            _ => {}
+        }
+    }
+    Ok(outcome)
+}
+
 /// Runs (or, with `update`, rewrites) every case under `cases_dir` against `chart`.
 pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<CaseReport>, Error> {
     let engine = Engine::new(chart)?;
@@ -209,22 +232,15 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
             (None, Some(produced.text.as_str()))
         };
         let warnings = Some(produced.warnings.as_str()).filter(|w| !w.is_empty());
-        let mut outcome = CaseOutcome::Passed;
-        for (name, actual) in [
-            (EXPECTED_OUTPUT, output),
-            (EXPECTED_ERROR, error),
-            (EXPECTED_WARNINGS, warnings),
-        ] {
-            match (
-                check_expectation(&case.dir.join(name), actual, update)?,
-                &mut outcome,
-            ) {
-                (CaseOutcome::Failed(diff), CaseOutcome::Failed(all)) => all.push_str(&diff),
-                (failed @ CaseOutcome::Failed(_), _) => outcome = failed,
-                (CaseOutcome::Updated, CaseOutcome::Passed) => outcome = CaseOutcome::Updated,
-                _ => {}
-            }
-        }
+        let outcome = check_expectations(
+            &case.dir,
+            &[
+                (EXPECTED_OUTPUT, output),
+                (EXPECTED_ERROR, error),
+                (EXPECTED_WARNINGS, warnings),
+            ],
+            update,
+        )?;
         reports.push(CaseReport {
             name: case.name,
             outcome,
