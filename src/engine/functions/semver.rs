@@ -13,9 +13,7 @@
 use super::Args;
 use minijinja::value::Value;
 use minijinja::Error;
-use regex::Regex;
 use std::cmp::Ordering;
-use std::sync::OnceLock;
 
 /// Whether `version` satisfies `constraint`, as `semverCompare` decides it (Masterminds rules,
 /// which Helm also applies to a chart's `kubeVersion`).
@@ -50,44 +48,116 @@ pub struct Version {
     prerelease: String,
 }
 
-const PART: &str = r"[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*";
+/// The parts of a version as written, each still with its leading `.`, `-` or `+`.
+///
+/// Masterminds describes versions and constraint versions with regular expressions; this scanner
+/// reads the same shape greedily by hand, because compiling those expressions took 15% of a
+/// whole render (callgrind).
+#[derive(Clone, Copy, Debug, Default)]
+struct Shape<'a> {
+    major: &'a str,
+    minor: Option<&'a str>,
+    patch: Option<&'a str>,
+    prerelease: Option<&'a str>,
+    build: Option<&'a str>,
+    /// How many bytes the version takes, `v` prefix included.
+    len: usize,
+}
 
-fn version_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(?:-({PART}))?(?:\+({PART}))?$"
-        ))
-        .expect("valid regex")
-    })
+fn is_identifier_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+
+/// `[0-9]` for a version, `[0-9xX*]` for a version inside a constraint.
+fn is_number_byte(b: u8, wildcards: bool) -> bool {
+    b.is_ascii_digit() || (wildcards && matches!(b, b'x' | b'X' | b'*'))
+}
+
+/// Reads the longest version at the start of `text`:
+/// `v? N (.N)? (.N)? (-ID(.ID)*)? (+ID(.ID)*)?`, with `N` as [`is_number_byte`] says.
+fn scan_version(text: &str, wildcards: bool) -> Option<Shape<'_>> {
+    let bytes = text.as_bytes();
+    let run = |from: usize, accept: &dyn Fn(u8) -> bool| {
+        from + bytes[from..].iter().take_while(|&&b| accept(b)).count()
+    };
+    let number = |b: u8| is_number_byte(b, wildcards);
+    let start = usize::from(bytes.first() == Some(&b'v'));
+    let mut end = run(start, &number);
+    if end == start {
+        return None;
+    }
+    let mut shape = Shape {
+        major: &text[start..end],
+        ..Shape::default()
+    };
+    // `.N` twice, each optional: a dot not followed by a number ends the version before the dot.
+    for slot in [&mut shape.minor, &mut shape.patch] {
+        if bytes.get(end) != Some(&b'.') {
+            break;
+        }
+        let after = run(end + 1, &number);
+        if after == end + 1 {
+            break;
+        }
+        *slot = Some(&text[end..after]);
+        end = after;
+    }
+    // `-ID(.ID)*` and then `+ID(.ID)*`, each optional.
+    for (lead, slot) in [(b'-', &mut shape.prerelease), (b'+', &mut shape.build)] {
+        if bytes.get(end) != Some(&lead) {
+            continue;
+        }
+        let mut after = run(end + 1, &is_identifier_byte);
+        if after == end + 1 {
+            continue;
+        }
+        while bytes.get(after) == Some(&b'.') {
+            let next = run(after + 1, &is_identifier_byte);
+            if next == after + 1 {
+                break;
+            }
+            after = next;
+        }
+        *slot = Some(&text[end..after]);
+        end = after;
+    }
+    shape.len = end;
+    Some(shape)
+}
+
+/// Go's `\s`: the ASCII white space Masterminds' expressions skip.
+fn skip_space(text: &str, from: usize) -> usize {
+    from + text.as_bytes()[from..]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count()
 }
 
 impl Version {
     /// Parses `1.2.3`, `v1.2`, `1`, `1.2.3-rc.1+build`.
     pub fn parse(text: &str) -> Result<Version, String> {
-        let caps = version_regex()
-            .captures(text)
+        let shape = scan_version(text, false)
+            .filter(|shape| shape.len == text.len())
             .ok_or("Invalid Semantic Version")?;
-        let number = |i: usize| -> Result<u64, String> {
-            match caps.get(i) {
+        let number = |part: Option<&str>| -> Result<u64, String> {
+            match part {
                 None => Ok(0),
-                Some(m) => m
-                    .as_str()
+                Some(digits) => digits
                     .trim_start_matches('.')
                     .parse()
                     .map_err(|e| format!("Error parsing version segment: {e}")),
             }
         };
-        let prerelease = caps.get(4).map_or("", |m| m.as_str()).to_owned();
+        let prerelease = shape.prerelease.map_or("", |p| &p[1..]).to_owned();
         for part in prerelease.split('.').filter(|_| !prerelease.is_empty()) {
             if part.len() > 1 && part.starts_with('0') && part.bytes().all(|b| b.is_ascii_digit()) {
                 return Err("Version segment starts with 0".into());
             }
         }
         Ok(Version {
-            major: number(1)?,
-            minor: number(2)?,
-            patch: number(3)?,
+            major: number(Some(shape.major))?,
+            minor: number(shape.minor)?,
+            patch: number(shape.patch)?,
             prerelease,
         })
     }
@@ -162,31 +232,73 @@ pub struct Constraint {
     any_of: Vec<Vec<Comparator>>,
 }
 
-const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
-const CV: &str = r"v?([0-9xX*]+)(\.[0-9xX*]+)?(\.[0-9xX*]+)?(-[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?(?:\+[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?";
+/// The operators, longest first: after an operator only a version may follow, and no version
+/// starts with an operator's second character, so the longest operator is the only one that can
+/// match (as the alternation in Masterminds' expression finds by backtracking).
+const OPERATORS: [(&str, Op); 12] = [
+    ("!=", Op::NotEqual),
+    (">=", Op::GreaterEqual),
+    ("=>", Op::GreaterEqual),
+    ("<=", Op::LessEqual),
+    ("=<", Op::LessEqual),
+    ("~>", Op::Tilde),
+    ("=", Op::Equal),
+    (">", Op::Greater),
+    ("<", Op::Less),
+    ("~", Op::Tilde),
+    ("^", Op::Caret),
+    ("", Op::Equal),
+];
 
-struct Patterns {
-    range: Regex,
-    valid: Regex,
-    find: Regex,
-    one: Regex,
+/// Rewrites each hyphen range `A - B` to `>= A, <= B `, as Masterminds does with its expression
+/// `\s*(V)\s+-\s+(V)\s*` before reading comparators.
+fn rewrite_ranges(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while at < bytes.len() {
+        match range_at(text, at) {
+            Some((low, high, end)) => {
+                out.push_str(&text[copied..at]);
+                out.push_str(">= ");
+                out.push_str(low);
+                out.push_str(", <= ");
+                out.push_str(high);
+                out.push(' ');
+                (copied, at) = (end, end);
+            }
+            None => at += text[at..].chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
-fn patterns() -> &'static Patterns {
-    static PATTERNS: OnceLock<Patterns> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        // Plain versions without capture groups, for the patterns that only look for shapes.
-        let cv = CV.replace("(?:", "(").replace('(', "(?:");
-        let build = |p: String| Regex::new(&p).expect("valid regex");
-        Patterns {
-            range: build(format!(r"\s*({cv})\s+-\s+({cv})\s*")),
-            valid: build(format!(
-                r"^\s*(?:{OPS})\s*{cv}\s*(?:(?:\s+|,\s*)(?:{OPS})\s*{cv}\s*)*$"
-            )),
-            find: build(format!(r"(?:{OPS})\s*{cv}")),
-            one: build(format!(r"^\s*({OPS})\s*({CV})\s*$")),
-        }
-    })
+/// A hyphen range starting at byte `at`: its two versions and where the match ends.
+fn range_at(text: &str, at: usize) -> Option<(&str, &str, usize)> {
+    let bytes = text.as_bytes();
+    let low_start = skip_space(text, at);
+    let low = scan_version(&text[low_start..], true)?;
+    let low_end = low_start + low.len;
+    // The first version must run up to white space, then ` - ` with space on both sides.
+    let dash = skip_space(text, low_end);
+    if dash == low_end || bytes.get(dash) != Some(&b'-') {
+        return None;
+    }
+    let high_start = skip_space(text, dash + 1);
+    if high_start == dash + 1 {
+        return None;
+    }
+    let high = scan_version(&text[high_start..], true)?;
+    let high_end = high_start + high.len;
+    Some((
+        &text[low_start..low_end],
+        &text[high_start..high_end],
+        skip_space(text, high_end),
+    ))
 }
 
 fn is_wildcard(part: Option<&str>) -> bool {
@@ -197,45 +309,42 @@ fn is_wildcard(part: Option<&str>) -> bool {
 }
 
 impl Comparator {
-    fn parse(text: &str) -> Result<Comparator, String> {
-        let improper = || format!("improper constraint: {text}");
-        let caps = patterns().one.captures(text).ok_or_else(improper)?;
-        let op = match caps.get(1).map_or("", |m| m.as_str()) {
-            "" | "=" => Op::Equal,
-            "!=" => Op::NotEqual,
-            ">" => Op::Greater,
-            "<" => Op::Less,
-            ">=" | "=>" => Op::GreaterEqual,
-            "<=" | "=<" => Op::LessEqual,
-            "~" | "~>" => Op::Tilde,
-            _ => Op::Caret,
-        };
-        let part = |i: usize| caps.get(i).map(|m| m.as_str());
-        let pre = part(6).unwrap_or("");
-        let (major, minor, patch) = (part(3), part(4), part(5));
-        let (text_version, dirty, minor_dirty, patch_dirty) = if is_wildcard(major) {
+    /// Reads one comparator at the start of `text`: operator, optional space, version.
+    /// Returns it (or why its version is unusable) and the bytes it took, or `None` when no
+    /// version follows the operator.
+    fn scan(text: &str) -> Option<(Result<Comparator, String>, usize)> {
+        let (operator, op) = OPERATORS
+            .iter()
+            .find(|(operator, _)| text.starts_with(operator))
+            .copied()
+            .unwrap_or(("", Op::Equal));
+        let version_start = skip_space(text, operator.len());
+        let shape = scan_version(&text[version_start..], true)?;
+        let end = version_start + shape.len;
+        let version_text = &text[version_start..end];
+        let improper = || format!("improper constraint: {}", &text[..end]);
+        let pre = shape.prerelease.unwrap_or("");
+        let (text_version, dirty, minor_dirty, patch_dirty) = if is_wildcard(Some(shape.major)) {
             (format!("0.0.0{pre}"), true, false, false)
-        } else if is_wildcard(minor) {
-            (
-                format!("{}.0.0{pre}", major.unwrap_or("0")),
-                true,
-                true,
-                false,
-            )
-        } else if is_wildcard(patch) {
-            let (major, minor) = (major.unwrap_or("0"), minor.unwrap_or(""));
-            (format!("{major}{minor}.0{pre}"), true, false, true)
+        } else if is_wildcard(shape.minor) {
+            (format!("{}.0.0{pre}", shape.major), true, true, false)
+        } else if is_wildcard(shape.patch) {
+            let minor = shape.minor.unwrap_or("");
+            (format!("{}{minor}.0{pre}", shape.major), true, false, true)
         } else {
-            (part(2).unwrap_or("").to_owned(), false, false, false)
+            (version_text.to_owned(), false, false, false)
         };
-        let version = Version::parse(&text_version).map_err(|_| improper())?;
-        Ok(Comparator {
-            op,
-            version,
-            dirty,
-            minor_dirty,
-            patch_dirty,
-        })
+        let comparator = match Version::parse(&text_version) {
+            Ok(version) => Ok(Comparator {
+                op,
+                version,
+                dirty,
+                minor_dirty,
+                patch_dirty,
+            }),
+            Err(_) => Err(improper()),
+        };
+        Some((comparator, end))
     }
 
     fn matches(&self, v: &Version) -> bool {
@@ -337,21 +446,35 @@ impl Comparator {
 impl Constraint {
     /// Parses a constraint such as `>=1.20.0-0`, `^1.2 || ~2.0`, `1.2 - 1.4.5`.
     pub fn parse(text: &str) -> Result<Constraint, String> {
-        let p = patterns();
-        let rewritten = p.range.replace_all(text, ">= ${1}, <= ${2} ");
-        let mut any_of = Vec::new();
-        for group in rewritten.split("||") {
-            if !p.valid.is_match(group) {
-                return Err(format!("improper constraint: {group}"));
-            }
-            let all_of = p
-                .find
-                .find_iter(group)
-                .map(|m| Comparator::parse(m.as_str()))
-                .collect::<Result<Vec<_>, _>>()?;
-            any_of.push(all_of);
-        }
+        let rewritten = rewrite_ranges(text);
+        let any_of = rewritten
+            .split("||")
+            .map(Self::parse_group)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Constraint { any_of })
+    }
+
+    /// One `||` alternative: comparators separated by white space or a comma, all required.
+    /// The group's shape is checked before its versions, so a malformed group is reported whole.
+    fn parse_group(group: &str) -> Result<Vec<Comparator>, String> {
+        let improper = || format!("improper constraint: {group}");
+        let mut all_of = Vec::new();
+        let mut at = skip_space(group, 0);
+        loop {
+            let (comparator, len) = Comparator::scan(&group[at..]).ok_or_else(improper)?;
+            all_of.push(comparator);
+            let version_end = at + len;
+            at = skip_space(group, version_end);
+            if at == group.len() {
+                return all_of.into_iter().collect();
+            }
+            if group.as_bytes()[at] == b',' {
+                at = skip_space(group, at + 1);
+            } else if at == version_end {
+                // Comparators need white space or a comma between them.
+                return Err(improper());
+            }
+        }
     }
 
     /// Whether `version` satisfies the constraint.
@@ -391,6 +514,82 @@ mod tests {
             wrong.len(),
             wrong.join("\n")
         );
+    }
+
+    /// Masterminds' own reading, with its regular expressions, as the oracle for the scanner.
+    mod regex_oracle {
+        use regex::Regex;
+
+        const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+        const CV: &str = r"v?[0-9xX*]+(?:\.[0-9xX*]+)?(?:\.[0-9xX*]+)?(?:-[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?(?:\+[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?";
+
+        /// The comparators of each `||` group as texts, or the group that is malformed.
+        pub fn comparators(text: &str) -> Result<Vec<Vec<String>>, String> {
+            let s = r"[\t\n\f\r ]";
+            let range = Regex::new(&format!(r"{s}*({CV}){s}+-{s}+({CV}){s}*")).unwrap();
+            let valid = Regex::new(&format!(
+                r"^{s}*(?:{OPS}){s}*{CV}{s}*(?:(?:{s}+|,{s}*)(?:{OPS}){s}*{CV}{s}*)*$"
+            ))
+            .unwrap();
+            let find = Regex::new(&format!(r"(?:{OPS}){s}*{CV}")).unwrap();
+            let rewritten = range.replace_all(text, ">= ${1}, <= ${2} ");
+            rewritten
+                .split("||")
+                .map(|group| {
+                    if !valid.is_match(group) {
+                        return Err(group.to_owned());
+                    }
+                    Ok(find
+                        .find_iter(group)
+                        // An operator-less comparator's match starts at the space before it.
+                        .map(|m| m.as_str().trim_start_matches([' ', '\t']).to_owned())
+                        .collect())
+                })
+                .collect()
+        }
+    }
+
+    /// The scanner's reading in the oracle's terms.
+    fn scanned_comparators(text: &str) -> Result<Vec<Vec<String>>, String> {
+        super::rewrite_ranges(text)
+            .split("||")
+            .map(|group| {
+                let mut texts = Vec::new();
+                let mut at = super::skip_space(group, 0);
+                loop {
+                    let Some((_, len)) = super::Comparator::scan(&group[at..]) else {
+                        return Err(group.to_owned());
+                    };
+                    texts.push(group[at..at + len].to_owned());
+                    let end = at + len;
+                    at = super::skip_space(group, end);
+                    if at == group.len() {
+                        return Ok(texts);
+                    }
+                    if group.as_bytes()[at] == b',' {
+                        at = super::skip_space(group, at + 1);
+                    } else if at == end {
+                        return Err(group.to_owned());
+                    }
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn constraint_scanner_reads_what_masterminds_expressions_read(
+            text in r"[0-9xX*v.+\-a-c ,|<>=~^!\t]{0,24}"
+        ) {
+            proptest::prop_assert_eq!(scanned_comparators(&text), regex_oracle::comparators(&text));
+        }
+
+        #[test]
+        fn constraint_scanner_agrees_on_constraint_shaped_text(
+            text in r"(( |,|\|\|)?(>=|<=|!=|=>|=<|~>|[=<>~^])? ?v?[0-9xX*]{1,2}(\.[0-9xX*]{1,2}){0,3}(-[a-z0-9]{1,3}(\.[0-9]{1,2})?)?(\+b)?( - )?){1,4}"
+        ) {
+            proptest::prop_assert_eq!(scanned_comparators(&text), regex_oracle::comparators(&text));
+        }
     }
 
     #[test]
