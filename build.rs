@@ -61,4 +61,15 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
         .join("embedded_chart.rs");
     std::fs::write(out, code).expect("write embedded_chart.rs");
+    link_executable_without_pie();
+}
+
+/// A position-independent executable makes the dynamic loader relocate every pointer in the
+/// binary's data at each start. Linked at a fixed address instead, those are resolved once, by
+/// the linker: a whole-process render starts faster and touches fewer pages.
+fn link_executable_without_pie() {
+    let target = std::env::var("TARGET").unwrap_or_default();
+    if target.contains("linux") && target.starts_with("x86_64") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
 }
