@@ -17,6 +17,7 @@ mod certs_dir;
 mod generate;
 mod issuer;
 mod pem;
+mod x509;
 
 use crate::values::{Map, Value};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -698,22 +699,9 @@ fn check_serves(
         origin: path.to_string(),
         reason,
     };
-    let (_, cert) = x509_parser::parse_x509_certificate(der)
-        .map_err(|e| invalid(format!("not a valid X.509 certificate ({e})")))?;
-    let names: Vec<&str> = cert
-        .subject_alternative_name()
-        .map_err(|e| invalid(format!("unreadable subjectAltName ({e})")))?
-        .map(|san| {
-            san.value
-                .general_names
-                .iter()
-                .filter_map(|name| match name {
-                    x509_parser::extensions::GeneralName::DNSName(dns) => Some(*dns),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let cert =
+        x509::parse(der).map_err(|e| invalid(format!("not a valid X.509 certificate ({e})")))?;
+    let names = cert.dns_names;
     if names.contains(&host) {
         Ok(())
     } else {

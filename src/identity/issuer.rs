@@ -5,13 +5,14 @@
 //! certificates that proxies accept, so each failure stops the render naming the value at fault.
 
 use super::pem::{self, PrivateKey};
+use super::x509::{self, Certificate};
 use super::{rfc3339, Clock, IdentityError, Origin};
 use time::OffsetDateTime;
-use x509_parser::certificate::X509Certificate;
-use x509_parser::public_key::PublicKey;
 
 /// DER of the OID ecdsa-with-SHA256 (1.2.840.10045.4.3.2), without tag and length.
-const ECDSA_WITH_SHA256_OID: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
+pub(super) const ECDSA_WITH_SHA256_OID: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
+/// DER of the OID rsaEncryption (1.2.840.113549.1.1.1), without tag and length.
+const RSA_ENCRYPTION_OID: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
 
 /// An issuer to check: the trust anchors, the certificate and its key, each with its origin.
 pub(super) struct IssuerInput<'a> {
@@ -55,17 +56,13 @@ pub(super) fn check_issuer(input: &IssuerInput<'_>, clock: Clock) -> Result<Stri
                 .to_owned(),
         ));
     }
-    let signature = &cert.signature_algorithm.algorithm;
-    if signature.as_bytes() != ECDSA_WITH_SHA256_OID {
-        let registry = x509_parser::objects::oid_registry();
-        let name = x509_parser::objects::oid2sn(signature, registry)
-            .map(str::to_owned)
-            .unwrap_or_else(|_| signature.to_id_string());
+    if cert.signature_algorithm != ECDSA_WITH_SHA256_OID {
+        let name = x509::signature_algorithm_name(cert.signature_algorithm);
         return Err(crt_error(format!(
             "it is signed with {name}; linkerd needs ecdsa-with-SHA256 (a P-256 trust anchor)"
         )));
     }
-    if !cert.is_ca() {
+    if !cert.is_ca {
         return Err(crt_error(
             "it is not a CA certificate (no basicConstraints CA:TRUE), so it cannot issue proxy \
              certificates"
@@ -76,30 +73,20 @@ pub(super) fn check_issuer(input: &IssuerInput<'_>, clock: Clock) -> Result<Stri
     stamp(ends, input.crt_origin)
 }
 
-fn parse<'d>(der: &'d [u8], origin: Origin<'_>) -> Result<X509Certificate<'d>, IdentityError> {
-    x509_parser::parse_x509_certificate(der)
-        .map(|(_, cert)| cert)
-        .map_err(|e| IdentityError::InvalidPem {
-            origin: origin.to_string(),
-            reason: format!("not a valid X.509 certificate ({e})"),
-        })
+fn parse<'d>(der: &'d [u8], origin: Origin<'_>) -> Result<Certificate<'d>, IdentityError> {
+    x509::parse(der).map_err(|e| IdentityError::InvalidPem {
+        origin: origin.to_string(),
+        reason: format!("not a valid X.509 certificate ({e})"),
+    })
 }
 
-fn is_p256(cert: &X509Certificate<'_>) -> bool {
-    let spki = cert.public_key();
-    spki.algorithm.algorithm.as_bytes() == pem::EC_PUBLIC_KEY_OID
-        && spki
-            .algorithm
-            .parameters
-            .as_ref()
-            .is_some_and(|p| p.data == pem::P256_OID)
+fn is_p256(cert: &Certificate<'_>) -> bool {
+    cert.public_key.algorithm == pem::EC_PUBLIC_KEY_OID
+        && cert.public_key.curve == Some(pem::P256_OID)
 }
 
 /// The key must be the certificate's: the same public key, whatever form the key is in.
-fn check_key_matches(
-    cert: &X509Certificate<'_>,
-    input: &IssuerInput<'_>,
-) -> Result<(), IdentityError> {
+fn check_key_matches(cert: &Certificate<'_>, input: &IssuerInput<'_>) -> Result<(), IdentityError> {
     let key_error = |reason: String| IdentityError::InvalidPem {
         origin: input.key_origin.to_string(),
         reason,
@@ -109,7 +96,7 @@ fn check_key_matches(
         crt: input.crt_origin.to_string(),
     };
     let (label, der) = input.key;
-    let spki = cert.public_key();
+    let spki = &cert.public_key;
     match pem::parse_private_key(label, der).map_err(key_error)? {
         PrivateKey::Ec(key) => {
             // A SEC1 key without its public half cannot be compared without curve arithmetic;
@@ -120,16 +107,17 @@ fn check_key_matches(
             // ring checks that the private scalar and the public point belong together.
             let pair = rcgen::KeyPair::try_from(pem::pkcs8_der(&key.private, public))
                 .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))?;
-            if pair.public_key_raw() == &*spki.subject_public_key.data {
+            if pair.public_key_raw() == spki.key {
                 Ok(())
             } else {
                 Err(mismatch())
             }
         }
-        PrivateKey::Rsa { modulus, exponent } => match spki.parsed() {
-            Ok(PublicKey::RSA(rsa))
-                if strip_zeros(rsa.modulus) == strip_zeros(&modulus)
-                    && strip_zeros(rsa.exponent) == strip_zeros(&exponent) =>
+        PrivateKey::Rsa { modulus, exponent } => match x509::rsa_public_key(spki.key) {
+            Some((their_modulus, their_exponent))
+                if spki.algorithm == RSA_ENCRYPTION_OID
+                    && strip_zeros(their_modulus) == strip_zeros(&modulus)
+                    && strip_zeros(their_exponent) == strip_zeros(&exponent) =>
             {
                 Ok(())
             }
@@ -146,23 +134,21 @@ fn strip_zeros(bytes: &[u8]) -> &[u8] {
 
 /// One of the trust anchors must have signed the certificate and be valid at `now`.
 fn check_signed_by_an_anchor(
-    cert: &X509Certificate<'_>,
+    cert: &Certificate<'_>,
     input: &IssuerInput<'_>,
     now: i64,
 ) -> Result<(), IdentityError> {
     let mut expired_signer = None;
     for der in input.anchors {
         let anchor = parse(der, input.anchors_origin)?;
-        if anchor.subject() != cert.issuer()
-            || cert.verify_signature(Some(anchor.public_key())).is_err()
-        {
+        if anchor.subject != cert.issuer || !x509::signed_by(cert, &anchor.public_key) {
             continue;
         }
         let (starts, ends) = validity(&anchor);
         if (starts..=ends).contains(&now) {
             return Ok(());
         }
-        expired_signer = Some((anchor.subject().to_string(), starts, ends));
+        expired_signer = Some((anchor.subject.to_string(), starts, ends));
     }
     let reason = match expired_signer {
         Some((subject, starts, ends)) => format!(
@@ -176,8 +162,7 @@ fn check_signed_by_an_anchor(
         None => format!(
             "it is not signed by any certificate in {} (it names {} as its issuer): proxies \
              would reject every certificate it issues",
-            input.anchors_origin,
-            cert.issuer()
+            input.anchors_origin, cert.issuer
         ),
     };
     Err(IdentityError::InvalidIssuer {
@@ -187,12 +172,8 @@ fn check_signed_by_an_anchor(
 }
 
 /// The certificate's notBefore and notAfter, in seconds since 1970.
-fn validity(cert: &X509Certificate<'_>) -> (i64, i64) {
-    let validity = cert.validity();
-    (
-        validity.not_before.timestamp(),
-        validity.not_after.timestamp(),
-    )
+fn validity(cert: &Certificate<'_>) -> (i64, i64) {
+    (cert.not_before, cert.not_after)
 }
 
 /// RFC 3339 of `seconds`, or an error naming `origin` when it is out of range.

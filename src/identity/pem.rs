@@ -158,7 +158,7 @@ pub(crate) struct EcKey {
 }
 
 /// Reads one DER tag-length-value; returns (tag, value, rest).
-fn tlv(input: &[u8]) -> Result<(u8, &[u8], &[u8]), String> {
+pub(crate) fn tlv(input: &[u8]) -> Result<(u8, &[u8], &[u8]), String> {
     let bad = || "truncated or malformed DER".to_owned();
     let (&tag, rest) = input.split_first().ok_or_else(bad)?;
     let (&first, rest) = rest.split_first().ok_or_else(bad)?;
