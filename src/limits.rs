@@ -85,8 +85,14 @@ pub const MAX_SECONDS_ENV: &str = "MESHCHART_MAX_SECONDS";
 /// The running-time ceiling when the environment sets none.
 pub const DEFAULT_MAX_SECONDS: u64 = 600;
 
+/// What the deadline prints; written before the alarm is set, read by its signal handler.
+static DEADLINE_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
 /// Starts a watchdog that stops the process, with a message, once it has run for the ceiling
 /// ([`MAX_SECONDS_ENV`], else [`DEFAULT_MAX_SECONDS`]); an unreadable value is an error naming it.
+///
+/// The watchdog is the kernel's alarm clock rather than a thread: a whole render takes a few
+/// milliseconds, and starting a thread (its stack, its own heap arena) was a measurable share.
 pub fn start_deadline() -> Result<(), String> {
     let seconds = match std::env::var_os(MAX_SECONDS_ENV) {
         None => DEFAULT_MAX_SECONDS,
@@ -95,26 +101,40 @@ pub fn start_deadline() -> Result<(), String> {
             text.trim()
                 .parse::<u64>()
                 .ok()
-                .filter(|&s| s > 0)
+                .filter(|&s| s > 0 && s <= u64::from(u32::MAX))
                 .ok_or_else(|| {
                     format!("{MAX_SECONDS_ENV}={text:?}: not a whole number of seconds")
                 })?
         }
     };
-    std::thread::Builder::new()
-        .name("deadline".into())
-        .spawn(move || {
-            std::thread::sleep(std::time::Duration::from_secs(seconds));
-            let _ = writeln!(
-                std::io::stderr(),
-                "error: meshchart ran for {seconds} s, its time limit ({MAX_SECONDS_ENV}): an \
-                 input or a template asks for endless work (a list doubled in a loop?); nothing \
-                 more is written"
-            );
-            std::process::abort()
-        })
-        .map(drop)
-        .map_err(|e| format!("cannot start the deadline watchdog: {e}"))
+    DEADLINE_MESSAGE.get_or_init(|| {
+        format!(
+            "error: meshchart ran for {seconds} s, its time limit ({MAX_SECONDS_ENV}): an input \
+             or a template asks for endless work (a list doubled in a loop?); nothing more is \
+             written\n"
+        )
+        .into_bytes()
+    });
+    let handler: extern "C" fn(libc::c_int) = deadline_reached;
+    // SAFETY: the handler only reads an initialised static, then calls write(2) and abort(3),
+    // both async-signal-safe.
+    unsafe {
+        if libc::signal(libc::SIGALRM, handler as libc::sighandler_t) == libc::SIG_ERR {
+            return Err("cannot start the deadline watchdog: signal(SIGALRM) failed".to_owned());
+        }
+        libc::alarm(u32::try_from(seconds).unwrap_or(u32::MAX));
+    }
+    Ok(())
+}
+
+extern "C" fn deadline_reached(_signal: libc::c_int) {
+    if let Some(message) = DEADLINE_MESSAGE.get() {
+        // SAFETY: a valid buffer and its length; a short write only shortens the message.
+        unsafe {
+            libc::write(2, message.as_ptr().cast(), message.len());
+        }
+    }
+    std::process::abort()
 }
 
 /// Sets the ceiling from [`MAX_MEMORY_ENV`] (a size as [`crate::input::parse_size`] reads it);

@@ -1,7 +1,7 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
 use crate::chart::Chart;
-use crate::engine::{Engine, Rendered};
+use crate::engine::{CompileWork, Engine, Rendered};
 use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
@@ -84,9 +84,9 @@ pub fn complete_chart_material(
 
 /// Renders `chart` with the user's flags.
 ///
-/// The templates compile on another thread while this one reads the values (they need
-/// nothing from each other); a compile error is reported before a values error, as when the
-/// two ran one after the other.
+/// The templates compile on another thread while this one reads the values (they need nothing
+/// from each other); once the values are read, this thread compiles too. A compile error is
+/// reported before a values error, as when the two ran one after the other.
 pub fn render(
     chart: &Chart,
     flags: &RenderFlags,
@@ -94,15 +94,18 @@ pub fn render(
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
-    let (engine, values) = std::thread::scope(|scope| {
-        let compiling = scope.spawn(|| Engine::new(chart));
+    let engine = Engine::uncompiled(chart);
+    let work = CompileWork::default();
+    let values = std::thread::scope(|scope| {
+        let compiling = scope.spawn(|| engine.compile(&work));
         let values = values_for(chart, flags, stdin, clock);
-        let engine = compiling
+        engine.compile(&work);
+        compiling
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (engine, values)
+        values
     });
-    let engine = engine?;
+    engine.finish_compile(work, chart)?;
     let (values, notes) = values?;
     finish_render(&engine, chart, &options, values, notes)
 }

@@ -101,12 +101,16 @@ pub fn has(args: &Args) -> Result<Value, Error> {
 
 /// The entries of a template map, sharing their values (template values are reference-counted).
 fn entries(map: &Value) -> Result<BTreeMap<Value, Value>, Error> {
-    let mut entries = BTreeMap::new();
-    for key in map.try_iter()? {
-        let value = map.get_item(&key)?;
-        entries.insert(key, value);
-    }
-    Ok(entries)
+    // Maps enumerate their keys in order, so collecting the pairs first lets the tree be built
+    // in one pass instead of searched on every insert.
+    let pairs: Vec<(Value, Value)> = match map.as_object().and_then(|o| o.try_iter_pairs()) {
+        Some(pairs) => pairs.collect(),
+        None => map
+            .try_iter()?
+            .map(|key| map.get_item(&key).map(|value| (key, value)))
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(pairs.into_iter().collect())
 }
 
 /// Helm's emptiness on a template value: none, false, 0, "", [] and {}.

@@ -8,7 +8,7 @@
 
 use super::ManifestHead;
 use crate::values::Value;
-use crate::yaml::load::resolve_plain;
+use crate::yaml::load::{resolve_plain, resolve_word};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -113,7 +113,7 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
                     if looks_like_block_scalar(rest) {
                         return None;
                     }
-                    scalar(rest)?;
+                    scalar(rest, false)?;
                 }
             }
             continue;
@@ -183,7 +183,7 @@ fn entry<'t>(
         block_scalar(indent, lines)?;
         return Some(None);
     }
-    let resolved = scalar(value)?;
+    let resolved = scalar(value, slot.is_some())?;
     if let Some(slot) = slot {
         *slot = Some(resolved?);
     }
@@ -238,7 +238,9 @@ fn block_scalar<'t>(
 
 /// Checks a single-line scalar value; the outer option is "sure it is valid", the inner value
 /// is the string the reader would make of it (`None` for non-strings and what we don't decode).
-fn scalar(value: &str) -> Option<Option<String>> {
+/// Only a head field needs that string (`want`): every other scalar is checked without
+/// building it.
+fn scalar(value: &str, want: bool) -> Option<Option<String>> {
     let value = value.trim_end_matches(' ');
     if value == "{}" || value == "[]" {
         return Some(Some(String::new()));
@@ -273,18 +275,15 @@ fn scalar(value: &str) -> Option<Option<String>> {
             }
         }
         // Escapes would need decoding to give the head the reader's string: let it decide.
-        return Some(if escaped {
-            None
-        } else {
-            Some(inner.to_owned())
-        });
+        return Some((want && !escaped).then(|| inner.to_owned()));
     }
     if let Some(body) = value.strip_prefix('\'') {
         let inner = body.strip_suffix('\'')?;
-        if inner.replace("''", "").contains('\'') {
+        // Inside, quotes come in pairs ('' is one quote).
+        if inner.split("''").any(|part| part.contains('\'')) {
             return None;
         }
-        return Some(Some(inner.replace("''", "'")));
+        return Some(want.then(|| inner.replace("''", "'")));
     }
     let first = value.chars().next()?;
     if "[]{}#&*!|>'\"%@`,".contains(first) {
@@ -300,6 +299,13 @@ fn scalar(value: &str) -> Option<Option<String>> {
     };
     if value.contains(": ") || value.ends_with(':') {
         return None;
+    }
+    if !want {
+        // Only the words `.nan`-like spellings YAML reads wrongly fail to resolve.
+        return match resolve_word(value) {
+            Some(Err(_)) => None,
+            _ => Some(None),
+        };
     }
     match resolve_plain(value).ok()? {
         Value::String(s) => Some(Some(s)),
