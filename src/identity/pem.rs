@@ -180,14 +180,23 @@ pub(crate) fn tlv(input: &[u8]) -> Result<(u8, &[u8], &[u8]), String> {
     Ok((tag, &rest[..len], &rest[len..]))
 }
 
-/// Reads a TLV that must have `tag`.
-fn expect<'a>(input: &'a [u8], tag: u8, what: &str) -> Result<(&'a [u8], &'a [u8]), String> {
+/// Reads a TLV that must have `tag`; `wrong_tag` says what was expected when it has another.
+pub(crate) fn expect_tag<'a>(
+    input: &'a [u8],
+    tag: u8,
+    wrong_tag: impl FnOnce() -> String,
+) -> Result<(&'a [u8], &'a [u8]), String> {
     let (found, value, rest) = tlv(input)?;
     if found == tag {
         Ok((value, rest))
     } else {
-        Err(format!("malformed key: expected {what}"))
+        Err(wrong_tag())
     }
+}
+
+/// Reads a key's TLV that must have `tag`.
+fn expect<'a>(input: &'a [u8], tag: u8, what: &str) -> Result<(&'a [u8], &'a [u8]), String> {
+    expect_tag(input, tag, || format!("malformed key: expected {what}"))
 }
 
 /// Parses a SEC1 `ECPrivateKey` (RFC 5915) of a P-256 key.

@@ -5,7 +5,7 @@
 //! ASN.1 stack (x509-parser and its derive macros took about a seventh of a release build's CPU;
 //! the tests still check this reader against x509-parser).
 
-use super::pem::tlv;
+use super::pem::{expect_tag, tlv};
 use std::fmt;
 
 const SEQUENCE: u8 = 0x30;
@@ -69,12 +69,7 @@ pub(crate) struct Name<'d> {
 }
 
 fn expect<'d>(input: &'d [u8], tag: u8, what: &str) -> Result<(&'d [u8], &'d [u8]), String> {
-    let (found, value, rest) = tlv(input)?;
-    if found == tag {
-        Ok((value, rest))
-    } else {
-        Err(format!("expected {what}"))
-    }
+    expect_tag(input, tag, || format!("expected {what}"))
 }
 
 /// Reads a DER certificate.
