@@ -181,11 +181,11 @@ pub(crate) fn tlv(input: &[u8]) -> Result<(u8, &[u8], &[u8]), String> {
 }
 
 /// Reads a TLV that must have `tag`; `wrong_tag` says what was expected when it has another.
-pub(crate) fn expect_tag<'a>(
-    input: &'a [u8],
+pub(crate) fn expect_tag(
+    input: &[u8],
     tag: u8,
     wrong_tag: impl FnOnce() -> String,
-) -> Result<(&'a [u8], &'a [u8]), String> {
+) -> Result<(&[u8], &[u8]), String> {
     let (found, value, rest) = tlv(input)?;
     if found == tag {
         Ok((value, rest))
