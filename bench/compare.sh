@@ -70,7 +70,8 @@ for section in "${sections[@]}"; do
 set -e
 mkdir -p "$work/separate"
 for values in "$work"/fleet/*.yaml; do
-  name=\$(basename "\$values" .yaml)
+  name=\${values##*/}
+  name=\${name%.yaml}
   "$mesh" render -f "\$values" $certs_line >"$work/separate/\$name.yaml" 2>/dev/null
 done
 SH

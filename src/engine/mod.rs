@@ -223,8 +223,19 @@ impl Engine {
                     ));
                 }
             }
-            let mut text = String::new();
-            gofmt::write_display(&mut text, value); // stops early past MAX_STRING_BYTES
+            let write_failed = |e| {
+                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
+                    .with_source(e)
+            };
+            // Most printed values are strings: they are written without a copy.
+            let mut built = String::new();
+            let text = match (value.kind(), value.as_str()) {
+                (minijinja::value::ValueKind::String, Some(text)) => text,
+                _ => {
+                    gofmt::write_display(&mut built, value); // stops early past the cap
+                    &built
+                }
+            };
             if text.len() > MAX_STRING_BYTES {
                 return Err(minijinja::Error::new(
                     minijinja::ErrorKind::InvalidOperation,
@@ -235,10 +246,7 @@ impl Engine {
                     ),
                 ));
             }
-            out.write_str(&text).map_err(|e| {
-                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
-                    .with_source(e)
-            })
+            out.write_str(text).map_err(write_failed)
         });
         env.add_function("include", include::include);
         env.add_function("tpl", include::tpl);

@@ -30,7 +30,7 @@ fn indented(args: &Args, lead: &str) -> Result<String, Error> {
     let text = args.string(1, "text")?;
     let width = usize::try_from(width)
         .map_err(|_| args.error(format!("width must not be negative, got {width}")))?;
-    let lines = text.matches('\n').count() + 1;
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
     check_size(
         args,
         lead.len() + text.len() + lines.saturating_mul(width.saturating_add(1)),
@@ -38,13 +38,14 @@ fn indented(args: &Args, lead: &str) -> Result<String, Error> {
     let pad = " ".repeat(width);
     let mut out = String::with_capacity(lead.len() + text.len() + lines * width);
     out.push_str(lead);
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
+    out.push_str(&pad);
+    let mut start = 0;
+    for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        out.push_str(&text[start..=at]);
         out.push_str(&pad);
-        out.push_str(line);
+        start = at + 1;
     }
+    out.push_str(&text[start..]);
     Ok(out)
 }
 

@@ -286,18 +286,35 @@ fn scalar(value: &str, want: bool) -> Option<Option<String>> {
         return Some(want.then(|| inner.replace("''", "'")));
     }
     let first = value.chars().next()?;
-    if "[]{}#&*!|>'\"%@`,".contains(first) {
+    if matches!(
+        first,
+        '[' | ']'
+            | '{'
+            | '}'
+            | '#'
+            | '&'
+            | '*'
+            | '!'
+            | '|'
+            | '>'
+            | '\''
+            | '"'
+            | '%'
+            | '@'
+            | '`'
+            | ','
+    ) {
         return None;
     }
-    if "-?:".contains(first) && value[1..].chars().next().is_none_or(|c| c == ' ') {
+    if matches!(first, '-' | '?' | ':') && value[1..].chars().next().is_none_or(|c| c == ' ') {
         return None;
     }
     // A ` #` starts a comment after a plain scalar.
-    let value = match value.split_once(" #") {
-        Some((before, _)) => before.trim_end_matches(' '),
+    let value = match find_pair(value, b' ', b'#') {
+        Some(at) => value[..at].trim_end_matches(' '),
         None => value,
     };
-    if value.contains(": ") || value.ends_with(':') {
+    if find_pair(value, b':', b' ').is_some() || value.ends_with(':') {
         return None;
     }
     if !want {
@@ -329,7 +346,7 @@ fn flow_list(items: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphanumeric())
             && item
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c))
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-'))
             && resolve_plain(item).is_ok();
         quoted('"') || quoted('\'') || word
     })
@@ -348,13 +365,20 @@ fn looks_like_block_scalar(value: &str) -> bool {
 
 /// `key: value` or `key:` split at the first `: `.
 fn split_entry(content: &str) -> Option<(&str, &str)> {
-    if let Some(key) = content.strip_suffix(':') {
-        if !key.contains(": ") {
-            return Some((key, ""));
-        }
+    match find_pair(content, b':', b' ') {
+        Some(at) => Some((&content[..at], content[at + 2..].trim_start_matches(' '))),
+        None => content.strip_suffix(':').map(|key| (key, "")),
     }
-    let (key, value) = content.split_once(": ")?;
-    Some((key, value.trim_start_matches(' ')))
+}
+
+/// Where `first` followed by `second` starts in `text`. A byte scan: this runs on every line of
+/// every rendered manifest, and a substring search's set-up cost more than the search.
+fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .position(|(i, &b)| b == first && bytes.get(i + 1) == Some(&second))
 }
 
 /// Keys we are sure the reader takes as the same plain string: no quoting, no YAML words.
@@ -365,7 +389,7 @@ fn is_simple_key(key: &str) -> bool {
     };
     key.len() < 1000
         && (first.is_ascii_alphanumeric() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-'))
         && !matches!(key, "null" | "Null" | "NULL")
 }
 
