@@ -12,7 +12,7 @@ use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::flags::RenderFlags;
-use crate::render::{render_with, Clock, RenderOutcome};
+use crate::render::{render_with, Clock};
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 use std::io::Read;
@@ -163,6 +163,14 @@ pub fn cluster_flags(shared: &RenderFlags, cluster: &Cluster) -> RenderFlags {
     flags
 }
 
+/// One cluster's render: the YAML stream to write and the notes to print.
+pub struct ClusterOutput {
+    /// The multi-document YAML a single `render` would print.
+    pub stream: String,
+    /// What a single `render` would print on stderr.
+    pub notes: Vec<String>,
+}
+
 /// Renders every cluster with one compiled `engine`, in parallel on `jobs` threads; the results
 /// come back in cluster order whatever the scheduling.
 ///
@@ -177,7 +185,7 @@ pub fn render_clusters(
     stdin: &mut dyn Read,
     clock: Clock,
     jobs: Option<usize>,
-) -> Result<Vec<Result<RenderOutcome, Error>>, Error> {
+) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
     let mut input = Vec::new();
     if shared.values.reads_stdin() {
         stdin
@@ -187,6 +195,8 @@ pub fn render_clusters(
     // One instant for the whole fleet (schedules agree); an unreadable clock is left for each
     // cluster to report, as its single render would.
     let clock = clock.now().map_or(clock, Clock::Fixed);
+    // The stream is put together on the worker too: done afterwards, on one thread, it was a
+    // serial tail of the fleet.
     let render_one = |cluster: &Cluster| {
         render_with(
             engine,
@@ -195,6 +205,10 @@ pub fn render_clusters(
             &mut input.as_slice(),
             clock,
         )
+        .map(|outcome| ClusterOutput {
+            stream: outcome.rendered.to_stream(),
+            notes: outcome.notes,
+        })
     };
     let first_sharing = clusters
         .iter()
@@ -204,7 +218,7 @@ pub fn render_clusters(
         .build()
         .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
     let first = first_sharing.map(|i| render_one(&clusters[i]));
-    let mut results: Vec<Option<Result<RenderOutcome, Error>>> = pool.install(|| {
+    let mut results: Vec<Option<Result<ClusterOutput, Error>>> = pool.install(|| {
         clusters
             .par_iter()
             .enumerate()
@@ -222,7 +236,7 @@ pub fn render_clusters(
 pub fn write_clusters(
     out: &Utf8Path,
     clusters: &[Cluster],
-    results: Vec<Result<RenderOutcome, Error>>,
+    results: Vec<Result<ClusterOutput, Error>>,
     keep_going: bool,
 ) -> Result<FleetReport, Error> {
     let mut report = FleetReport {
@@ -232,14 +246,14 @@ pub fn write_clusters(
     let mut good = Vec::new();
     for (cluster, result) in clusters.iter().zip(results) {
         match result {
-            Ok(outcome) => {
+            Ok(output) => {
                 report.notes.extend(
-                    outcome
+                    output
                         .notes
                         .iter()
                         .map(|note| format!("{}: {note}", cluster.name)),
                 );
-                good.push((cluster, outcome.rendered.to_stream()));
+                good.push((cluster, output.stream));
             }
             Err(error) => report.failures.push(ClusterFailure {
                 file: cluster.values.clone(),
