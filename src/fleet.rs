@@ -163,10 +163,21 @@ pub fn cluster_flags(shared: &RenderFlags, cluster: &Cluster) -> RenderFlags {
     flags
 }
 
-/// One cluster's render: the YAML stream to write and the notes to print.
+/// What a fleet renders: the compiled chart, the flags every cluster shares, the clusters.
+#[derive(Clone, Copy)]
+pub struct Fleet<'a> {
+    /// The chart, compiled once.
+    pub engine: &'a Engine,
+    /// The chart itself.
+    pub chart: &'a Chart,
+    /// The `-f`/`--set` flags that apply under each cluster's own values.
+    pub shared: &'a RenderFlags,
+    /// The clusters, in name order.
+    pub clusters: &'a [Cluster],
+}
+
+/// One cluster's render, staged: the notes to print.
 pub struct ClusterOutput {
-    /// The multi-document YAML a single `render` would print.
-    pub stream: String,
     /// What a single `render` would print on stderr.
     pub notes: Vec<String>,
 }
@@ -177,15 +188,21 @@ pub struct ClusterOutput {
 /// Standard input (for `-f -` or `--set-file key=-`) is read once and given to every cluster.
 /// Clusters that share the flags' `--certs-dir` would race to fill it, so when any does, the
 /// first of them renders alone first (filling the folder) and the others then only read it.
+/// Each worker writes its cluster to `staging/NAME.yaml` as soon as it is rendered, so the
+/// files are written on all cores while other clusters render.
 pub fn render_clusters(
-    engine: &Engine,
-    chart: &Chart,
-    shared: &RenderFlags,
-    clusters: &[Cluster],
+    fleet: &Fleet<'_>,
     stdin: &mut dyn Read,
     clock: Clock,
     jobs: Option<usize>,
+    staging: &Utf8Path,
 ) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
+    let Fleet {
+        engine,
+        chart,
+        shared,
+        clusters,
+    } = *fleet;
     let mut input = Vec::new();
     if shared.values.reads_stdin() {
         stdin
@@ -195,18 +212,17 @@ pub fn render_clusters(
     // One instant for the whole fleet (schedules agree); an unreadable clock is left for each
     // cluster to report, as its single render would.
     let clock = clock.now().map_or(clock, Clock::Fixed);
-    // The stream is put together on the worker too: done afterwards, on one thread, it was a
-    // serial tail of the fleet.
     let render_one = |cluster: &Cluster| {
-        render_with(
+        let outcome = render_with(
             engine,
             chart,
             &cluster_flags(shared, cluster),
             &mut input.as_slice(),
             clock,
-        )
-        .map(|outcome| ClusterOutput {
-            stream: outcome.rendered.to_stream(),
+        )?;
+        let path = staging.join(format!("{}.yaml", cluster.name));
+        std::fs::write(&path, outcome.rendered.to_stream()).map_err(Error::io(&path))?;
+        Ok(ClusterOutput {
             notes: outcome.notes,
         })
     };
@@ -231,10 +247,11 @@ pub fn render_clusters(
     Ok(results.into_iter().flatten().collect())
 }
 
-/// Writes each rendered cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. Files
-/// are staged in a folder inside `out` and renamed into place only once all are written.
+/// Moves each staged cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. The
+/// files were written to `staging`, a folder inside `out`, as the clusters rendered.
 pub fn write_clusters(
     out: &Utf8Path,
+    staging: &Utf8Path,
     clusters: &[Cluster],
     results: Vec<Result<ClusterOutput, Error>>,
     keep_going: bool,
@@ -253,7 +270,7 @@ pub fn write_clusters(
                         .iter()
                         .map(|note| format!("{}: {note}", cluster.name)),
                 );
-                good.push((cluster, output.stream));
+                good.push(cluster);
             }
             Err(error) => report.failures.push(ClusterFailure {
                 file: cluster.values.clone(),
@@ -264,31 +281,13 @@ pub fn write_clusters(
     if !report.failures.is_empty() && !keep_going {
         return Ok(report);
     }
-    std::fs::create_dir_all(out).map_err(Error::io(out))?;
-    let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));
-    let staged = stage(&staging, &good);
-    let result = staged.and_then(|()| {
-        let mut written = Vec::new();
-        for (cluster, _) in &good {
-            let file = format!("{}.yaml", cluster.name);
-            let target = out.join(&file);
-            std::fs::rename(staging.join(&file), &target).map_err(Error::io(&target))?;
-            written.push(target);
-        }
-        Ok(written)
-    });
-    let _ = std::fs::remove_dir_all(&staging);
-    report.written = result?;
-    Ok(report)
-}
-
-fn stage(staging: &Utf8Path, files: &[(&Cluster, String)]) -> Result<(), Error> {
-    std::fs::create_dir(staging).map_err(Error::io(staging))?;
-    for (cluster, text) in files {
-        let path = staging.join(format!("{}.yaml", cluster.name));
-        std::fs::write(&path, text).map_err(Error::io(&path))?;
+    for cluster in good {
+        let file = format!("{}.yaml", cluster.name);
+        let target = out.join(&file);
+        std::fs::rename(staging.join(&file), &target).map_err(Error::io(&target))?;
+        report.written.push(target);
     }
-    Ok(())
+    Ok(report)
 }
 
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
@@ -305,14 +304,23 @@ pub fn run(
 ) -> Result<FleetReport, Error> {
     let clusters = discover(dir)?;
     let engine = Engine::new(chart)?;
-    let results = render_clusters(
-        &engine,
+    let out_existed = out.exists();
+    std::fs::create_dir_all(out).map_err(Error::io(out))?;
+    let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));
+    std::fs::create_dir(&staging).map_err(Error::io(&staging))?;
+    let fleet = Fleet {
+        engine: &engine,
         chart,
         shared,
-        &clusters,
-        stdin,
-        clock,
-        options.jobs,
-    )?;
-    write_clusters(out, &clusters, results, options.keep_going)
+        clusters: &clusters,
+    };
+    let report = render_clusters(&fleet, stdin, clock, options.jobs, &staging)
+        .and_then(|results| write_clusters(out, &staging, &clusters, results, options.keep_going));
+    let _ = std::fs::remove_dir_all(&staging);
+    let nothing_written = report.as_ref().map_or(true, |r| r.written.is_empty());
+    if !out_existed && nothing_written {
+        // A folder made for this run and left empty goes too: nothing was written.
+        let _ = std::fs::remove_dir(out);
+    }
+    report
 }
