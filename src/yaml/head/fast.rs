@@ -51,6 +51,27 @@ struct Slots {
     hook: Option<String>,
 }
 
+/// The lines of a text, as `split('\n')` gives them, found with memchr: this check reads every
+/// line of every rendered manifest.
+struct Lines<'t> {
+    rest: Option<&'t str>,
+}
+
+impl<'t> Iterator for Lines<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let text = self.rest?;
+        match memchr::memchr(b'\n', text.as_bytes()) {
+            Some(at) => {
+                self.rest = Some(&text[at + 1..]);
+                Some(&text[..at])
+            }
+            None => self.rest.take(),
+        }
+    }
+}
+
 /// The head of `text` when it is plain block YAML and certainly valid; `None` when unsure.
 pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
     if !characters_are_plain(text) {
@@ -59,7 +80,7 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
     let mut frames: Vec<Frame<'_>> = Vec::new();
     let mut pending: Option<Pending> = None;
     let mut head = Slots::default();
-    let mut lines = text.split('\n').peekable();
+    let mut lines = Lines { rest: Some(text) }.peekable();
     while let Some(line) = lines.next() {
         let content = line.trim_start_matches(' ');
         let indent = line.len() - content.len();
@@ -148,7 +169,7 @@ fn entry<'t>(
     key: &'t str,
     value: &'t str,
     indent: usize,
-    lines: &mut std::iter::Peekable<std::str::Split<'t, char>>,
+    lines: &mut std::iter::Peekable<Lines<'t>>,
 ) -> Option<Option<Pending>> {
     if !is_simple_key(key) {
         return None;
@@ -203,10 +224,7 @@ fn head_slot<'h>(head: &'h mut Slots, frames: &[Frame<'_>]) -> Option<&'h mut Op
 }
 
 /// Skips a literal or folded block scalar's lines; `None` when its indentation is unusual.
-fn block_scalar<'t>(
-    parent: usize,
-    lines: &mut std::iter::Peekable<std::str::Split<'t, char>>,
-) -> Option<()> {
+fn block_scalar<'t>(parent: usize, lines: &mut std::iter::Peekable<Lines<'t>>) -> Option<()> {
     let mut content_indent: Option<usize> = None;
     let mut leading_blank_width = 0;
     while let Some(next) = lines.peek() {
@@ -375,26 +393,41 @@ fn split_entry(content: &str) -> Option<(&str, &str)> {
 /// every rendered manifest, and a substring search's set-up cost more than the search.
 fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
     let bytes = text.as_bytes();
-    bytes
-        .iter()
-        .enumerate()
-        .position(|(i, &b)| b == first && bytes.get(i + 1) == Some(&second))
+    let mut from = 0;
+    while let Some(found) = memchr::memchr(first, &bytes[from..]) {
+        let at = from + found;
+        if bytes.get(at + 1) == Some(&second) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// Keys we are sure the reader takes as the same plain string: no quoting, no YAML words.
 fn is_simple_key(key: &str) -> bool {
-    let mut chars = key.chars();
-    let Some(first) = chars.next() else {
+    // Bytes, not characters: anything outside ASCII fails either way.
+    let mut bytes = key.bytes();
+    let Some(first) = bytes.next() else {
         return false;
     };
     key.len() < 1000
-        && (first.is_ascii_alphanumeric() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-'))
+        && (first.is_ascii_alphanumeric() || first == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
         && !matches!(key, "null" | "Null" | "NULL")
 }
 
 /// No tabs, carriage returns or characters YAML readers reject or treat specially.
 fn characters_are_plain(text: &str) -> bool {
+    // Printable ASCII and newlines, the usual case, in one pass without early exit (it
+    // vectorises); anything else takes the closer look below.
+    let unusual = text
+        .bytes()
+        .filter(|&b| !(0x20..0x7f).contains(&b) && b != b'\n')
+        .count();
+    if unusual == 0 {
+        return true;
+    }
     let ascii_ok = text.bytes().all(|b| b >= 0x20 || b == b'\n');
     if !ascii_ok {
         return false;
