@@ -13,6 +13,7 @@
 
 pub mod chart;
 pub mod diff;
+pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod files;

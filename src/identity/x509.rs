@@ -6,7 +6,6 @@
 //! the tests still check this reader against x509-parser).
 
 use super::pem::{expect_tag, tlv};
-use sha2::{Digest, Sha256};
 use std::fmt;
 use std::sync::Mutex;
 
@@ -292,15 +291,14 @@ pub(crate) fn signed_by(cert: &Certificate<'_>, signer: &PublicKeyInfo<'_>) -> b
     // A fleet checks the same issuer against the same anchors once per cluster: remember the
     // signatures that verified (ECDSA verification was most of a cluster's identity checks).
     static VERIFIED: Mutex<Vec<[u8; 32]>> = Mutex::new(Vec::new());
-    let digest: [u8; 32] = Sha256::new()
-        .chain_update((cert.signed.len() as u64).to_be_bytes())
-        .chain_update(cert.signed)
-        .chain_update((cert.signature.len() as u64).to_be_bytes())
-        .chain_update(cert.signature)
-        .chain_update(signer.curve.unwrap_or_default())
-        .chain_update(signer.key)
-        .finalize()
-        .into();
+    let digest = crate::digest::sha256_of(&[
+        &(cert.signed.len() as u64).to_be_bytes(),
+        cert.signed,
+        &(cert.signature.len() as u64).to_be_bytes(),
+        cert.signature,
+        signer.curve.unwrap_or_default(),
+        signer.key,
+    ]);
     let verified = |list: &Vec<[u8; 32]>| list.contains(&digest);
     if verified(&VERIFIED.lock().unwrap_or_else(|p| p.into_inner())) {
         return true;

@@ -17,7 +17,6 @@ use crate::chart::{walk_chart_dir, Chart, ChartError, ChartMetadata, ChartSource
 use crate::input::archive::read_archive_file;
 use crate::yaml::load::resolve_plain;
 use camino::{Utf8Path, Utf8PathBuf};
-use sha2::{Digest, Sha256};
 
 /// Why a package could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -223,7 +222,7 @@ pub fn build_package(
             source,
         },
     )?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = hex(&crate::digest::sha256(&bytes));
     Ok(Package {
         file_name: format!("{}-{version}.tgz", metadata.name),
         name: metadata.name,

@@ -12,8 +12,6 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
 use minijinja::value::Value;
 use minijinja::Error;
-use sha1::Sha1;
-use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
 /// Go's `base64.StdEncoding`: padding required, stray bits in the last character tolerated.
@@ -76,13 +74,15 @@ fn hex(bytes: &[u8]) -> String {
 /// ```
 pub fn sha256sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
-    Ok(Value::from(hex(&Sha256::digest(args.bytes(0, "text")?))))
+    let text = args.bytes(0, "text")?;
+    Ok(Value::from(hex(&crate::digest::sha256(text))))
 }
 
 /// `sha1sum(text)`: the SHA-1 digest in lower-case hex.
 pub fn sha1sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
-    Ok(Value::from(hex(&Sha1::digest(args.bytes(0, "text")?))))
+    let text = args.bytes(0, "text")?;
+    Ok(Value::from(hex(&crate::digest::sha1(text))))
 }
 
 /// `toYaml(value)`: Helm's YAML text (go-yaml v2 layout, sorted keys, ambiguous strings quoted)
