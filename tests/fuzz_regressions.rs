@@ -41,3 +41,19 @@ fn a_whole_float_beyond_2_pow_53_reads_back_as_the_same_float64() {
     );
     assert_eq!(1_506_913_340_988_305_000_i64 as f64, f);
 }
+
+#[test]
+fn a_dot_first_string_with_a_trailing_underscore_reads_back_as_that_string() {
+    // yaml_round_trip proptest (tests/yaml_round_trip.rs), found in CI: `.5_` was written plain,
+    // as go-yaml v2 would (strconv.ParseFloat refuses a `_` that is not between digits), but our
+    // reader dropped the `_` first and read 0.5. A `.`-first scalar is now read as written.
+    let values = Value::Map([("k".to_owned(), Value::String(".5_".to_owned()))].into());
+    let yaml = to_yaml(&values);
+    assert_eq!(yaml, "k: .5_");
+    assert_eq!(parse_document(&yaml).unwrap(), values);
+    // What go-yaml v2 does read as floats still reads as floats.
+    let floats = parse_document("a: .5\nb: .5_5\nc: .5e1_0\n").unwrap();
+    assert_eq!(floats.get_path(&["a"]), Some(&Value::Float(0.5)));
+    assert_eq!(floats.get_path(&["b"]), Some(&Value::Float(0.55)));
+    assert_eq!(floats.get_path(&["c"]), Some(&Value::Float(0.5e10)));
+}

@@ -513,7 +513,17 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         return resolved;
     }
     let first = text.as_bytes()[0];
-    if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
+    if first == b'.' {
+        // go-yaml v2 hands a `.`-first scalar to strconv.ParseFloat as written: `_` counts only
+        // between digits (`.5_` stays a string), unlike the digit-first case below.
+        if go_parses_as_float(text) {
+            if let Ok(f) = text.replace('_', "").parse::<f64>() {
+                return Ok(Value::Float(f));
+            }
+        }
+        return Ok(Value::String(text.to_owned()));
+    }
+    if !(first.is_ascii_digit() || first == b'-' || first == b'+') {
         return Ok(Value::String(text.to_owned()));
     }
     let plain: String = text.chars().filter(|&c| c != '_').collect();
@@ -530,6 +540,51 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         }
     }
     Ok(Value::String(text.to_owned()))
+}
+
+/// Decimal float text that Go's `strconv.ParseFloat` reads without a range error.
+pub(crate) fn parses_finite(s: &str) -> bool {
+    s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` accepts `s`, which starts with `.`: digits after the dot,
+/// an optional exponent, and `_` only between digits.
+pub(crate) fn go_parses_as_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 1; // the dot
+    let mut mantissa_digits = 0;
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        mantissa_digits += usize::from(b[i] != b'_');
+        i += 1;
+    }
+    if mantissa_digits == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    if i != b.len() || !underscores_between_digits(s) {
+        return false;
+    }
+    parses_finite(&s.replace('_', ""))
+}
+
+/// Go's rule for `_` in number literals: each one sits between two digits.
+fn underscores_between_digits(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 /// Go's `strconv.ParseInt(s, 0, 64)` extended to the u64 range: sign, then `0x`, `0o`, `0b` or a

@@ -6,7 +6,9 @@
 //! from `yYnNtTfFoO~` only match a fixed word list, `.` may start a float, and digits or signs may
 //! start a timestamp, an integer (any Go base prefix, `_` ignored) or a float.
 
-use crate::yaml::load::{is_yaml_float, parse_go_integer, resolve_word};
+use crate::yaml::load::{
+    go_parses_as_float, is_yaml_float, parse_go_integer, parses_finite, resolve_word,
+};
 
 /// True when `s` must be double-quoted so that it reads back as a string.
 pub(super) fn needs_double_quotes(s: &str) -> bool {
@@ -41,51 +43,6 @@ fn is_resolved_word(s: &str) -> bool {
 
 fn count_digits(b: &[u8]) -> usize {
     b.iter().take_while(|c| c.is_ascii_digit()).count()
-}
-
-/// Decimal float text that Go's `strconv.ParseFloat` reads without a range error.
-fn parses_finite(s: &str) -> bool {
-    s.parse::<f64>().is_ok_and(f64::is_finite)
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` accepts `s`, which starts with `.`: digits after the dot,
-/// an optional exponent, and `_` only between digits.
-fn go_parses_as_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 1; // the dot
-    let mut mantissa_digits = 0;
-    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
-        mantissa_digits += usize::from(b[i] != b'_');
-        i += 1;
-    }
-    if mantissa_digits == 0 {
-        return false;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        if !b.get(i).is_some_and(u8::is_ascii_digit) {
-            return false;
-        }
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
-            i += 1;
-        }
-    }
-    if i != b.len() || !underscores_between_digits(s) {
-        return false;
-    }
-    parses_finite(&s.replace('_', ""))
-}
-
-/// Go's rule for `_` in number literals: each one sits between two digits.
-fn underscores_between_digits(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.iter().enumerate().all(|(i, &c)| {
-        c != b'_'
-            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
-    })
 }
 
 /// The YAML 1.1 base-60 float pattern go-yaml v2 still quotes:
