@@ -695,14 +695,16 @@ impl<W: Write> Output<W> {
 /// A batch of documents and what each became.
 type TransformedBatch = (Vec<OwnedChunk>, Vec<Result<ChunkResult, InjectError>>);
 
-/// Writes a transformed batch in input order, up to its first failure.
+/// Writes a transformed batch (if any) in input order, up to its first failure.
 fn write_batch<W: Write>(
-    batch: &[OwnedChunk],
-    results: Vec<Result<ChunkResult, InjectError>>,
+    batch: Option<TransformedBatch>,
     out: &mut Output<W>,
     entries: &mut Vec<Entry>,
 ) -> Result<(), InjectError> {
-    for (chunk, result) in batch.iter().zip(results) {
+    let Some((chunks, results)) = batch else {
+        return Ok(());
+    };
+    for (chunk, result) in chunks.iter().zip(results) {
         out.push(&chunk.separator)?;
         let result = result?;
         entries.extend(result.entries);
@@ -728,13 +730,26 @@ struct ChunkResult {
 }
 
 impl Driver<'_> {
-    /// Transforms a YAML stream batch by batch. While the pool transforms one batch, this
-    /// thread writes the one before and reads the one after, so reading and writing (a fifth of
-    /// the work, perf record) no longer leave the cores idle.
+    /// Transforms a YAML stream, keeping its report entries.
     fn yaml_source<W: Write>(
         &mut self,
         source: &Stream,
         out: &mut Output<W>,
+    ) -> Result<(), InjectError> {
+        let mut entries = Vec::new();
+        let transformed = self.transform_yaml(source, out, &mut entries);
+        self.entries.extend(entries);
+        transformed
+    }
+
+    /// Transforms a YAML stream batch by batch. While the pool transforms one batch, this
+    /// thread writes the one before and reads the one after, so reading and writing (a fifth of
+    /// the work, perf record) no longer leave the cores idle.
+    fn transform_yaml<W: Write>(
+        &self,
+        source: &Stream,
+        out: &mut Output<W>,
+        entries: &mut Vec<Entry>,
     ) -> Result<(), InjectError> {
         let mut chunks = source.yaml_chunks()?;
         let mut read_batch = || {
@@ -743,51 +758,36 @@ impl Driver<'_> {
                 .take(DOCUMENTS_PER_BATCH)
                 .collect::<Result<Vec<_>, _>>()
         };
-        let mut entries = Vec::new();
-        let this = &*self;
         let name = &source.name;
-        let transformed = (|| {
-            let mut batch = read_batch()?;
-            let mut finished: Option<TransformedBatch> = None;
-            while !batch.is_empty() {
-                let (results, written, next) = std::thread::scope(|scope| {
-                    let working = scope.spawn(|| {
-                        batch
-                            .par_iter()
-                            .map(|chunk| this.yaml_chunk(name, &chunk.as_chunk()))
-                            .collect::<Vec<_>>()
-                    });
-                    let written = match finished.take() {
-                        Some((done, results)) => write_batch(&done, results, out, &mut entries),
-                        None => Ok(()),
-                    };
-                    let next = read_batch();
-                    let results = working
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    (results, written, next)
+        let mut batch = read_batch()?;
+        let mut finished: Option<TransformedBatch> = None;
+        // A read error waits until the documents before it are written, as it did when reading
+        // and writing took turns.
+        let mut read_error = None;
+        while !batch.is_empty() {
+            let (results, written, next) = std::thread::scope(|scope| {
+                let working = scope.spawn(|| {
+                    batch
+                        .par_iter()
+                        .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
+                        .collect::<Vec<_>>()
                 });
-                written?;
-                finished = Some((batch, results));
-                // A read error comes after the documents before it are written, as it did when
-                // reading and writing took turns.
-                batch = match next {
-                    Ok(next) => next,
-                    Err(e) => {
-                        if let Some((done, results)) = finished.take() {
-                            write_batch(&done, results, out, &mut entries)?;
-                        }
-                        return Err(e);
-                    }
-                };
-            }
-            match finished {
-                Some((done, results)) => write_batch(&done, results, out, &mut entries),
-                None => Ok(()),
-            }
-        })();
-        self.entries.extend(entries);
-        transformed
+                let written = write_batch(finished.take(), out, entries);
+                let next = read_batch();
+                let results = working
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (results, written, next)
+            });
+            written?;
+            finished = Some((batch, results));
+            batch = next.unwrap_or_else(|e| {
+                read_error = Some(e);
+                Vec::new()
+            });
+        }
+        write_batch(finished, out, entries)?;
+        read_error.map_or(Ok(()), Err)
     }
 
     /// Transforms one YAML document: its text back byte for byte when nothing changed, else its
