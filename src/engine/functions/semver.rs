@@ -250,6 +250,32 @@ const OPERATORS: [(&str, Op); 12] = [
     ("", Op::Equal),
 ];
 
+/// A comparator as read from a group: the bytes it spans, and it (or why its version is
+/// unusable).
+type Scanned = (std::ops::Range<usize>, Result<Comparator, String>);
+
+/// The comparators of a `||` group, or `None` when the group is not comparators separated by
+/// white space or a comma.
+fn scan_group(group: &str) -> Option<Vec<Scanned>> {
+    let mut scanned = Vec::new();
+    let mut at = skip_space(group, 0);
+    loop {
+        let (comparator, len) = Comparator::scan(&group[at..])?;
+        let version_end = at + len;
+        scanned.push((at..version_end, comparator));
+        at = skip_space(group, version_end);
+        if at == group.len() {
+            return Some(scanned);
+        }
+        if group.as_bytes()[at] == b',' {
+            at = skip_space(group, at + 1);
+        } else if at == version_end {
+            // Comparators need white space or a comma between them.
+            return None;
+        }
+    }
+}
+
 /// Rewrites each hyphen range `A - B` to `>= A, <= B `, as Masterminds does with its expression
 /// `\s*(V)\s+-\s+(V)\s*` before reading comparators.
 fn rewrite_ranges(text: &str) -> std::borrow::Cow<'_, str> {
@@ -457,24 +483,11 @@ impl Constraint {
     /// One `||` alternative: comparators separated by white space or a comma, all required.
     /// The group's shape is checked before its versions, so a malformed group is reported whole.
     fn parse_group(group: &str) -> Result<Vec<Comparator>, String> {
-        let improper = || format!("improper constraint: {group}");
-        let mut all_of = Vec::new();
-        let mut at = skip_space(group, 0);
-        loop {
-            let (comparator, len) = Comparator::scan(&group[at..]).ok_or_else(improper)?;
-            all_of.push(comparator);
-            let version_end = at + len;
-            at = skip_space(group, version_end);
-            if at == group.len() {
-                return all_of.into_iter().collect();
-            }
-            if group.as_bytes()[at] == b',' {
-                at = skip_space(group, at + 1);
-            } else if at == version_end {
-                // Comparators need white space or a comma between them.
-                return Err(improper());
-            }
-        }
+        scan_group(group)
+            .ok_or_else(|| format!("improper constraint: {group}"))?
+            .into_iter()
+            .map(|(_, comparator)| comparator)
+            .collect()
     }
 
     /// Whether `version` satisfies the constraint.
@@ -553,25 +566,12 @@ mod tests {
     fn scanned_comparators(text: &str) -> Result<Vec<Vec<String>>, String> {
         super::rewrite_ranges(text)
             .split("||")
-            .map(|group| {
-                let mut texts = Vec::new();
-                let mut at = super::skip_space(group, 0);
-                loop {
-                    let Some((_, len)) = super::Comparator::scan(&group[at..]) else {
-                        return Err(group.to_owned());
-                    };
-                    texts.push(group[at..at + len].to_owned());
-                    let end = at + len;
-                    at = super::skip_space(group, end);
-                    if at == group.len() {
-                        return Ok(texts);
-                    }
-                    if group.as_bytes()[at] == b',' {
-                        at = super::skip_space(group, at + 1);
-                    } else if at == end {
-                        return Err(group.to_owned());
-                    }
-                }
+            .map(|group| match super::scan_group(group) {
+                Some(scanned) => Ok(scanned
+                    .into_iter()
+                    .map(|(span, _)| group[span].to_owned())
+                    .collect()),
+                None => Err(group.to_owned()),
             })
             .collect()
     }
