@@ -9,8 +9,9 @@
 //! workloads (and takes it out again), [`package`] writes chart archives, [`lint`] and [`diff`]
 //! review charts and renders; [`flags`] holds the command line's flag types (turned into the
 //! library's plain options), [`files`] the atomic file write, [`proxy_support`] what each proxy
-//! release understands.
+//! release understands, [`limits`] and [`arena`] the process's ceilings and its heap.
 
+pub mod arena;
 pub mod chart;
 pub mod diff;
 pub mod digest;

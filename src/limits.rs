@@ -51,21 +51,46 @@ fn exceeded() -> ! {
     std::process::abort()
 }
 
-// SAFETY: every call is forwarded to `System` with the same layout and pointer; the counter only
-// observes sizes.
+/// A block from the arena when it serves the layout ([`crate::arena`]), else from `System`.
+unsafe fn allocate(layout: Layout) -> *mut u8 {
+    let block = crate::arena::alloc(layout);
+    if block.is_null() {
+        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires it.
+        unsafe { System.alloc(layout) }
+    } else {
+        block
+    }
+}
+
+// SAFETY: every block comes from the arena or from `System` and goes back to the one that owns
+// its address, with the layout it was allocated with; the counter only observes sizes.
 unsafe impl GlobalAlloc for CappedAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         Self::admit(layout.size());
-        System.alloc(layout)
+        // SAFETY: forwarded unchanged.
+        unsafe { allocate(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         Self::admit(layout.size());
-        System.alloc_zeroed(layout)
+        let block = crate::arena::alloc(layout);
+        if block.is_null() {
+            // SAFETY: forwarded unchanged.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
+        // SAFETY: the arena block has at least layout.size() bytes; reused blocks are not zero.
+        unsafe { std::ptr::write_bytes(block, 0, layout.size()) };
+        block
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        if crate::arena::owns(ptr) {
+            // SAFETY: an arena block, with the layout it was allocated with.
+            unsafe { crate::arena::free(ptr, layout) }
+        } else {
+            // SAFETY: a System block, with its layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
         Self::release(layout.size());
     }
 
@@ -75,7 +100,25 @@ unsafe impl GlobalAlloc for CappedAllocator {
         } else {
             Self::release(layout.size() - new_size);
         }
-        System.realloc(ptr, layout, new_size)
+        if !crate::arena::owns(ptr) {
+            // SAFETY: a System block, with its layout, as GlobalAlloc::realloc requires.
+            return unsafe { System.realloc(ptr, layout, new_size) };
+        }
+        if crate::arena::fits_in_place(layout.size(), new_size) {
+            return ptr;
+        }
+        // SAFETY: GlobalAlloc::realloc promises new_size, rounded to the alignment, fits a Layout.
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        // SAFETY: a new block for the new layout; the old one is copied (as much as both hold)
+        // and then returned to the arena, which owns it.
+        unsafe {
+            let moved = allocate(new_layout);
+            if !moved.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, moved, layout.size().min(new_size));
+                crate::arena::free(ptr, layout);
+            }
+            moved
+        }
     }
 }
 

@@ -1,8 +1,5 @@
 //! Rendered manifests: splitting a template's output into documents, Helm's install order, framing.
 
-use regex::Regex;
-use std::sync::OnceLock;
-
 /// Helm 3.17.1's install order, as observed (kinds not listed sort after these, alphabetically).
 pub const INSTALL_ORDER: &[&str] = &[
     "PriorityClass",
@@ -65,10 +62,37 @@ pub fn kind_rank(kind: &str) -> (usize, &str) {
     }
 }
 
-fn separator() -> &'static Regex {
-    static SEPARATOR: OnceLock<Regex> = OnceLock::new();
-    // Helm's own rule: optional whitespace ending in a newline (or the start), `---`, whitespace.
-    SEPARATOR.get_or_init(|| Regex::new(r"(?:^|\s*\n)---\s*").expect("valid regex"))
+/// Go's `\s`: ASCII space, tab, newline, form feed, carriage return (not vertical tab).
+fn is_go_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')
+}
+
+/// The byte ranges Helm's separator `(?:^|\s*\n)---\s*` (Go's regexp, leftmost first) matches
+/// in `text`, in order: `---` at the very start or right after a newline, with the whitespace
+/// run before that newline and all whitespace after the dashes. A hand scan rather than a regex:
+/// compiling one was a twentieth of a whole render.
+fn separators(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let finder = memchr::memmem::Finder::new(b"\n---");
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let (start, dashes) = if from == 0 && bytes.starts_with(b"---") {
+            (0, 0)
+        } else {
+            let newline = from + finder.find(&bytes[from..])?;
+            let mut start = newline;
+            while start > from && is_go_space(bytes[start - 1]) {
+                start -= 1;
+            }
+            (start, newline + 1)
+        };
+        let mut end = dashes + 3;
+        while end < bytes.len() && is_go_space(bytes[end]) {
+            end += 1;
+        }
+        from = end;
+        Some((start, end))
+    })
 }
 
 /// One document of a template's output, with where it starts in that output.
@@ -103,9 +127,9 @@ pub fn split_documents(output: &str) -> Vec<DocumentSlice<'_>> {
             });
         }
     };
-    for m in separator().find_iter(trimmed) {
-        push(start, m.start());
-        start = m.end();
+    for (from, to) in separators(trimmed) {
+        push(start, from);
+        start = to;
     }
     push(start, trimmed.len());
     documents
@@ -159,6 +183,30 @@ mod tests {
         let out = "\n\nfirst: 1\n---\nsecond: 2\n";
         for d in split_documents(out) {
             assert_eq!(&out[d.offset..d.offset + d.text.len()], d.text);
+        }
+    }
+
+    #[test]
+    fn only_go_whitespace_belongs_to_a_separator() {
+        // Go's `\s` has no vertical tab and nothing beyond ASCII; the pieces are trimmed later.
+        let text = "a: 1\x0b \n---\u{a0}b: 2";
+        assert_eq!(separators(text).collect::<Vec<_>>(), [(5, 10)]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_separator_scan_matches_helms_regex(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["-", "---", "\n", " ", "\t", "\r", "\x0b", "\x0c", "a", "\u{a0}"]),
+                0..40,
+            )
+        ) {
+            let text: String = pieces.concat();
+            // Go's regexp is leftmost-first like Rust's; `(?-u:\s)` would add \x0b, so spell it.
+            let go = regex::Regex::new(r"(?:^|[\t\n\x0c\r ]*\n)---[\t\n\x0c\r ]*").expect("regex");
+            let expected: Vec<(usize, usize)> =
+                go.find_iter(&text).map(|m| (m.start(), m.end())).collect();
+            proptest::prop_assert_eq!(separators(&text).collect::<Vec<_>>(), expected);
         }
     }
 

@@ -1,0 +1,256 @@
+//! A huge-page arena for the heap of a render: one page fault per 2 MiB instead of one per 4 KiB.
+//!
+//! A whole-process render lives for a few milliseconds and allocates about 4.5 MB in 12,000
+//! blocks, 1.3 MB of it live at most. On the system allocator every fresh 4 KiB page of heap is a
+//! page fault (about 1.8 µs each on our CI machine, some 350 per render: a tenth of its time).
+//! [`start`] reserves one region and asks the kernel for transparent huge pages on it; blocks come
+//! from per-thread free lists by size class, so there are no locks and no headers, and a freed
+//! block is reused by the next allocation of its class on that thread.
+//!
+//! The arena only serves blocks up to [`LARGEST_BLOCK`] with at most 16-byte alignment, and only
+//! while the region lasts; the caller ([`crate::limits::CappedAllocator`]) hands everything else
+//! to the system allocator and tells the two apart by address ([`owns`]). Blocks freed on another
+//! thread than the one that carved them join the freeing thread's lists: fine for a render (two
+//! threads) and a fleet (each cluster allocates and frees on its worker), which is why streaming
+//! commands (inject, where one thread reads and others free) keep the system allocator.
+
+use std::alloc::Layout;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The largest block the arena serves; larger ones go to the system allocator.
+pub const LARGEST_BLOCK: usize = 32 << 10;
+
+/// Virtual address space reserved; only the pages touched become resident, 2 MiB at a time.
+const REGION_BYTES: usize = 32 << 20;
+const HUGE_PAGE: usize = 2 << 20;
+/// What a thread takes from the region at once, to carve blocks from without atomics.
+const CHUNK_BYTES: usize = 128 << 10;
+const BLOCK_ALIGN: usize = 16;
+/// Classes: 16-byte steps up to 512 bytes (32), then four per doubling up to 32 KiB (24).
+const CLASSES: usize = 56;
+
+static START: AtomicUsize = AtomicUsize::new(0);
+static END: AtomicUsize = AtomicUsize::new(0);
+static NEXT_CHUNK: AtomicUsize = AtomicUsize::new(0);
+
+struct ThreadHeap {
+    /// Heads of singly linked lists of free blocks; a free block holds the next one's address.
+    free: [usize; CLASSES],
+    /// The unused rest of this thread's current chunk.
+    carve_from: usize,
+    carve_end: usize,
+}
+
+thread_local! {
+    // Constant-initialised and without a destructor: no allocation or registration on first use,
+    // so the allocator can use it.
+    static HEAP: UnsafeCell<ThreadHeap> = const {
+        UnsafeCell::new(ThreadHeap { free: [0; CLASSES], carve_from: 0, carve_end: 0 })
+    };
+}
+
+/// Reserves the region; until this runs (or if the kernel refuses), the arena serves nothing.
+/// Calling it again does nothing.
+pub fn start() {
+    if START.load(Ordering::Acquire) != 0 {
+        return;
+    }
+    // SAFETY: a fresh anonymous private mapping; we only ever touch addresses inside it.
+    unsafe {
+        let mapping = libc::mmap(
+            std::ptr::null_mut(),
+            REGION_BYTES + HUGE_PAGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        if mapping == libc::MAP_FAILED {
+            return;
+        }
+        // Huge pages need 2 MiB alignment; the slack before and after stays untouched.
+        let start = (mapping as usize + HUGE_PAGE - 1) & !(HUGE_PAGE - 1);
+        // Advice only: without transparent huge pages the arena still works, on 4 KiB pages.
+        libc::madvise(
+            start as *mut libc::c_void,
+            REGION_BYTES,
+            libc::MADV_HUGEPAGE,
+        );
+        END.store(start + REGION_BYTES, Ordering::Relaxed);
+        NEXT_CHUNK.store(start, Ordering::Relaxed);
+        START.store(start, Ordering::Release);
+    }
+}
+
+/// The size class of a block of `size` bytes: its index and the bytes it really gets.
+fn class_of(size: usize) -> (usize, usize) {
+    let size = size.max(1);
+    if size <= 512 {
+        let index = size.div_ceil(16) - 1;
+        return (index, (index + 1) * 16);
+    }
+    let power = (usize::BITS - 1 - (size - 1).leading_zeros()) as usize;
+    let step = 1 << (power - 2);
+    let quarter = (size - 1 - (1 << power)) >> (power - 2);
+    (
+        32 + (power - 9) * 4 + quarter,
+        (1 << power) + (quarter + 1) * step,
+    )
+}
+
+fn serves(layout: Layout) -> bool {
+    layout.size() <= LARGEST_BLOCK && layout.align() <= BLOCK_ALIGN
+}
+
+/// Whether `ptr` came from the arena (and so must go back to it).
+pub fn owns(ptr: *mut u8) -> bool {
+    let address = ptr as usize;
+    address >= START.load(Ordering::Relaxed) && address < END.load(Ordering::Relaxed)
+}
+
+/// A block for `layout`, or null when the arena does not serve it (not started, too large,
+/// over-aligned, region used up).
+pub fn alloc(layout: Layout) -> *mut u8 {
+    if !serves(layout) || START.load(Ordering::Relaxed) == 0 {
+        return std::ptr::null_mut();
+    }
+    let (class, bytes) = class_of(layout.size());
+    HEAP.try_with(|heap| {
+        // SAFETY: the heap is this thread's own, and nothing below re-enters the allocator.
+        let heap = unsafe { &mut *heap.get() };
+        let head = heap.free[class];
+        if head != 0 {
+            // SAFETY: a free block of this class holds the address of the next one.
+            heap.free[class] = unsafe { *(head as *const usize) };
+            return head as *mut u8;
+        }
+        heap.carve(bytes)
+    })
+    .unwrap_or(std::ptr::null_mut())
+}
+
+/// Whether growing or shrinking a block from `old` to `new` bytes can keep it where it is.
+pub fn fits_in_place(old: usize, new: usize) -> bool {
+    new <= LARGEST_BLOCK && class_of(old).0 == class_of(new).0
+}
+
+/// Returns an arena block (one [`owns`] says is ours) to the calling thread's free list.
+///
+/// # Safety
+/// `ptr` must have come from [`alloc`] with a layout of the same size, and not be used again.
+pub unsafe fn free(ptr: *mut u8, layout: Layout) {
+    let (class, _) = class_of(layout.size());
+    // Without this thread's heap (it is being torn down) the block is simply not reused.
+    let _ = HEAP.try_with(|heap| {
+        // SAFETY: as in `alloc`; the block is at least 16 bytes, room for the link.
+        unsafe {
+            let heap = &mut *heap.get();
+            *(ptr as *mut usize) = heap.free[class];
+            heap.free[class] = ptr as usize;
+        }
+    });
+}
+
+impl ThreadHeap {
+    fn carve(&mut self, bytes: usize) -> *mut u8 {
+        if self.carve_end - self.carve_from < bytes {
+            let end = END.load(Ordering::Relaxed);
+            let taken = NEXT_CHUNK.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+                (next + CHUNK_BYTES <= end).then_some(next + CHUNK_BYTES)
+            });
+            let Ok(chunk) = taken else {
+                return std::ptr::null_mut();
+            };
+            // The rest of the old chunk (smaller than this block) is left unused.
+            self.carve_from = chunk;
+            self.carve_end = chunk + CHUNK_BYTES;
+        }
+        let block = self.carve_from;
+        self.carve_from += bytes;
+        block as *mut u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_size_gets_a_class_at_least_as_large_in_16_byte_multiples() {
+        let mut previous = class_of(1);
+        for size in 1..=LARGEST_BLOCK {
+            let (class, bytes) = class_of(size);
+            assert!(
+                bytes >= size && bytes % BLOCK_ALIGN == 0,
+                "size {size}: {bytes}"
+            );
+            assert!(class < CLASSES, "size {size}: class {class}");
+            assert!(class >= previous.0 && (class > previous.0 || bytes == previous.1));
+            previous = (class, bytes);
+        }
+        assert_eq!(class_of(LARGEST_BLOCK), (CLASSES - 1, LARGEST_BLOCK));
+    }
+
+    #[test]
+    fn classes_waste_at_most_a_quarter_past_512_bytes() {
+        for size in 513..=LARGEST_BLOCK {
+            let (_, bytes) = class_of(size);
+            assert!(bytes - size < size / 4 + 1, "size {size}: {bytes}");
+        }
+    }
+
+    #[test]
+    fn a_freed_block_is_reused_by_the_next_allocation_of_its_class() {
+        start();
+        let layout = Layout::from_size_align(40, 8).expect("layout");
+        let first = alloc(layout);
+        assert!(owns(first));
+        // SAFETY: from `alloc` with this layout, not used again.
+        unsafe { free(first, layout) };
+        assert_eq!(
+            alloc(Layout::from_size_align(48, 16).expect("layout")),
+            first
+        );
+    }
+
+    #[test]
+    fn large_or_over_aligned_blocks_are_left_to_the_system_allocator() {
+        start();
+        assert!(alloc(Layout::from_size_align(LARGEST_BLOCK + 1, 8).expect("layout")).is_null());
+        assert!(alloc(Layout::from_size_align(64, 64).expect("layout")).is_null());
+        assert!(!owns(std::ptr::null_mut()));
+    }
+
+    #[test]
+    fn blocks_in_use_never_overlap_across_threads() {
+        start();
+        let blocks: Vec<(usize, usize)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..4)
+                .map(|worker| {
+                    scope.spawn(move || {
+                        (1..200)
+                            .map(|i| {
+                                let size = (i * 37 + worker * 11) % 3000 + 1;
+                                let layout = Layout::from_size_align(size, 8).expect("layout");
+                                (alloc(layout) as usize, size)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("worker"))
+                .collect()
+        });
+        let mut sorted = blocks;
+        sorted.sort_unstable();
+        for pair in sorted.windows(2) {
+            assert!(
+                pair[0].0 != 0 && pair[0].0 + pair[0].1 <= pair[1].0,
+                "{pair:?}"
+            );
+        }
+    }
+}
