@@ -11,8 +11,9 @@
 //! and a few milliseconds. Both stop the process before it writes a partial render.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 /// The environment variable that sets the heap ceiling.
 pub const MAX_MEMORY_ENV: &str = "MESHCHART_MAX_MEMORY";
@@ -20,22 +21,57 @@ pub const MAX_MEMORY_ENV: &str = "MESHCHART_MAX_MEMORY";
 /// The ceiling when the environment sets none.
 pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
 
-static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// Live bytes, as flushed by the threads (see [`UNCOUNTED`]); may dip below zero in between.
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
 static CEILING: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_MEMORY);
+
+/// How far a thread's own count may run before it is added to [`LIVE_BYTES`].
+const FLUSH_BYTES: isize = 256 << 10;
+
+thread_local! {
+    /// Bytes this thread allocated (freed, if negative) and has not yet added to the shared
+    /// count: updating one counter on every allocation had two rendering threads fight over its
+    /// cache line. The ceiling is checked on every flush, so it holds to within this slack.
+    static UNCOUNTED: Cell<isize> = const { Cell::new(0) };
+}
 
 /// The system allocator, refusing to grow the live heap past the ceiling.
 pub struct CappedAllocator;
 
 impl CappedAllocator {
     fn admit(size: usize) {
-        let live = LIVE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
-        if live > CEILING.load(Ordering::Relaxed) {
-            exceeded();
+        let size = isize::try_from(size).unwrap_or(isize::MAX);
+        let due = UNCOUNTED
+            .try_with(|uncounted| {
+                let pending = uncounted.get().saturating_add(size);
+                let flush = pending >= FLUSH_BYTES;
+                uncounted.set(if flush { 0 } else { pending });
+                flush.then_some(pending)
+            })
+            .unwrap_or(Some(size));
+        if let Some(bytes) = due {
+            let live = LIVE_BYTES
+                .fetch_add(bytes, Ordering::Relaxed)
+                .saturating_add(bytes);
+            if usize::try_from(live).is_ok_and(|live| live > CEILING.load(Ordering::Relaxed)) {
+                exceeded();
+            }
         }
     }
 
     fn release(size: usize) {
-        LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
+        let size = isize::try_from(size).unwrap_or(isize::MAX);
+        let due = UNCOUNTED
+            .try_with(|uncounted| {
+                let pending = uncounted.get().saturating_sub(size);
+                let flush = pending <= -FLUSH_BYTES;
+                uncounted.set(if flush { 0 } else { pending });
+                flush.then_some(pending)
+            })
+            .unwrap_or(Some(-size));
+        if let Some(bytes) = due {
+            LIVE_BYTES.fetch_add(bytes, Ordering::Relaxed);
+        }
     }
 }
 
