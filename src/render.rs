@@ -1,7 +1,7 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
 use crate::chart::Chart;
-use crate::engine::{CompileWork, Engine, Rendered};
+use crate::engine::{CompileWork, Engine, RenderWork, Rendered};
 use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
@@ -9,6 +9,7 @@ use crate::proxy_support;
 use crate::values::{effective_values, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
+use std::sync::{mpsc, OnceLock};
 use std::time::SystemTime;
 
 /// The `Chart.yaml` annotation by which a chart asks for identity material to be filled in.
@@ -82,11 +83,12 @@ pub fn complete_chart_material(
     Ok(complete_material(values, &options)?)
 }
 
-/// Renders `chart` with the user's flags.
+/// Renders `chart` with the user's flags, on two threads.
 ///
-/// The templates compile on another thread while this one reads the values (they need nothing
-/// from each other); once the values are read, this thread compiles too. A compile error is
-/// reported before a values error, as when the two ran one after the other.
+/// The templates compile on a helper thread while this one reads the values (they need nothing
+/// from each other); once the values are read, this thread compiles too, and then both render
+/// templates until none is left. A compile error is reported before a values error, and render
+/// errors in template order, as when everything ran on one thread.
 pub fn render(
     chart: &Chart,
     flags: &RenderFlags,
@@ -95,19 +97,48 @@ pub fn render(
 ) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
-    let work = CompileWork::default();
+    let compiling = CompileWork::default();
+    let rendering: OnceLock<RenderWork> = OnceLock::new();
+    let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
+    let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
     let values = std::thread::scope(|scope| {
-        let compiling = scope.spawn(|| engine.compile(&work));
+        let (engine, compiling, rendering) = (&engine, &compiling, &rendering);
+        let helper = scope.spawn(move || {
+            engine.compile(compiling);
+            let _ = compiled.send(());
+            if helper_may_render.recv() == Ok(true) {
+                if let Some(work) = rendering.get() {
+                    engine.render_shared(work);
+                }
+            }
+        });
         let values = values_for(chart, flags, stdin, clock);
-        engine.compile(&work);
-        compiling
+        engine.compile(compiling);
+        // The helper may still be compiling the last template it took.
+        let _ = helper_compiled.recv();
+        let prepared = engine
+            .finish_compile(compiling, chart)
+            .map_err(Error::from)
+            .and(values)
+            .and_then(|(values, notes)| {
+                let _ = rendering.set(engine.prepare(&values, &options)?);
+                Ok((values, notes))
+            });
+        let _ = start.send(prepared.is_ok());
+        if let Some(work) = rendering.get() {
+            engine.render_shared(work);
+        }
+        helper
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        values
+        prepared
     });
-    engine.finish_compile(work, chart)?;
     let (values, notes) = values?;
-    finish_render(&engine, chart, &options, values, notes)
+    let Some(work) = rendering.into_inner() else {
+        unreachable!("a render is prepared whenever its values are");
+    };
+    let rendered = engine.finish_render(work, &options)?;
+    with_notes(chart, &values, rendered, notes)
 }
 
 /// Renders with an engine compiled earlier (golden runs reuse one engine for many cases).
@@ -129,12 +160,22 @@ fn finish_render(
     chart: &Chart,
     options: &crate::engine::RenderOptions,
     values: Value,
-    mut notes: Vec<String>,
+    notes: Vec<String>,
 ) -> Result<RenderOutcome, Error> {
     let rendered = engine.render(&values, options)?;
+    with_notes(chart, &values, rendered, notes)
+}
+
+/// A finished render with the notes of the values, the templates and the proxy checks.
+fn with_notes(
+    chart: &Chart,
+    values: &Value,
+    rendered: Rendered,
+    mut notes: Vec<String>,
+) -> Result<RenderOutcome, Error> {
     notes.extend(rendered.notes.iter().cloned());
     notes.extend(
-        proxy_value_warnings(chart, &values)
+        proxy_value_warnings(chart, values)
             .into_iter()
             .map(|warning| format!("warning: {warning}")),
     );

@@ -22,7 +22,7 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many bytes of data one template render may build in all (strings and lists made by
 /// operators, literals and function results, and its output), as minijinja's fuel counts them.
@@ -157,6 +157,18 @@ pub struct CompileWork {
     first_error: Mutex<Option<(usize, minijinja::Error)>>,
 }
 
+/// A render in progress: the objects the templates see and, per emitted template, its result,
+/// filled by as many threads as call [`Engine::render_shared`].
+pub struct RenderWork {
+    objects: Objects,
+    templates: Vec<usize>,
+    next: AtomicUsize,
+    results: Vec<OnceLock<TemplateOutcome>>,
+}
+
+/// One template's output length (its share of `--max-output-bytes`) and checked documents.
+type TemplateOutcome = Result<(u64, Vec<RenderedDocument>), RenderError>;
+
 fn is_partial(name: &str) -> bool {
     name.rsplit('/')
         .next()
@@ -173,7 +185,7 @@ impl Engine {
         let engine = Engine::uncompiled(chart);
         let work = CompileWork::default();
         engine.compile(&work);
-        engine.finish_compile(work, chart)?;
+        engine.finish_compile(&work, chart)?;
         Ok(engine)
     }
 
@@ -290,11 +302,12 @@ impl Engine {
     }
 
     /// The first syntax error in path order, as a sequential compile would report it.
-    pub fn finish_compile(&self, work: CompileWork, chart: &Chart) -> Result<(), RenderError> {
+    pub fn finish_compile(&self, work: &CompileWork, chart: &Chart) -> Result<(), RenderError> {
         let first = work
             .first_error
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner());
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         match first {
             Some((_, e)) => Err(RenderError::from_template_error(
                 &self.chart_name,
@@ -399,20 +412,79 @@ impl Engine {
 
     /// Renders every template with `values` and returns the documents in Helm's order.
     pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
+        let work = self.prepare(values, opts)?;
+        self.render_shared(&work);
+        self.finish_render(work, opts)
+    }
+
+    /// Starts a render of `values`: [`Engine::render_shared`] does the work (from one thread or
+    /// several) and [`Engine::finish_render`] puts the documents in Helm's order.
+    pub fn prepare(&self, values: &Value, opts: &RenderOptions) -> Result<RenderWork, RenderError> {
         self.check_kube_version(&opts.kube_version)?;
-        let objects = self.objects(values, opts);
-        let outputs = self.render_all(&objects, opts.max_output_bytes)?;
+        let templates: Vec<usize> = (0..self.templates.len())
+            .filter(|&i| !is_partial(&self.templates[i]))
+            .collect();
+        Ok(RenderWork {
+            objects: self.objects(values, opts),
+            results: templates.iter().map(|_| OnceLock::new()).collect(),
+            templates,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// Renders templates of `work` not yet taken by another thread, until none is left.
+    pub fn render_shared(&self, work: &RenderWork) {
+        loop {
+            let index = work.next.fetch_add(1, Ordering::Relaxed);
+            let (Some(&template), Some(slot)) =
+                (work.templates.get(index), work.results.get(index))
+            else {
+                return;
+            };
+            let _ = slot.set(self.render_one(&self.templates[template], &work.objects));
+        }
+    }
+
+    /// The documents of a finished render in Helm's order, or the first error in template order
+    /// (as a one-thread render would meet it). `max_output_bytes` caps all templates together:
+    /// each template's own output is bounded by its fuel.
+    pub fn finish_render(
+        &self,
+        work: RenderWork,
+        opts: &RenderOptions,
+    ) -> Result<Rendered, RenderError> {
+        let mut total = 0u64;
         let mut regular = Vec::new();
         let mut hooks = Vec::new();
         let mut notes = Vec::new();
-        for doc in outputs.into_iter().flatten() {
-            match &doc.hook {
-                Some(events) if !is_known_hook(events) => notes.push(format!(
-                    "info: skipping unknown hook: {events:?} ({} {})",
-                    doc.kind, doc.name
-                )),
-                Some(_) => hooks.push(doc),
-                None => regular.push(doc),
+        let RenderWork {
+            objects,
+            templates,
+            results,
+            ..
+        } = work;
+        for (template, result) in templates.into_iter().zip(results) {
+            let name = &self.templates[template];
+            let (length, documents) = match result.into_inner() {
+                Some(outcome) => outcome?,
+                // Not taken by any thread (only if a caller skipped render_shared): render now.
+                None => self.render_one(name, &objects)?,
+            };
+            let before = total;
+            total += length;
+            if total > opts.max_output_bytes {
+                let room = opts.max_output_bytes - before;
+                return Err(self.output_too_large(name, &objects, room, opts.max_output_bytes));
+            }
+            for doc in documents {
+                match &doc.hook {
+                    Some(events) if !is_known_hook(events) => notes.push(format!(
+                        "info: skipping unknown hook: {events:?} ({} {})",
+                        doc.kind, doc.name
+                    )),
+                    Some(_) => hooks.push(doc),
+                    None => regular.push(doc),
+                }
             }
         }
         regular.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
@@ -426,59 +498,45 @@ impl Engine {
         })
     }
 
-    /// Renders every emitted template into its documents, in template order.
-    ///
-    /// Sequential on purpose: measured on this project's 2-core machines, rendering the two
-    /// halves on two threads was no faster (thread start-up ate the gain) and less predictable.
-    /// `max_output` caps the output of all templates together; each template's own output is
-    /// bounded by its fuel, so no more than one template's worth is held past the cap.
-    fn render_all(
-        &self,
-        objects: &Objects,
-        max_output: u64,
-    ) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
-        let mut total = 0u64;
-        self.templates
-            .iter()
-            .filter(|name| !is_partial(name))
-            .map(|name| self.render_one(name, objects, &mut total, max_output))
-            .collect()
-    }
-
-    /// Renders one template and checks each of its documents.
-    fn render_one(
-        &self,
-        name: &str,
-        objects: &Objects,
-        total: &mut u64,
-        max_output: u64,
-    ) -> Result<Vec<RenderedDocument>, RenderError> {
+    /// Renders one template and checks each of its documents; returns its output's length too.
+    fn render_one(&self, name: &str, objects: &Objects) -> TemplateOutcome {
         let ctx = self.template_context(name, objects);
         let template = self
             .env
             .get_template(name)
             .map_err(|e| self.template_error(&e))?;
         let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
-        let before = *total;
-        *total += output.len() as u64;
-        if *total > max_output {
-            let offset = usize::try_from(max_output - before).unwrap_or(usize::MAX);
-            let line = self
-                .output_origin(&template, &ctx, offset.min(output.len()))
-                .map(|(_, line)| line);
-            return Err(RenderError::OutputTooLarge {
-                template: format!("{}/templates/{name}", self.chart_name),
-                line,
-                limit: max_output,
-            });
-        }
+        let length = output.len() as u64;
         if is_notes(name) {
-            return Ok(Vec::new());
+            return Ok((length, Vec::new()));
         }
-        manifest::split_documents(&output)
+        let documents = manifest::split_documents(&output)
             .into_iter()
             .map(|slice| self.parse_document(name, &output, slice, &template, &ctx))
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok((length, documents))
+    }
+
+    /// The error for the template whose output passes the cap `limit`, `room` bytes into it.
+    fn output_too_large(
+        &self,
+        name: &str,
+        objects: &Objects,
+        room: u64,
+        limit: u64,
+    ) -> RenderError {
+        let ctx = self.template_context(name, objects);
+        let line = self.env.get_template(name).ok().and_then(|template| {
+            let length = template.render(&ctx).map_or(0, |output| output.len());
+            let offset = usize::try_from(room).unwrap_or(usize::MAX).min(length);
+            self.output_origin(&template, &ctx, offset)
+                .map(|(_, line)| line)
+        });
+        RenderError::OutputTooLarge {
+            template: format!("{}/templates/{name}", self.chart_name),
+            line,
+            limit,
+        }
     }
 
     fn filter_show_only(
