@@ -49,7 +49,7 @@ use mutate::{inject_template, Owner, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use uninject::uninject_template;
 use workload::{
     meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
@@ -760,33 +760,46 @@ impl Driver<'_> {
         };
         let name = &source.name;
         let mut batch = read_batch()?;
-        let mut finished: Option<TransformedBatch> = None;
         // A read error waits until the documents before it are written, as it did when reading
         // and writing took turns.
         let mut read_error = None;
-        while !batch.is_empty() {
-            let (results, written, next) = std::thread::scope(|scope| {
-                let working = scope.spawn(|| {
-                    batch
+        // One helper thread for the whole stream (a thread per batch started dozens of threads,
+        // each with an empty allocator cache): it hands each batch to the pool.
+        std::thread::scope(|scope| {
+            let (to_transform, batches) = mpsc::sync_channel::<Vec<OwnedChunk>>(1);
+            let (transformed, results) = mpsc::sync_channel::<TransformedBatch>(1);
+            scope.spawn(move || {
+                for batch in batches {
+                    let done = batch
                         .par_iter()
                         .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
-                        .collect::<Vec<_>>()
-                });
+                        .collect::<Vec<_>>();
+                    if transformed.send((batch, done)).is_err() {
+                        return;
+                    }
+                }
+            });
+            let mut finished: Option<TransformedBatch> = None;
+            while !batch.is_empty() {
+                if to_transform.send(std::mem::take(&mut batch)).is_err() {
+                    // The helper panicked; leaving the scope raises its panic here.
+                    break;
+                }
                 let written = write_batch(finished.take(), out, entries);
                 let next = read_batch();
-                let results = working
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (results, written, next)
-            });
-            written?;
-            finished = Some((batch, results));
-            batch = next.unwrap_or_else(|e| {
-                read_error = Some(e);
-                Vec::new()
-            });
-        }
-        write_batch(finished, out, entries)?;
+                let Ok(done) = results.recv() else {
+                    break;
+                };
+                written?;
+                finished = Some(done);
+                batch = next.unwrap_or_else(|e| {
+                    read_error = Some(e);
+                    Vec::new()
+                });
+            }
+            drop(to_transform);
+            write_batch(finished, out, entries)
+        })?;
         read_error.map_or(Ok(()), Err)
     }
 
