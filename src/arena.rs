@@ -9,14 +9,18 @@
 //!
 //! The arena only serves blocks up to [`LARGEST_BLOCK`] with at most 16-byte alignment, and only
 //! while the region lasts; the caller ([`crate::limits::CappedAllocator`]) hands everything else
-//! to the system allocator and tells the two apart by address ([`owns`]). Blocks freed on another
-//! thread than the one that carved them join the freeing thread's lists: fine for a render (two
-//! threads) and a fleet (each cluster allocates and frees on its worker), which is why streaming
-//! commands (inject, where one thread reads and others free) keep the system allocator.
+//! to the system allocator and tells the two apart by address ([`owns`]).
+//!
+//! A block freed on another thread than the one that carved it joins the freeing thread's list.
+//! When a list grows past twice its batch (about 32 KiB of blocks), one batch moves to a shared
+//! pool, from which a thread whose list is empty takes a batch before carving fresh memory: so in
+//! a stream where one thread allocates what others free (inject reads documents on one thread and
+//! transforms them on the others), memory goes round instead of piling up on the freeing side.
 
 use std::alloc::Layout;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The largest block the arena serves; larger ones go to the system allocator.
 pub const LARGEST_BLOCK: usize = 32 << 10;
@@ -34,9 +38,15 @@ static START: AtomicUsize = AtomicUsize::new(0);
 static END: AtomicUsize = AtomicUsize::new(0);
 static NEXT_CHUNK: AtomicUsize = AtomicUsize::new(0);
 
+/// Per class, a stack of batches threads gave up: each batch's first block holds, in its second
+/// word, the next batch.
+static POOLS: [Mutex<usize>; CLASSES] = [const { Mutex::new(0) }; CLASSES];
+
 struct ThreadHeap {
     /// Heads of singly linked lists of free blocks; a free block holds the next one's address.
     free: [usize; CLASSES],
+    /// How many blocks each list holds.
+    count: [u16; CLASSES],
     /// The unused rest of this thread's current chunk.
     carve_from: usize,
     carve_end: usize,
@@ -46,7 +56,12 @@ thread_local! {
     // Constant-initialised and without a destructor: no allocation or registration on first use,
     // so the allocator can use it.
     static HEAP: UnsafeCell<ThreadHeap> = const {
-        UnsafeCell::new(ThreadHeap { free: [0; CLASSES], carve_from: 0, carve_end: 0 })
+        UnsafeCell::new(ThreadHeap {
+            free: [0; CLASSES],
+            count: [0; CLASSES],
+            carve_from: 0,
+            carve_end: 0,
+        })
     };
 }
 
@@ -119,13 +134,20 @@ pub fn alloc(layout: Layout) -> *mut u8 {
     HEAP.try_with(|heap| {
         // SAFETY: the heap is this thread's own, and nothing below re-enters the allocator.
         let heap = unsafe { &mut *heap.get() };
-        let head = heap.free[class];
-        if head != 0 {
-            // SAFETY: a free block of this class holds the address of the next one.
-            heap.free[class] = unsafe { *(head as *const usize) };
-            return head as *mut u8;
+        if heap.free[class] == 0 {
+            match take_batch(class) {
+                Some(batch) => {
+                    heap.free[class] = batch;
+                    heap.count[class] = batch_len(bytes);
+                }
+                None => return heap.carve(bytes),
+            }
         }
-        heap.carve(bytes)
+        let head = heap.free[class];
+        // SAFETY: a free block of this class holds the address of the next one.
+        heap.free[class] = unsafe { *(head as *const usize) };
+        heap.count[class] -= 1;
+        head as *mut u8
     })
     .unwrap_or(std::ptr::null_mut())
 }
@@ -140,19 +162,64 @@ pub fn fits_in_place(old: usize, new: usize) -> bool {
 /// # Safety
 /// `ptr` must have come from [`alloc`] with a layout of the same size, and not be used again.
 pub unsafe fn free(ptr: *mut u8, layout: Layout) {
-    let (class, _) = class_of(layout.size());
+    let (class, bytes) = class_of(layout.size());
     // Without this thread's heap (it is being torn down) the block is simply not reused.
     let _ = HEAP.try_with(|heap| {
-        // SAFETY: as in `alloc`; the block is at least 16 bytes, room for the link.
+        // SAFETY: as in `alloc`; the block is at least 16 bytes, room for the links.
         unsafe {
             let heap = &mut *heap.get();
             *(ptr as *mut usize) = heap.free[class];
             heap.free[class] = ptr as usize;
+            heap.count[class] += 1;
+            let batch = batch_len(bytes);
+            if heap.count[class] >= 2 * batch {
+                heap.give_batch(class, batch);
+            }
         }
     });
 }
 
+/// How many blocks of `bytes` move between a thread and the pool at once: about 32 KiB.
+fn batch_len(bytes: usize) -> u16 {
+    // At most 64, so the cast is exact.
+    ((32 << 10) / bytes).clamp(2, 64) as u16
+}
+
+/// A batch of free blocks of `class` from the shared pool, if there is one.
+fn take_batch(class: usize) -> Option<usize> {
+    let mut pool = POOLS[class].lock().unwrap_or_else(PoisonError::into_inner);
+    let batch = *pool;
+    if batch == 0 {
+        return None;
+    }
+    // SAFETY: a pooled batch's first block holds the next batch in its second word.
+    *pool = unsafe { *((batch + size_of::<usize>()) as *const usize) };
+    Some(batch)
+}
+
 impl ThreadHeap {
+    /// Moves the first `batch` blocks of list `class` to the shared pool.
+    ///
+    /// # Safety
+    /// The list must hold at least `batch` blocks.
+    unsafe fn give_batch(&mut self, class: usize, batch: u16) {
+        let first = self.free[class];
+        let mut last = first;
+        // SAFETY: the list's blocks link to each other; it has at least `batch` of them.
+        unsafe {
+            for _ in 1..batch {
+                last = *(last as *const usize);
+            }
+            self.free[class] = *(last as *const usize);
+            *(last as *mut usize) = 0;
+        }
+        self.count[class] -= batch;
+        let mut pool = POOLS[class].lock().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: the block is at least 16 bytes; its second word links the pool's batches.
+        unsafe { *((first + size_of::<usize>()) as *mut usize) = *pool };
+        *pool = first;
+    }
+
     fn carve(&mut self, bytes: usize) -> *mut u8 {
         if self.carve_end - self.carve_from < bytes {
             let end = END.load(Ordering::Relaxed);
@@ -220,6 +287,26 @@ mod tests {
         assert!(alloc(Layout::from_size_align(LARGEST_BLOCK + 1, 8).expect("layout")).is_null());
         assert!(alloc(Layout::from_size_align(64, 64).expect("layout")).is_null());
         assert!(!owns(std::ptr::null_mut()));
+    }
+
+    #[test]
+    fn blocks_freed_on_another_thread_come_back_through_the_pool() {
+        start();
+        let layout = Layout::from_size_align(4000, 8).expect("layout");
+        let batch = usize::from(batch_len(class_of(4000).1));
+        // One thread allocates, another frees: the freeing side gives batches to the pool...
+        let blocks: Vec<usize> = (0..4 * batch).map(|_| alloc(layout) as usize).collect();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for &block in &blocks {
+                    // SAFETY: each from `alloc` with this layout, freed once.
+                    unsafe { free(block as *mut u8, layout) };
+                }
+            });
+        });
+        // ...and the allocating side takes them back instead of carving new memory.
+        let again: Vec<usize> = (0..2 * batch).map(|_| alloc(layout) as usize).collect();
+        assert!(again.iter().all(|block| blocks.contains(block)));
     }
 
     #[test]

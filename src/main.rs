@@ -155,14 +155,8 @@ enum Command {
 static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
 
 fn main() -> ExitCode {
-    // A render is short and allocates much (see meshchart::arena); streaming commands, where one
-    // thread allocates what others free, keep the system allocator.
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|command| command == "render")
-    {
-        meshchart::arena::start();
-    }
+    // Small blocks come from a huge-page arena (see meshchart::arena), big ones from the system.
+    meshchart::arena::start();
     let limits = meshchart::limits::set_ceiling_from_env()
         .and_then(|()| meshchart::limits::start_deadline());
     if let Err(e) = limits {
