@@ -12,7 +12,8 @@ use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::flags::RenderFlags;
-use crate::render::{render_with, Clock};
+use crate::render::{render_with_kept, Clock};
+use crate::values::{Assembler, KeptFiles};
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 use std::io::Read;
@@ -212,13 +213,15 @@ pub fn render_clusters(
     // One instant for the whole fleet (schedules agree); an unreadable clock is left for each
     // cluster to report, as its single render would.
     let clock = clock.now().map_or(clock, Clock::Fixed);
+    let kept = shared_files(shared, &input);
     let render_one = |cluster: &Cluster| {
-        let outcome = render_with(
+        let outcome = render_with_kept(
             engine,
             chart,
             &cluster_flags(shared, cluster),
             &mut input.as_slice(),
             clock,
+            kept.clone(),
         )?;
         let path = staging.join(format!("{}.yaml", cluster.name));
         std::fs::write(&path, outcome.rendered.to_stream()).map_err(Error::io(&path))?;
@@ -245,6 +248,19 @@ pub fn render_clusters(
         results[i] = Some(result);
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// The files the shared flags read (their `-f` files and `--set-file` paths), read once for all
+/// clusters. A file that cannot be read is left out: each cluster then reports it, as its single
+/// render would.
+fn shared_files(shared: &RenderFlags, stdin: &[u8]) -> KeptFiles {
+    let mut stdin = stdin;
+    let mut assembler = Assembler::new(&mut stdin);
+    for source in shared.overrides().sources() {
+        // Errors are each cluster's to report.
+        let _ = assembler.apply(&source);
+    }
+    assembler.into_kept()
 }
 
 /// Moves each staged cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. The
@@ -303,7 +319,7 @@ pub fn run(
     clock: Clock,
 ) -> Result<FleetReport, Error> {
     let clusters = discover(dir)?;
-    let engine = Engine::new(chart)?;
+    let engine = Engine::new(chart)?.remembering_checked_documents();
     let out_existed = out.exists();
     std::fs::create_dir_all(out).map_err(Error::io(out))?;
     let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));

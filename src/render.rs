@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::flags::RenderFlags;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
 use crate::proxy_support;
-use crate::values::{effective_values, Value};
+use crate::values::{effective_values_with, KeptFiles, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
 use std::sync::{mpsc, OnceLock};
@@ -60,8 +60,20 @@ pub fn values_for(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<(Value, Vec<String>), Error> {
+    values_with_kept(chart, flags, stdin, clock, KeptFiles::new())
+}
+
+/// [`values_for`], taking files named in `kept` from there instead of reading them.
+fn values_with_kept(
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+    clock: Clock,
+    kept: KeptFiles,
+) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values()?;
-    let (mut values, mut notes) = effective_values(&defaults, &flags.overrides(), stdin)?;
+    let (mut values, mut notes) =
+        effective_values_with(&defaults, &flags.overrides(), stdin, kept)?;
     notes.extend(complete_chart_material(chart, &mut values, flags, clock)?);
     Ok((values, notes))
 }
@@ -149,8 +161,21 @@ pub fn render_with(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
+    render_with_kept(engine, chart, flags, stdin, clock, KeptFiles::new())
+}
+
+/// [`render_with`], taking files named in `kept` from there instead of reading them (a fleet's
+/// clusters share their flags' files).
+pub fn render_with_kept(
+    engine: &Engine,
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+    clock: Clock,
+    kept: KeptFiles,
+) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
-    let (values, notes) = values_for(chart, flags, stdin, clock)?;
+    let (values, notes) = values_with_kept(chart, flags, stdin, clock, kept)?;
     finish_render(engine, chart, &options, values, notes)
 }
 

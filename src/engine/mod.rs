@@ -1,5 +1,6 @@
 //! The engine: compiles a chart's templates once and renders them with Helm's semantics.
 
+mod checked;
 mod context;
 mod convert;
 mod error;
@@ -145,6 +146,8 @@ pub struct Engine {
     chart_object: JValue,
     templates: Vec<String>,
     kube_version_constraint: Option<String>,
+    /// Documents checked in earlier renders, when this engine renders many similar ones.
+    checked: Option<checked::CheckedDocuments>,
 }
 
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
@@ -280,7 +283,15 @@ impl Engine {
             chart_object: to_jinja(&Value::Map(chart.metadata.template_object())),
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
+            checked: None,
         }
+    }
+
+    /// Remembers every document that passes the YAML check, so a render that repeats it
+    /// (another cluster of a fleet) takes its head from memory; same results, less work.
+    pub fn remembering_checked_documents(mut self) -> Engine {
+        self.checked = Some(checked::CheckedDocuments::default());
+        self
     }
 
     /// Compiles templates until none is left, taking each from `work`; call it from several
@@ -577,7 +588,11 @@ impl Engine {
         template: &minijinja::Template<'_, '_>,
         ctx: &JValue,
     ) -> Result<RenderedDocument, RenderError> {
-        let head = match yaml::scan_manifest_head(slice.text) {
+        let head = match &self.checked {
+            Some(checked) => checked.head(slice.text),
+            None => yaml::scan_manifest_head(slice.text),
+        };
+        let head = match head {
             Ok(head) => head,
             Err(e) => {
                 let output_line = manifest::line_of(output, slice.offset) + e.position.line - 1;

@@ -120,7 +120,20 @@ pub enum ValuesError {
 /// Builds the user's value map from the flags, in Helm's order. `stdin` is read (once) only if a
 /// `-f -` or `--set-file key=-` asks for it.
 pub fn user_values(o: &ValueOverrides, stdin: &mut dyn Read) -> Result<Value, ValuesError> {
-    let mut assembler = Assembler::new(stdin);
+    user_values_with(o, stdin, KeptFiles::new())
+}
+
+/// Files already read, by name as given (`-` for standard input), with their text: a fleet
+/// reads the files its clusters share once, not once per cluster.
+pub type KeptFiles = BTreeMap<String, String>;
+
+/// [`user_values`], taking files named in `kept` from there instead of reading them.
+pub fn user_values_with(
+    o: &ValueOverrides,
+    stdin: &mut dyn Read,
+    kept: KeptFiles,
+) -> Result<Value, ValuesError> {
+    let mut assembler = Assembler::with_kept(stdin, kept);
     for source in o.sources() {
         assembler.apply(&source)?;
     }
@@ -134,7 +147,17 @@ pub fn effective_values(
     o: &ValueOverrides,
     stdin: &mut dyn Read,
 ) -> Result<(Value, Vec<String>), ValuesError> {
-    let user = user_values(o, stdin)?;
+    effective_values_with(defaults, o, stdin, KeptFiles::new())
+}
+
+/// [`effective_values`], taking files named in `kept` from there instead of reading them.
+pub fn effective_values_with(
+    defaults: &Value,
+    o: &ValueOverrides,
+    stdin: &mut dyn Read,
+    kept: KeptFiles,
+) -> Result<(Value, Vec<String>), ValuesError> {
+    let user = user_values_with(o, stdin, kept)?;
     let mut warnings = Vec::new();
     let values = coalesce(defaults, user, &mut warnings);
     Ok((values, warnings))
@@ -152,11 +175,21 @@ pub struct Assembler<'a> {
 impl<'a> Assembler<'a> {
     /// Starts with an empty map.
     pub fn new(stdin: &'a mut dyn Read) -> Self {
+        Self::with_kept(stdin, KeptFiles::new())
+    }
+
+    /// Starts with an empty map and the files in `kept` as if already read.
+    pub fn with_kept(stdin: &'a mut dyn Read, kept: KeptFiles) -> Self {
         Assembler {
             user: Value::Map(Map::new()),
             stdin,
-            kept: BTreeMap::new(),
+            kept,
         }
+    }
+
+    /// Every file read so far (and those it started with), with its text.
+    pub fn into_kept(self) -> KeptFiles {
+        self.kept
     }
 
     /// The user values so far.
@@ -452,6 +485,16 @@ mod tests {
             user(&o).unwrap_err().to_string(),
             format!("{file}: the top level must be a map, found a list")
         );
+    }
+
+    #[test]
+    fn kept_files_are_not_read_again() {
+        let dir = TempDir::new("kept");
+        let file = dir.file("shared.yaml", "from: disk\n");
+        let kept = KeptFiles::from([(file.clone(), "from: kept\n".to_owned())]);
+        let o = overrides(&[&file], &[], &[]);
+        let v = user_values_with(&o, &mut std::io::empty(), kept).unwrap();
+        assert_eq!(v, yaml("from: kept"));
     }
 
     #[test]
