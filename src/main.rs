@@ -173,11 +173,14 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
+/// per cluster.
 fn print_notes(notes: &[String]) {
-    let mut stderr = std::io::stderr().lock();
-    for note in notes {
-        let _ = writeln!(stderr, "{note}");
-    }
+    let text: String = notes
+        .iter()
+        .flat_map(|note| [note.as_str(), "\n"])
+        .collect();
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 fn write_stdout(text: &str) -> Result<(), Error> {
