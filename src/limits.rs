@@ -35,7 +35,8 @@ thread_local! {
     static UNCOUNTED: Cell<isize> = const { Cell::new(0) };
 }
 
-/// The system allocator, refusing to grow the live heap past the ceiling.
+/// The process's allocator: small blocks from [`crate::arena`], the rest from the system's, and
+/// no growing the live heap past the ceiling.
 pub struct CappedAllocator;
 
 impl CappedAllocator {
