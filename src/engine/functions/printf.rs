@@ -789,7 +789,12 @@ fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
 pub(crate) fn go_quote(text: &str, ascii_only: bool) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    for c in text.chars() {
+    // Printable ASCII other than the quote and the backslash stands for itself: the usual case
+    // (names, images, ports), copied whole instead of character by character.
+    let plain = |b: &u8| (b' '..=b'~').contains(b) && *b != b'"' && *b != b'\\';
+    let plain_prefix = text.bytes().take_while(plain).count();
+    out.push_str(&text[..plain_prefix]);
+    for c in text[plain_prefix..].chars() {
         push_escaped(&mut out, c, '"', ascii_only);
     }
     out.push('"');
@@ -808,6 +813,21 @@ mod tests {
     use super::sprintf;
     use crate::engine::functions::test_support::{err, ok, with_values};
     use minijinja::value::Value;
+
+    proptest::proptest! {
+        #[test]
+        fn quoting_copies_plain_text_whole_and_escapes_the_rest_as_before(
+            text in "[ -~\\t\\n\"\\\\\u{7f}\u{a0}\u{2028}\u{1F600}\u{200B}]{0,24}",
+            ascii_only in proptest::bool::ANY,
+        ) {
+            let mut one_by_one = String::from('"');
+            for c in text.chars() {
+                super::push_escaped(&mut one_by_one, c, '"', ascii_only);
+            }
+            one_by_one.push('"');
+            proptest::prop_assert_eq!(super::go_quote(&text, ascii_only), one_by_one);
+        }
+    }
 
     fn f(format: &str, args: &[Value]) -> String {
         sprintf(format, args).unwrap()
