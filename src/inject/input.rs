@@ -280,9 +280,10 @@ impl Iterator for YamlChunks<'_> {
                 Ok(true) => {}
             }
             self.line_no += 1;
-            // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
-            let directive_before = ends_with_directive(&self.body);
-            let Some(pure) = separator_kind(&self.line).filter(|_| !directive_before) else {
+            // `%YAML`/`%TAG` directives belong to the document the next `---` starts (looked
+            // for only at a `---` line: the body's last line is read again each time).
+            let separator = separator_kind(&self.line);
+            let Some(pure) = separator.filter(|_| !ends_with_directive(&self.body)) else {
                 self.body.push_str(&self.line);
                 continue;
             };
