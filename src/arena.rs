@@ -311,6 +311,88 @@ mod tests {
     }
 
     #[test]
+    fn blocks_keep_their_contents_while_threads_allocate_and_free_each_others_blocks() {
+        start();
+        // Each block is filled with a byte naming it; a block handed out twice, or a link
+        // written into a block in use, shows as a wrong byte.
+        fn fill(block: usize, size: usize, tag: u8) {
+            // SAFETY: an arena block of at least `size` bytes, owned by the caller.
+            unsafe { std::ptr::write_bytes(block as *mut u8, tag, size) };
+        }
+        fn intact(block: usize, size: usize, tag: u8) -> bool {
+            // SAFETY: as in `fill`.
+            unsafe { std::slice::from_raw_parts(block as *const u8, size) }
+                .iter()
+                .all(|&b| b == tag)
+        }
+        let (to_other, from_other) = std::sync::mpsc::channel::<Vec<(usize, usize, u8)>>();
+        std::thread::scope(|scope| {
+            let producer = scope.spawn(move || {
+                let mut kept = Vec::new();
+                for round in 0..200usize {
+                    let mut batch = Vec::new();
+                    for i in 0..64usize {
+                        let size = (round * 131 + i * 17) % 5000 + 1;
+                        let tag = (round + i) as u8;
+                        let block =
+                            alloc(Layout::from_size_align(size, 8).expect("layout")) as usize;
+                        assert_ne!(block, 0);
+                        fill(block, size, tag);
+                        if i % 4 == 0 {
+                            kept.push((block, size, tag))
+                        } else {
+                            batch.push((block, size, tag))
+                        }
+                    }
+                    to_other.send(batch).expect("consumer");
+                    // Free some of our own, in a different order than allocated.
+                    while kept.len() > 32 {
+                        let (block, size, tag) = kept.swap_remove(round % kept.len());
+                        assert!(intact(block, size, tag), "a kept block changed");
+                        // SAFETY: from `alloc` with this size, freed once.
+                        unsafe {
+                            free(
+                                block as *mut u8,
+                                Layout::from_size_align(size, 8).expect("layout"),
+                            )
+                        };
+                    }
+                }
+                kept
+            });
+            let consumer = scope.spawn(move || {
+                for batch in from_other {
+                    for (block, size, tag) in batch {
+                        assert!(intact(block, size, tag), "a block changed on its way");
+                        // SAFETY: from `alloc` on the other thread with this size, freed once.
+                        unsafe {
+                            free(
+                                block as *mut u8,
+                                Layout::from_size_align(size, 8).expect("layout"),
+                            )
+                        };
+                    }
+                    // And allocate for ourselves meanwhile, from what came back through the pool.
+                    let mine = alloc(Layout::from_size_align(100, 8).expect("layout")) as usize;
+                    fill(mine, 100, 0xEE);
+                    assert!(intact(mine, 100, 0xEE));
+                    // SAFETY: just allocated with this size.
+                    unsafe {
+                        free(
+                            mine as *mut u8,
+                            Layout::from_size_align(100, 8).expect("layout"),
+                        )
+                    };
+                }
+            });
+            for (block, size, tag) in producer.join().expect("producer") {
+                assert!(intact(block, size, tag), "a kept block changed at the end");
+            }
+            consumer.join().expect("consumer");
+        });
+    }
+
+    #[test]
     fn blocks_in_use_never_overlap_across_threads() {
         start();
         let blocks: Vec<(usize, usize)> = std::thread::scope(|scope| {

@@ -1,0 +1,78 @@
+//! The process allocator (the memory ceiling over the huge-page arena and the system allocator),
+//! installed here as the binary installs it, under the kinds of use a render and an inject make:
+//! growing and shrinking buffers, maps, and blocks handed between threads.
+
+use std::collections::BTreeMap;
+
+#[global_allocator]
+static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
+
+fn start() {
+    meshchart::arena::start();
+}
+
+#[test]
+fn buffers_keep_their_bytes_as_they_grow_past_every_size_class_and_shrink_back() {
+    start();
+    let mut buffer: Vec<u8> = Vec::new();
+    // Grows one byte at a time through the arena's classes, into the system allocator's sizes.
+    for i in 0..(meshchart::arena::LARGEST_BLOCK * 3) {
+        buffer.push((i % 251) as u8);
+    }
+    assert!(buffer
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == (i % 251) as u8));
+    for keep in [40_000, 20_000, 700, 33, 1] {
+        buffer.truncate(keep);
+        buffer.shrink_to_fit();
+        assert!(buffer
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b == (i % 251) as u8));
+    }
+}
+
+#[test]
+fn zeroed_blocks_are_zero_even_when_reused() {
+    start();
+    for round in 0..50 {
+        let dirty = vec![0xAB_u8; 64 + round];
+        drop(dirty);
+        let clean = vec![0_u8; 64 + round];
+        assert!(clean.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn maps_built_on_one_thread_and_dropped_on_another_stay_intact() {
+    start();
+    let (send, receive) = std::sync::mpsc::channel::<BTreeMap<String, Vec<String>>>();
+    let consumer = std::thread::spawn(move || {
+        let mut seen = 0;
+        for map in receive {
+            for (key, values) in &map {
+                assert!(values.iter().all(|v| v.starts_with(key.as_str())));
+            }
+            seen += map.len();
+        }
+        seen
+    });
+    for round in 0..100 {
+        let map: BTreeMap<String, Vec<String>> = (0..50)
+            .map(|i| {
+                let key = format!("k{round}-{i}");
+                let values = (0..i % 7)
+                    .map(|j| format!("{key}-{j:0>width$}", width = j * 9))
+                    .collect();
+                (key, values)
+            })
+            .collect();
+        send.send(map).expect("consumer");
+        // Meanwhile, this thread reuses what comes back through the arena's pool.
+        let scratch: Vec<String> = (0..200).map(|i| "x".repeat(i)).collect();
+        assert!(scratch.iter().enumerate().all(|(i, s)| s.len() == i));
+    }
+    drop(send);
+    assert_eq!(consumer.join().expect("consumer"), 100 * 50);
+}
