@@ -22,7 +22,7 @@ use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many bytes of data one template render may build in all (strings and lists made by
@@ -167,6 +167,9 @@ pub struct RenderWork {
     templates: Vec<usize>,
     next: AtomicUsize,
     results: Vec<OnceLock<TemplateOutcome>>,
+    /// Output so far, all threads together; past `--max-output-bytes` no template is started.
+    output_bytes: AtomicU64,
+    max_output_bytes: u64,
 }
 
 /// One template's output length (its share of `--max-output-bytes`) and checked documents.
@@ -440,19 +443,26 @@ impl Engine {
             results: templates.iter().map(|_| OnceLock::new()).collect(),
             templates,
             next: AtomicUsize::new(0),
+            output_bytes: AtomicU64::new(0),
+            max_output_bytes: opts.max_output_bytes,
         })
     }
 
-    /// Renders templates of `work` not yet taken by another thread, until none is left.
+    /// Renders templates of `work` not yet taken by another thread, until none is left or the
+    /// output so far passes `--max-output-bytes` (the error is [`Engine::finish_render`]'s).
     pub fn render_shared(&self, work: &RenderWork) {
-        loop {
+        while work.output_bytes.load(Ordering::Relaxed) <= work.max_output_bytes {
             let index = work.next.fetch_add(1, Ordering::Relaxed);
             let (Some(&template), Some(slot)) =
                 (work.templates.get(index), work.results.get(index))
             else {
                 return;
             };
-            let _ = slot.set(self.render_one(&self.templates[template], &work.objects));
+            let outcome = self.render_one(&self.templates[template], &work.objects);
+            if let Ok((length, _)) = &outcome {
+                work.output_bytes.fetch_add(*length, Ordering::Relaxed);
+            }
+            let _ = slot.set(outcome);
         }
     }
 
@@ -478,7 +488,8 @@ impl Engine {
             let name = &self.templates[template];
             let (length, documents) = match result.into_inner() {
                 Some(outcome) => outcome?,
-                // Not taken by any thread (only if a caller skipped render_shared): render now.
+                // Not taken: the threads stopped at the output cap (or a caller skipped
+                // render_shared). Rendered now, in order, the cap is met at the same template.
                 None => self.render_one(name, &objects)?,
             };
             let before = total;
