@@ -21,7 +21,7 @@
 use std::alloc::Layout;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, Once, PoisonError};
 
 /// The largest block the arena serves; larger ones go to the system allocator.
 pub const LARGEST_BLOCK: usize = 32 << 10;
@@ -67,11 +67,14 @@ thread_local! {
 }
 
 /// Reserves the region; until this runs (or if the kernel refuses), the arena serves nothing.
-/// Calling it again does nothing.
+/// Calling it again, from any thread, does nothing: one region for the whole process.
 pub fn start() {
-    if START.load(Ordering::Acquire) != 0 {
-        return;
-    }
+    // A second region would leave the first one's blocks unrecognised by [`owns`].
+    static RESERVE: Once = Once::new();
+    RESERVE.call_once(reserve_region);
+}
+
+fn reserve_region() {
     // SAFETY: a fresh anonymous private mapping; we only ever touch addresses inside it.
     unsafe {
         let mapping = libc::mmap(
@@ -95,6 +98,7 @@ pub fn start() {
         );
         END.store(start + REGION_BYTES, Ordering::Relaxed);
         NEXT_CHUNK.store(start, Ordering::Relaxed);
+        // Published last: whoever sees START also sees END and NEXT_CHUNK.
         START.store(start, Ordering::Release);
     }
 }
@@ -122,13 +126,14 @@ fn serves(layout: Layout) -> bool {
 /// Whether `ptr` came from the arena (and so must go back to it).
 pub fn owns(ptr: *mut u8) -> bool {
     let address = ptr as usize;
-    address >= START.load(Ordering::Relaxed) && address < END.load(Ordering::Relaxed)
+    let start = START.load(Ordering::Acquire);
+    start != 0 && address >= start && address < END.load(Ordering::Relaxed)
 }
 
 /// A block for `layout`, or null when the arena does not serve it (not started, too large,
 /// over-aligned, region used up).
 pub fn alloc(layout: Layout) -> *mut u8 {
-    if !serves(layout) || START.load(Ordering::Relaxed) == 0 {
+    if !serves(layout) || START.load(Ordering::Acquire) == 0 {
         return std::ptr::null_mut();
     }
     let (class, bytes) = class_of(layout.size());
@@ -293,8 +298,9 @@ mod tests {
     #[test]
     fn blocks_freed_on_another_thread_come_back_through_the_pool() {
         start();
-        let layout = Layout::from_size_align(4000, 8).expect("layout");
-        let batch = usize::from(batch_len(class_of(4000).1));
+        // A class no other test here uses: they run at the same time and share the pool.
+        let layout = Layout::from_size_align(20_000, 8).expect("layout");
+        let batch = usize::from(batch_len(class_of(20_000).1));
         // One thread allocates, another frees: the freeing side gives batches to the pool...
         let blocks: Vec<usize> = (0..4 * batch).map(|_| alloc(layout) as usize).collect();
         std::thread::scope(|scope| {
