@@ -111,9 +111,10 @@ pub fn render(
     let engine = Engine::uncompiled(chart);
     let compiling = CompileWork::default();
     let rendering: OnceLock<RenderWork> = OnceLock::new();
-    let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
-    let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
     let values = std::thread::scope(|scope| {
+        // Made here, so that a panic on this thread drops `start` and the helper stops waiting.
+        let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
+        let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
         let (engine, compiling, rendering) = (&engine, &compiling, &rendering);
         let helper = scope.spawn(move || {
             engine.compile(compiling);
