@@ -2,6 +2,8 @@
 //! the portable code on machines without SHA instructions, and a render hashes every config it
 //! checksums.
 
+use std::sync::{Mutex, PoisonError};
+
 /// The SHA-256 of `data`.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     sha256_of(&[data])
@@ -18,6 +20,56 @@ pub fn sha256_of(parts: &[&[u8]]) -> [u8; 32] {
     out
 }
 
+/// The SHA-256 of `fields`, each preceded by its length: no two lists of fields share one.
+pub fn sha256_of_fields(fields: &[&[u8]]) -> [u8; 32] {
+    let lengths: Vec<[u8; 8]> = fields
+        .iter()
+        .map(|f| (f.len() as u64).to_be_bytes())
+        .collect();
+    let parts: Vec<&[u8]> = lengths
+        .iter()
+        .zip(fields)
+        .flat_map(|(length, field)| [length.as_slice(), field])
+        .collect();
+    sha256_of(&parts)
+}
+
+/// Checks that passed, remembered by the digest of their inputs, for checks a fleet repeats
+/// with the same inputs for every cluster (a signature, a key pair): each costs curve arithmetic
+/// once per process. At most 64 are kept; past that, checks simply run again.
+#[derive(Default)]
+pub struct PassedChecks {
+    digests: Mutex<Vec<[u8; 32]>>,
+}
+
+impl PassedChecks {
+    /// None remembered yet.
+    pub const fn new() -> Self {
+        PassedChecks {
+            digests: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Ok when the check with inputs `digest` passed before; else runs `check` and remembers a
+    /// pass. A failure is never remembered.
+    pub fn check<E>(
+        &self,
+        digest: [u8; 32],
+        check: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
+        let lock = || self.digests.lock().unwrap_or_else(PoisonError::into_inner);
+        if lock().contains(&digest) {
+            return Ok(());
+        }
+        check()?;
+        let mut digests = lock();
+        if !digests.contains(&digest) && digests.len() < 64 {
+            digests.push(digest);
+        }
+        Ok(())
+    }
+}
+
 /// The SHA-1 of `data`, for templates' `sha1sum` (Helm has it; nothing here relies on it).
 pub fn sha1(data: &[u8]) -> [u8; 20] {
     let mut out = [0; 20];
@@ -29,14 +81,14 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
 
 #[cfg(test)]
 mod tests {
+    fn hex(digest: &[u8]) -> String {
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     #[test]
     fn sha256_matches_the_standard_test_vector() {
-        let hex: String = super::sha256(b"abc")
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         assert_eq!(
-            hex,
+            hex(&super::sha256(b"abc")),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert_eq!(super::sha256_of(&[b"a", b"bc"]), super::sha256(b"abc"));
@@ -44,10 +96,44 @@ mod tests {
 
     #[test]
     fn sha1_matches_the_standard_test_vector() {
-        let hex: String = super::sha1(b"abc")
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(
+            hex(&super::sha1(b"abc")),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+    }
+
+    #[test]
+    fn fields_are_told_apart_wherever_they_split() {
+        let one = super::sha256_of_fields(&[b"ab", b"c"]);
+        assert_ne!(one, super::sha256_of_fields(&[b"a", b"bc"]));
+        assert_eq!(one, super::sha256_of_fields(&[b"ab", b"c"]));
+    }
+
+    #[test]
+    fn a_passed_check_is_not_run_again_and_a_failed_one_is() {
+        let checks = super::PassedChecks::new();
+        let mut runs = 0;
+        assert_eq!(
+            checks.check([1; 32], || {
+                runs += 1;
+                Err("no")
+            }),
+            Err("no")
+        );
+        assert_eq!(
+            checks.check([1; 32], || {
+                runs += 1;
+                Ok::<(), &str>(())
+            }),
+            Ok(())
+        );
+        assert_eq!(
+            checks.check([1; 32], || {
+                runs += 1;
+                Err("no")
+            }),
+            Ok(())
+        );
+        assert_eq!(runs, 2);
     }
 }

@@ -42,15 +42,7 @@ pub struct CappedAllocator;
 impl CappedAllocator {
     fn admit(size: usize) {
         let size = isize::try_from(size).unwrap_or(isize::MAX);
-        let due = UNCOUNTED
-            .try_with(|uncounted| {
-                let pending = uncounted.get().saturating_add(size);
-                let flush = pending >= FLUSH_BYTES;
-                uncounted.set(if flush { 0 } else { pending });
-                flush.then_some(pending)
-            })
-            .unwrap_or(Some(size));
-        if let Some(bytes) = due {
+        if let Some(bytes) = Self::count(size) {
             let live = LIVE_BYTES
                 .fetch_add(bytes, Ordering::Relaxed)
                 .saturating_add(bytes);
@@ -62,17 +54,22 @@ impl CappedAllocator {
 
     fn release(size: usize) {
         let size = isize::try_from(size).unwrap_or(isize::MAX);
-        let due = UNCOUNTED
-            .try_with(|uncounted| {
-                let pending = uncounted.get().saturating_sub(size);
-                let flush = pending <= -FLUSH_BYTES;
-                uncounted.set(if flush { 0 } else { pending });
-                flush.then_some(pending)
-            })
-            .unwrap_or(Some(-size));
-        if let Some(bytes) = due {
+        if let Some(bytes) = Self::count(-size) {
             LIVE_BYTES.fetch_add(bytes, Ordering::Relaxed);
         }
+    }
+
+    /// Adds `bytes` (negative when freed) to this thread's count; returns what is due to the
+    /// shared count once it runs past [`FLUSH_BYTES`] either way (at once without a count).
+    fn count(bytes: isize) -> Option<isize> {
+        UNCOUNTED
+            .try_with(|uncounted| {
+                let pending = uncounted.get().saturating_add(bytes);
+                let due = !(-FLUSH_BYTES + 1..FLUSH_BYTES).contains(&pending);
+                uncounted.set(if due { 0 } else { pending });
+                due.then_some(pending)
+            })
+            .unwrap_or(Some(bytes))
     }
 }
 

@@ -7,7 +7,7 @@
 use super::pem::{self, PrivateKey};
 use super::x509::{self, Certificate};
 use super::{rfc3339, Clock, IdentityError, Origin};
-use std::sync::{Mutex, PoisonError};
+use crate::digest::{sha256_of_fields, PassedChecks};
 use time::OffsetDateTime;
 
 /// DER of the OID ecdsa-with-SHA256 (1.2.840.10045.4.3.2), without tag and length.
@@ -108,21 +108,12 @@ fn check_key_matches(cert: &Certificate<'_>, input: &IssuerInput<'_>) -> Result<
             // ring checks that the private scalar and the public point belong together: a
             // multiplication on the curve, so a fleet (the same key for every cluster) does it
             // once per key.
-            static CHECKED: Mutex<Vec<[u8; 32]>> = Mutex::new(Vec::new());
-            let digest = crate::digest::sha256_of(&[
-                &(key.private.len() as u64).to_be_bytes(),
-                &key.private,
-                public,
-            ]);
-            let known = |list: &Vec<[u8; 32]>| list.contains(&digest);
-            if !known(&CHECKED.lock().unwrap_or_else(PoisonError::into_inner)) {
+            static CHECKED: PassedChecks = PassedChecks::new();
+            CHECKED.check(sha256_of_fields(&[&key.private, public]), || {
                 rcgen::KeyPair::try_from(pem::pkcs8_der(&key.private, public))
-                    .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))?;
-                let mut list = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
-                if !known(&list) && list.len() < 64 {
-                    list.push(digest);
-                }
-            }
+                    .map(drop)
+                    .map_err(|e| key_error(format!("not a usable P-256 key ({e})")))
+            })?;
             // The pair's public key is the one the key file carries (ring checked them).
             if public.as_slice() == spki.key {
                 Ok(())

@@ -6,8 +6,8 @@
 //! the tests still check this reader against x509-parser).
 
 use super::pem::{expect_tag, tlv};
+use crate::digest::{sha256_of_fields, PassedChecks};
 use std::fmt;
-use std::sync::Mutex;
 
 const SEQUENCE: u8 = 0x30;
 const SET: u8 = 0x31;
@@ -288,31 +288,19 @@ pub(crate) fn signed_by(cert: &Certificate<'_>, signer: &PublicKeyInfo<'_>) -> b
         Some(P384_OID) => &ECDSA_P384_SHA256_ASN1,
         _ => return false,
     };
-    // A fleet checks the same issuer against the same anchors once per cluster: remember the
-    // signatures that verified (ECDSA verification was most of a cluster's identity checks).
-    static VERIFIED: Mutex<Vec<[u8; 32]>> = Mutex::new(Vec::new());
-    let digest = crate::digest::sha256_of(&[
-        &(cert.signed.len() as u64).to_be_bytes(),
+    // A fleet checks the same issuer against the same anchors once per cluster.
+    static VERIFIED: PassedChecks = PassedChecks::new();
+    let digest = sha256_of_fields(&[
         cert.signed,
-        &(cert.signature.len() as u64).to_be_bytes(),
         cert.signature,
         signer.curve.unwrap_or_default(),
         signer.key,
     ]);
-    let verified = |list: &Vec<[u8; 32]>| list.contains(&digest);
-    if verified(&VERIFIED.lock().unwrap_or_else(|p| p.into_inner())) {
-        return true;
-    }
-    let ok = UnparsedPublicKey::new(algorithm, signer.key)
-        .verify(cert.signed, cert.signature)
-        .is_ok();
-    if ok {
-        let mut list = VERIFIED.lock().unwrap_or_else(|p| p.into_inner());
-        if !verified(&list) && list.len() < 64 {
-            list.push(digest);
-        }
-    }
-    ok
+    VERIFIED
+        .check(digest, || {
+            UnparsedPublicKey::new(algorithm, signer.key).verify(cert.signed, cert.signature)
+        })
+        .is_ok()
 }
 
 /// An RSA public key's modulus and exponent, from a `PublicKeyInfo`'s key bytes.
