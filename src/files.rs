@@ -19,3 +19,106 @@ pub fn write_atomically(target: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> 
     }
     result
 }
+
+/// Moves the file `staged` to `target` in one step. When `target` was a regular file, the two
+/// are exchanged (Linux `renameat2` with `RENAME_EXCHANGE`) and the old file is left at `staged`
+/// for the caller to remove: `Ok(true)`. Otherwise, or where the file system cannot exchange,
+/// it is an ordinary rename: `Ok(false)`.
+///
+/// Why exchange: renaming over an existing file makes ext4 write the new file's data out
+/// there and then (`auto_da_alloc`) and free the old file's blocks, all inside the rename, under
+/// the folder's lock; a fleet's commit then ran one cluster at a time. Exchanged, the data is
+/// written back as any other write is, and the old files can be removed on every core.
+pub fn replace_keeping_old(staged: &Utf8Path, target: &Utf8Path) -> std::io::Result<bool> {
+    let replaces_file = std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_file());
+    if replaces_file && exchange(staged, target)? {
+        return Ok(true);
+    }
+    std::fs::rename(staged, target).map(|()| false)
+}
+
+/// Exchanges two paths; `Ok(false)` when this system or file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Utf8Path, b: &Utf8Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    let c_path = |p: &Utf8Path| {
+        CString::new(p.as_str())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c_path(a)?, c_path(b)?);
+    // SAFETY: both are NUL-terminated paths that outlive the call; renameat2 reads nothing else.
+    let status = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if status == 0 {
+        return Ok(true);
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        // No such call, no such flag on this file system, or the target went away meanwhile.
+        Some(libc::ENOSYS | libc::EINVAL | libc::ENOENT | libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(error),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Utf8Path, _: &Utf8Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> (tempfile::TempDir, camino::Utf8PathBuf) {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = camino::Utf8PathBuf::from_path_buf(dir.path().to_owned()).expect("UTF-8 path");
+        (dir, path)
+    }
+
+    #[test]
+    fn replacing_a_file_puts_the_new_bytes_in_place_and_keeps_the_old_beside() {
+        let (_dir, path) = folder();
+        let (staged, target) = (path.join("staged"), path.join("target"));
+        std::fs::write(&staged, "new").expect("write");
+        std::fs::write(&target, "old").expect("write");
+        let kept_old = replace_keeping_old(&staged, &target).expect("replace");
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        if kept_old {
+            assert_eq!(std::fs::read_to_string(&staged).expect("read"), "old");
+        } else {
+            assert!(!staged.exists());
+        }
+    }
+
+    #[test]
+    fn a_missing_target_is_an_ordinary_rename() {
+        let (_dir, path) = folder();
+        let (staged, target) = (path.join("staged"), path.join("target"));
+        std::fs::write(&staged, "new").expect("write");
+        assert!(!replace_keeping_old(&staged, &target).expect("rename"));
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        assert!(!staged.exists());
+    }
+
+    #[test]
+    fn a_folder_in_the_way_is_not_exchanged_but_refused() {
+        let (_dir, path) = folder();
+        let (staged, target) = (path.join("staged"), path.join("target"));
+        std::fs::write(&staged, "new").expect("write");
+        std::fs::create_dir(&target).expect("folder");
+        std::fs::write(target.join("kept"), "mine").expect("write");
+        assert!(replace_keeping_old(&staged, &target).is_err());
+        assert_eq!(
+            std::fs::read_to_string(target.join("kept")).expect("read"),
+            "mine"
+        );
+        assert_eq!(std::fs::read_to_string(&staged).expect("read"), "new");
+    }
+}

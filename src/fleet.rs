@@ -11,6 +11,7 @@
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::files::replace_keeping_old;
 use crate::flags::RenderFlags;
 use crate::render::{render_with_kept, Clock};
 use crate::values::{Assembler, KeptFiles};
@@ -195,7 +196,7 @@ pub fn render_clusters(
     fleet: &Fleet<'_>,
     stdin: &mut dyn Read,
     clock: Clock,
-    jobs: Option<usize>,
+    pool: &rayon::ThreadPool,
     staging: &Utf8Path,
 ) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
     let Fleet {
@@ -232,10 +233,6 @@ pub fn render_clusters(
     let first_sharing = clusters
         .iter()
         .position(|c| c.certs_dir.is_none() && shared.certs_dir.is_some());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
     let first = first_sharing.map(|i| render_one(&clusters[i]));
     let mut results: Vec<Option<Result<ClusterOutput, Error>>> = pool.install(|| {
         clusters
@@ -264,7 +261,9 @@ fn shared_files(shared: &RenderFlags, stdin: &[u8]) -> KeptFiles {
 }
 
 /// Moves each staged cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. The
-/// files were written to `staging`, a folder inside `out`, as the clusters rendered.
+/// files were written to `staging`, a folder inside `out`, as the clusters rendered; each file
+/// an output replaces is left in `staging` in its place (see [`replace_keeping_old`]), for the
+/// caller to remove.
 pub fn write_clusters(
     out: &Utf8Path,
     staging: &Utf8Path,
@@ -300,10 +299,28 @@ pub fn write_clusters(
     for cluster in good {
         let file = format!("{}.yaml", cluster.name);
         let target = out.join(&file);
-        std::fs::rename(staging.join(&file), &target).map_err(Error::io(&target))?;
+        replace_keeping_old(&staging.join(&file), &target).map_err(Error::io(&target))?;
         report.written.push(target);
     }
     Ok(report)
+}
+
+/// Removes the staging folder: the files the outputs replaced (and, after a failure, the staged
+/// outputs) on every core, since freeing a file's blocks is most of a removal's work.
+fn remove_staging(pool: &rayon::ThreadPool, staging: &Utf8Path) {
+    let files: Vec<_> = staging
+        .read_dir_utf8()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.into_path())
+        .collect();
+    pool.install(|| {
+        files.par_iter().for_each(|file| {
+            let _ = std::fs::remove_file(file);
+        });
+    });
+    let _ = std::fs::remove_dir_all(staging);
 }
 
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
@@ -319,6 +336,10 @@ pub fn run(
     clock: Clock,
 ) -> Result<FleetReport, Error> {
     let clusters = discover(dir)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
     let engine = Engine::new(chart)?.remembering_checked_documents();
     let out_existed = out.exists();
     std::fs::create_dir_all(out).map_err(Error::io(out))?;
@@ -330,9 +351,9 @@ pub fn run(
         shared,
         clusters: &clusters,
     };
-    let report = render_clusters(&fleet, stdin, clock, options.jobs, &staging)
+    let report = render_clusters(&fleet, stdin, clock, &pool, &staging)
         .and_then(|results| write_clusters(out, &staging, &clusters, results, options.keep_going));
-    let _ = std::fs::remove_dir_all(&staging);
+    remove_staging(&pool, &staging);
     let nothing_written = report.as_ref().map_or(true, |r| r.written.is_empty());
     if !out_existed && nothing_written {
         // A folder made for this run and left empty goes too: nothing was written.
