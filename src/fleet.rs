@@ -340,7 +340,9 @@ pub fn run(
         .num_threads(options.jobs.unwrap_or(0))
         .build()
         .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
-    let engine = Engine::new(chart)?.remembering_checked_documents();
+    let engine = Engine::new(chart)?
+        .remembering_checked_documents()
+        .remembering_template_outputs();
     let out_existed = out.exists();
     std::fs::create_dir_all(out).map_err(Error::io(out))?;
     let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));

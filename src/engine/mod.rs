@@ -7,6 +7,7 @@ mod error;
 pub mod functions;
 pub mod gofmt;
 mod include;
+mod remembered;
 
 pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
 pub use convert::{from_jinja, to_jinja};
@@ -148,6 +149,8 @@ pub struct Engine {
     kube_version_constraint: Option<String>,
     /// Documents checked in earlier renders, when this engine renders many similar ones.
     checked: Option<checked::CheckedDocuments>,
+    /// Template outputs of earlier renders, with the values each read.
+    remembered: Option<remembered::RememberedRenders>,
 }
 
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
@@ -170,6 +173,8 @@ pub struct RenderWork {
     /// Output so far, all threads together; past `--max-output-bytes` no template is started.
     output_bytes: AtomicU64,
     max_output_bytes: u64,
+    /// The top-level values, when the engine remembers template outputs for these options.
+    top_level: Option<Arc<remembered::TopLevel>>,
 }
 
 /// One template's output length (its share of `--max-output-bytes`) and checked documents.
@@ -287,6 +292,7 @@ impl Engine {
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
             checked: None,
+            remembered: None,
         }
     }
 
@@ -294,6 +300,13 @@ impl Engine {
     /// (another cluster of a fleet) takes its head from memory; same results, less work.
     pub fn remembering_checked_documents(mut self) -> Engine {
         self.checked = Some(checked::CheckedDocuments::default());
+        self
+    }
+
+    /// Remembers each template's output with the top-level values it read, so a render whose
+    /// values agree on those (another cluster of a fleet) reuses it: see [`remembered`].
+    pub fn remembering_template_outputs(mut self) -> Engine {
+        self.remembered = Some(remembered::RememberedRenders::new(self.templates.len()));
         self
     }
 
@@ -438,8 +451,18 @@ impl Engine {
         let templates: Vec<usize> = (0..self.templates.len())
             .filter(|&i| !is_partial(&self.templates[i]))
             .collect();
+        let top_level = self
+            .remembered
+            .as_ref()
+            .filter(|remembered| remembered.serves(opts))
+            .and_then(|_| remembered::TopLevel::of(values, to_jinja));
+        let mut objects = self.objects(values, opts);
+        if let Some(top) = &top_level {
+            objects[0].1 = top.plain();
+        }
         Ok(RenderWork {
-            objects: self.objects(values, opts),
+            objects,
+            top_level,
             results: templates.iter().map(|_| OnceLock::new()).collect(),
             templates,
             next: AtomicUsize::new(0),
@@ -458,7 +481,7 @@ impl Engine {
             else {
                 return;
             };
-            let outcome = self.render_one(&self.templates[template], &work.objects);
+            let outcome = self.render_remembering(template, work);
             if let Ok((length, _)) = &outcome {
                 work.output_bytes.fetch_add(*length, Ordering::Relaxed);
             }
@@ -521,6 +544,28 @@ impl Engine {
     }
 
     /// Renders one template and checks each of its documents; returns its output's length too.
+    /// [`Engine::render_one`] of template `template`, or its remembered output when `work`'s
+    /// values agree with an earlier render's on every key the template read there.
+    fn render_remembering(&self, template: usize, work: &RenderWork) -> TemplateOutcome {
+        let name = &self.templates[template];
+        let (Some(remembered), Some(top)) = (&self.remembered, &work.top_level) else {
+            return self.render_one(name, &work.objects);
+        };
+        if let Some(outcome) = remembered.recall(template, top) {
+            return Ok(outcome);
+        }
+        let Some(noted) = remembered.noting(template, top) else {
+            return self.render_one(name, &work.objects);
+        };
+        let mut objects = work.objects.clone();
+        objects[0].1 = noted.values.clone();
+        let outcome = self.render_one(name, &objects);
+        if let Ok(output) = &outcome {
+            remembered.remember(template, noted, output);
+        }
+        outcome
+    }
+
     fn render_one(&self, name: &str, objects: &Objects) -> TemplateOutcome {
         let ctx = self.template_context(name, objects);
         let template = self
