@@ -10,9 +10,12 @@ fn chart(files: &[(&str, &str)]) -> Chart {
         path: "Chart.yaml".into(),
         text: "apiVersion: v2\nname: memo\nversion: 0.1.0\n".into(),
     }];
+    // A comment line of padding after each template: outputs smaller than their reads are not
+    // worth remembering, and these tests are about the ones that are.
+    let padding = format!("\n#{}", " padding".repeat(64));
     all.extend(files.iter().map(|(path, text)| ChartFile {
         path: (*path).into(),
-        text: (*text).into(),
+        text: format!("{text}{padding}"),
     }));
     Chart::from_files("test", all).expect("chart")
 }
@@ -164,4 +167,54 @@ fn a_failing_render_is_not_remembered() {
     assert!(engine.render(&values("w: 1"), &opts).is_err());
     let text = engine.render(&values("v: x"), &opts).expect("renders");
     assert!(text.to_stream().contains("v: x"));
+}
+
+#[test]
+fn a_value_a_recalled_inner_partial_read_counts_for_the_partial_around_it() {
+    renders_as_fresh(
+        &[
+            ("templates/_inner.tpl", "{{ Values.tag }}"),
+            (
+                "templates/_outer.tpl",
+                "outer-{{ Values.name }}-{{ include(\"_inner.tpl\") }}",
+            ),
+            (
+                "templates/a.yaml",
+                "kind: A\nv: {{ include(\"_outer.tpl\") }}\n",
+            ),
+        ],
+        &[
+            "name: x\ntag: '1'",
+            "name: y\ntag: '1'",
+            "name: y\ntag: '2'",
+            "name: x\ntag: '2'",
+            "name: x\ntag: '1'",
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn a_partial_given_part_of_the_values_depends_on_what_it_read_there() {
+    renders_as_fresh(
+        &[
+            (
+                "templates/_image.tpl",
+                "{{ image.name }}:{{ image.tag }}{% if image.extra %} {{ image.extra | toJson }}{% endif %}",
+            ),
+            (
+                "templates/a.yaml",
+                "kind: A\nimage: {{ include(\"_image.tpl\", {\"image\": Values.image}) }}\n",
+            ),
+        ],
+        &[
+            "image: {name: a, tag: '1'}",
+            "image: {name: a, tag: '1', unused: z}",
+            "image: {name: a, tag: '2'}",
+            "image: {name: a, tag: '2', extra: {k: [1]}}",
+            "image: {name: a, tag: '2', extra: {k: [2]}}",
+            "image: {name: a, tag: '2', extra: {k: [2.0]}}",
+        ],
+        &[],
+    );
 }

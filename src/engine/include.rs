@@ -89,7 +89,7 @@ pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, 
         )
         .with_source(e)
     })?;
-    let text = template.render(ctx).map_err(|e| {
+    let text = super::remembered::included(name, ctx, |ctx| template.render(ctx)).map_err(|e| {
         Error::new(
             ErrorKind::InvalidOperation,
             format!("error in included template {name}"),

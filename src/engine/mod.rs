@@ -150,7 +150,7 @@ pub struct Engine {
     /// Documents checked in earlier renders, when this engine renders many similar ones.
     checked: Option<checked::CheckedDocuments>,
     /// Template outputs of earlier renders, with the values each read.
-    remembered: Option<remembered::RememberedRenders>,
+    remembered: Option<Arc<remembered::RememberedRenders>>,
 }
 
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
@@ -173,8 +173,6 @@ pub struct RenderWork {
     /// Output so far, all threads together; past `--max-output-bytes` no template is started.
     output_bytes: AtomicU64,
     max_output_bytes: u64,
-    /// The top-level values, when the engine remembers template outputs for these options.
-    top_level: Option<Arc<remembered::TopLevel>>,
 }
 
 /// One template's output length (its share of `--max-output-bytes`) and checked documents.
@@ -303,10 +301,13 @@ impl Engine {
         self
     }
 
-    /// Remembers each template's output with the top-level values it read, so a render whose
-    /// values agree on those (another cluster of a fleet) reuses it: see [`remembered`].
+    /// Remembers each template's and partial's output with the values it read, so a render
+    /// whose context holds the same there (another cluster of a fleet) reuses it: see
+    /// [`remembered`].
     pub fn remembering_template_outputs(mut self) -> Engine {
-        self.remembered = Some(remembered::RememberedRenders::new(self.templates.len()));
+        self.remembered = Some(Arc::new(remembered::RememberedRenders::new(
+            &self.templates,
+        )));
         self
     }
 
@@ -451,18 +452,8 @@ impl Engine {
         let templates: Vec<usize> = (0..self.templates.len())
             .filter(|&i| !is_partial(&self.templates[i]))
             .collect();
-        let top_level = self
-            .remembered
-            .as_ref()
-            .filter(|remembered| remembered.serves(opts))
-            .and_then(|_| remembered::TopLevel::of(values, to_jinja));
-        let mut objects = self.objects(values, opts);
-        if let Some(top) = &top_level {
-            objects[0].1 = top.plain();
-        }
         Ok(RenderWork {
-            objects,
-            top_level,
+            objects: self.objects(values, opts),
             results: templates.iter().map(|_| OnceLock::new()).collect(),
             templates,
             next: AtomicUsize::new(0),
@@ -544,42 +535,36 @@ impl Engine {
     }
 
     /// Renders one template and checks each of its documents; returns its output's length too.
-    /// [`Engine::render_one`] of template `template`, or its remembered output when `work`'s
-    /// values agree with an earlier render's on every key the template read there.
+    /// [`Engine::render_one`] of template `template`, or its remembered output when the engine
+    /// remembers and `work`'s context holds what an earlier render read.
     fn render_remembering(&self, template: usize, work: &RenderWork) -> TemplateOutcome {
         let name = &self.templates[template];
-        let (Some(remembered), Some(top)) = (&self.remembered, &work.top_level) else {
+        let Some(remembered) = &self.remembered else {
             return self.render_one(name, &work.objects);
         };
-        if let Some(outcome) = remembered.recall(template, top) {
-            return Ok(outcome);
-        }
-        let Some(noted) = remembered.noting(template, top) else {
-            return self.render_one(name, &work.objects);
-        };
-        let mut objects = work.objects.clone();
-        objects[0].1 = noted.values.clone();
-        let outcome = self.render_one(name, &objects);
-        if let Ok(output) = &outcome {
-            remembered.remember(template, noted, output);
-        }
-        outcome
+        let _active = remembered.activate();
+        let context = self.template_context(name, &work.objects);
+        remembered.documents(template, context, |context| self.render_in(name, context))
     }
 
     fn render_one(&self, name: &str, objects: &Objects) -> TemplateOutcome {
-        let ctx = self.template_context(name, objects);
+        self.render_in(name, &self.template_context(name, objects))
+    }
+
+    /// Renders template `name` with the context `ctx` and checks each of its documents.
+    fn render_in(&self, name: &str, ctx: &JValue) -> TemplateOutcome {
         let template = self
             .env
             .get_template(name)
             .map_err(|e| self.template_error(&e))?;
-        let output = template.render(&ctx).map_err(|e| self.template_error(&e))?;
+        let output = template.render(ctx).map_err(|e| self.template_error(&e))?;
         let length = output.len() as u64;
         if is_notes(name) {
             return Ok((length, Vec::new()));
         }
         let documents = manifest::split_documents(&output)
             .into_iter()
-            .map(|slice| self.parse_document(name, &output, slice, &template, &ctx))
+            .map(|slice| self.parse_document(name, &output, slice, &template, ctx))
             .collect::<Result<_, _>>()?;
         Ok((length, documents))
     }

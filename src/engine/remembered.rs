@@ -1,244 +1,477 @@
 //! Template outputs remembered across the renders of a fleet.
 //!
-//! A fleet's clusters differ in a few values, and most templates read none of them: the CRDs,
-//! most RBAC, the webhook configurations. While a template renders, its `Values` notes which
-//! top-level keys it reads; a later render whose values hold the same thing under each of
-//! those keys (and the same release, chart and capabilities) gets the output remembered, not a
-//! new render. A template that reads the values whole (iterates them, passes them to a
-//! function such as `toYaml` or `mergeOverwrite`) is rendered every time from then on, without
-//! the notes. Every function a template can call depends on its arguments only (the clock,
-//! randomness and the cluster are refused: `functions::offline`), so the same reads give the
-//! same output.
+//! A fleet's clusters differ in a few values, and most templates and partials read none of
+//! them: the CRDs, most RBAC, the init container, the resource blocks. While a template (or a
+//! partial, through `include`) renders, its context notes every value read, by its path from
+//! the context's root. A later render whose context holds the same data at each of those paths
+//! gets the output remembered instead of a new render. Every function a template can call
+//! depends on its arguments only (the clock, randomness and the cluster are refused:
+//! `functions::offline`), so the same reads give the same output.
+//!
+//! Only plain maps are noted through: a map handed out is itself noting, so reading one key of
+//! a large map depends on that key only. Anything that looks at a map as a whole (iterating,
+//! measuring, comparing, converting it for `toYaml` or `merge`) depends on all of it. Other
+//! values are leaves, compared whole. A template that reads its whole context or all of
+//! `Values`, or that keeps missing, is rendered from then on without notes.
 
-use super::context::KubeVersion;
-use super::{RenderOptions, RenderedDocument};
-use crate::values::Value;
+use super::context::{ApiVersions, KubeVersion};
+use super::RenderedDocument;
 use minijinja::value::{Enumerator, Object, ObjectExt, Value as JValue, ValueKind};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-/// How much document text is remembered at most, all templates together.
-const KEPT_BYTES: usize = 8 << 20;
-/// How many outputs are remembered per template (for templates whose reads differ by cluster).
-const KEPT_PER_TEMPLATE: usize = 4;
+/// How much output is remembered at most, all templates together.
+const KEPT_BYTES: usize = 16 << 20;
+/// How many outputs are remembered per template (for templates whose reads differ by render).
+const KEPT_PER_TEMPLATE: usize = 8;
+/// Renders of a template noted before it must show it is worth noting: twice as many recalls
+/// as misses (a miss costs a check, a render and its notes; a recall, the check only).
+const MISSES_BEFORE_GIVING_UP: u32 = 32;
+/// Output bytes per read below which an output is not kept: checking the reads again would
+/// cost about what rendering it does (a partial that only validates values, a one-word label).
+const BYTES_PER_READ: usize = 16;
+/// Reads one render may note before its template is no longer noted (checking them would cost
+/// about what rendering does).
+const MOST_READS: usize = 4096;
 
-/// A render's top-level values as template values, sorted by key.
-#[derive(Debug)]
-pub struct TopLevel {
-    entries: Vec<(JValue, JValue)>,
+/// Keys from the root of a template's context to a value.
+type Path = Vec<JValue>;
+
+/// One thing a render read of its context.
+#[derive(Clone, Debug)]
+enum Read {
+    /// The value at the path, not a plain map (`None`: nothing there).
+    Value(Path, Option<JValue>),
+    /// The value at the path is a plain map (its entries are noted as they are read).
+    Map(Path),
+    /// The plain map at the path, looked at as a whole.
+    Whole(Path, JValue),
 }
 
-impl TopLevel {
-    /// The top level of `values`; `None` when they are not a map.
-    pub fn of(values: &Value, to_jinja: impl Fn(&Value) -> JValue) -> Option<Arc<TopLevel>> {
-        let Value::Map(map) = values else {
-            return None;
-        };
-        Some(Arc::new(TopLevel {
-            entries: map
-                .iter()
-                .map(|(key, value)| (JValue::from(key.as_str()), to_jinja(value)))
-                .collect(),
-        }))
+impl Read {
+    fn path(&self) -> &Path {
+        match self {
+            Read::Value(path, _) | Read::Map(path) | Read::Whole(path, _) => path,
+        }
     }
 
-    /// The plain `Values` map the templates see when nothing is noted.
-    pub fn plain(&self) -> JValue {
-        JValue::from_pairs(self.entries.iter().cloned())
-    }
-
-    fn find(&self, key: &str) -> Option<&JValue> {
-        self.entries
-            .binary_search_by(|(k, _)| k.as_str().unwrap_or_default().cmp(key))
-            .ok()
-            .map(|at| &self.entries[at].1)
-    }
-}
-
-/// What one render read of its `Values`.
-#[derive(Debug, Default)]
-struct Reads {
-    keys: Vec<Box<str>>,
-    whole: bool,
-}
-
-/// `Values` as one template render sees it: the same map, noting the keys looked up.
-#[derive(Debug)]
-struct NotingReads {
-    top: Arc<TopLevel>,
-    reads: Mutex<Reads>,
-}
-
-impl NotingReads {
-    fn note(&self, change: impl FnOnce(&mut Reads)) {
-        change(&mut self.reads.lock().unwrap_or_else(PoisonError::into_inner));
-    }
-}
-
-impl Object for NotingReads {
-    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
-        // Keys are strings: any other key finds nothing, whatever the values hold.
-        self.get_value_by_str(key.as_str()?)
-    }
-
-    fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<JValue> {
-        self.note(|reads| reads.keys.push(key.into()));
-        self.top.find(key).cloned()
-    }
-
-    fn enumerate(self: &Arc<Self>) -> Enumerator {
-        self.note(|reads| reads.whole = true);
-        self.mapped_rev_key_value_enumerator(|this| Box::new(this.top.entries.iter().cloned()))
-    }
-
-    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
-        self.note(|reads| reads.whole = true);
-        Some(self.top.entries.len())
-    }
-}
-
-/// A template value that notes the keys read, and how to get the notes back.
-pub struct Noted {
-    /// The `Values` to give the template.
-    pub values: JValue,
-    noting: Arc<NotingReads>,
-}
-
-/// What a render's templates see besides `Values` (these must match too).
-#[derive(Clone, Debug, PartialEq)]
-struct OtherObjects {
-    release_name: String,
-    namespace: String,
-    is_upgrade: bool,
-    kube_version: KubeVersion,
-    api_versions: Vec<String>,
-}
-
-impl OtherObjects {
-    fn of(opts: &RenderOptions) -> Self {
-        OtherObjects {
-            release_name: opts.release_name.clone(),
-            namespace: opts.namespace.clone(),
-            is_upgrade: opts.is_upgrade,
-            kube_version: opts.kube_version.clone(),
-            api_versions: opts.api_versions.clone(),
+    fn order(&self) -> u8 {
+        match self {
+            Read::Value(..) => 0,
+            Read::Map(_) => 1,
+            Read::Whole(..) => 2,
         }
     }
 }
 
-/// One template's output with what it read.
-struct Remembered {
-    reads: Vec<(Box<str>, Option<JValue>)>,
-    outcome: (u64, Vec<RenderedDocument>),
+/// What one read checks of the value at its path.
+#[derive(Debug)]
+enum Check {
+    Value(Option<JValue>),
+    Map,
+    Whole(JValue),
 }
 
-/// Outputs remembered per template (by the engine's template index).
+impl Check {
+    fn holds_for(&self, now: Option<&JValue>) -> bool {
+        match (self, now) {
+            (Check::Value(None), None) => true,
+            (Check::Value(Some(then)), Some(now)) => !is_plain_map(now) && identical(now, then),
+            (Check::Map, Some(now)) => is_plain_map(now),
+            (Check::Whole(then), Some(now)) => is_plain_map(now) && identical(now, then),
+            _ => false,
+        }
+    }
+}
+
+/// A render's reads arranged by path, so that checking them looks each map up once.
+#[derive(Debug, Default)]
+struct ReadTree {
+    checks: Vec<Check>,
+    children: Vec<(JValue, ReadTree)>,
+}
+
+impl ReadTree {
+    fn of(reads: Vec<Read>) -> ReadTree {
+        let mut root = ReadTree::default();
+        for read in reads {
+            let (path, check) = match read {
+                Read::Value(path, value) => (path, Check::Value(value)),
+                Read::Map(path) => (path, Check::Map),
+                Read::Whole(path, value) => (path, Check::Whole(value)),
+            };
+            let mut node = &mut root;
+            for key in path {
+                let at = match node.children.iter().position(|(k, _)| identical(k, &key)) {
+                    Some(at) => at,
+                    None => {
+                        node.children.push((key, ReadTree::default()));
+                        node.children.len() - 1
+                    }
+                };
+                node = &mut node.children[at].1;
+            }
+            node.checks.push(check);
+        }
+        root
+    }
+
+    /// Whether `now` (the value at this node's path, if any) holds what the reads saw. Looking
+    /// into a noting context notes the lookups.
+    fn holds_for(&self, now: Option<&JValue>) -> bool {
+        self.checks.iter().all(|check| check.holds_for(now))
+            && self.children.iter().all(|(key, child)| {
+                let next = now.and_then(|map| map.get_item(key).ok().filter(|v| !v.is_undefined()));
+                child.holds_for(next.as_ref())
+            })
+    }
+}
+
+/// A map built by the engine or a template (`dict`, a literal, our values), or one noting.
+fn is_plain_map(value: &JValue) -> bool {
+    value
+        .downcast_object_ref::<BTreeMap<JValue, JValue>>()
+        .is_some()
+        || value.downcast_object_ref::<Noting>().is_some()
+}
+
+/// `value` without any noting wrapper (not noted: callers note first).
+fn unwrapped(value: &JValue) -> JValue {
+    match value.downcast_object_ref::<Noting>() {
+        Some(noting) => unwrapped(&noting.value),
+        None => value.clone(),
+    }
+}
+
+/// What one render read.
+#[derive(Debug, Default)]
+struct Log {
+    reads: Vec<Read>,
+}
+
+/// A plain map as one render sees it: the same entries, each read noted in `log`.
+#[derive(Debug)]
+struct Noting {
+    value: JValue,
+    path: Path,
+    log: Arc<Mutex<Log>>,
+}
+
+impl Noting {
+    fn note(&self, read: Read) {
+        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        if log.reads.len() <= MOST_READS {
+            log.reads.push(read);
+        }
+    }
+
+    fn child_path(&self, key: &JValue) -> Path {
+        let mut path = self.path.clone();
+        path.push(key.clone());
+        path
+    }
+
+    /// Notes that the whole map was looked at.
+    fn note_whole(&self) {
+        self.note(Read::Whole(self.path.clone(), unwrapped(&self.value)));
+    }
+}
+
+impl Object for Noting {
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        let path = self.child_path(key);
+        let Some(child) = self.value.get_item(key).ok().filter(|v| !v.is_undefined()) else {
+            self.note(Read::Value(path, None));
+            return None;
+        };
+        if is_plain_map(&child) {
+            self.note(Read::Map(path.clone()));
+            return Some(JValue::from_object(Noting {
+                value: child,
+                path,
+                log: self.log.clone(),
+            }));
+        }
+        self.note(Read::Value(path, Some(child.clone())));
+        Some(child)
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        self.note_whole();
+        // Through the wrapped map, so a noting map it wraps notes the whole read too.
+        let pairs: Vec<(JValue, JValue)> = match self.value.try_iter() {
+            Ok(keys) => keys
+                .map(|key| {
+                    let value = self.value.get_item(&key).unwrap_or_default();
+                    (key, unwrapped(&value))
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        self.mapped_rev_key_value_enumerator(move |_| Box::new(pairs.into_iter()))
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        self.note_whole();
+        self.value.len()
+    }
+}
+
+/// A context for one render that notes its reads, and the notes.
+struct Noted {
+    context: JValue,
+    log: Arc<Mutex<Log>>,
+}
+
+impl Noted {
+    fn new(context: JValue) -> Option<Noted> {
+        if !is_plain_map(&context) {
+            return None;
+        }
+        let log = Arc::new(Mutex::new(Log::default()));
+        let context = JValue::from_object(Noting {
+            value: context,
+            path: Vec::new(),
+            log: log.clone(),
+        });
+        Some(Noted { context, log })
+    }
+
+    /// The distinct reads, or `None` when they make the output not worth remembering: the
+    /// whole context or all of `Values` read, or too many reads.
+    fn reads(self) -> Option<Vec<Read>> {
+        let log = std::mem::take(&mut *self.log.lock().unwrap_or_else(PoisonError::into_inner));
+        if log.reads.len() > MOST_READS {
+            return None;
+        }
+        let mut distinct: BTreeMap<(u8, Path), Read> = BTreeMap::new();
+        for read in log.reads {
+            if let Read::Whole(path, _) = &read {
+                let everything =
+                    path.is_empty() || (path.len() == 1 && path[0].as_str() == Some("Values"));
+                if everything {
+                    return None;
+                }
+            }
+            distinct
+                .entry((read.order(), read.path().clone()))
+                .or_insert(read);
+        }
+        Some(distinct.into_values().collect())
+    }
+}
+
+/// One output with the reads it came from.
+struct Remembered<T> {
+    reads: ReadTree,
+    output: T,
+}
+
+/// What is remembered for one template name.
+struct Outputs<T> {
+    kept: RwLock<Vec<Remembered<T>>>,
+    given_up: AtomicBool,
+    recalls: AtomicU32,
+    misses: AtomicU32,
+}
+
+impl<T> Default for Outputs<T> {
+    fn default() -> Self {
+        Outputs {
+            kept: RwLock::default(),
+            given_up: AtomicBool::new(false),
+            recalls: AtomicU32::new(0),
+            misses: AtomicU32::new(0),
+        }
+    }
+}
+
+/// An output's size, for the cap on what is kept.
+trait OutputSize {
+    fn bytes(&self) -> usize;
+}
+
+impl OutputSize for String {
+    fn bytes(&self) -> usize {
+        self.len()
+    }
+}
+
+impl OutputSize for (u64, Vec<RenderedDocument>) {
+    fn bytes(&self) -> usize {
+        self.1.iter().map(|doc| doc.text.len()).sum()
+    }
+}
+
+impl<T: Clone + OutputSize> Outputs<T> {
+    /// The output of a render with `context`: remembered, or rendered by `render` (noting its
+    /// reads while this template is still worth noting).
+    fn output<E>(
+        &self,
+        context: JValue,
+        kept_bytes: &AtomicUsize,
+        render: impl FnOnce(&JValue) -> Result<T, E>,
+    ) -> Result<T, E> {
+        if self.given_up.load(Ordering::Relaxed) {
+            return render(&context);
+        }
+        if let Some(output) = self.recall(&context) {
+            self.recalls.fetch_add(1, Ordering::Relaxed);
+            return Ok(output);
+        }
+        let Some(noted) = Noted::new(context.clone()) else {
+            return render(&context);
+        };
+        let output = render(&noted.context)?;
+        let misses = self.misses.fetch_add(1, Ordering::Relaxed) + 1;
+        let worth_noting = match noted.reads() {
+            Some(reads) => {
+                self.keep(reads, &output, kept_bytes);
+                misses < MISSES_BEFORE_GIVING_UP
+                    || self.recalls.load(Ordering::Relaxed) >= 2 * misses
+            }
+            None => false,
+        };
+        if !worth_noting {
+            // Recalls would only ever miss: skip them too, and free what they would check.
+            self.given_up.store(true, Ordering::Relaxed);
+            self.kept
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
+        Ok(output)
+    }
+
+    fn recall(&self, context: &JValue) -> Option<T> {
+        let kept = self.kept.read().unwrap_or_else(PoisonError::into_inner);
+        kept.iter()
+            .find(|kept| kept.reads.holds_for(Some(context)))
+            .map(|kept| kept.output.clone())
+    }
+
+    fn keep(&self, reads: Vec<Read>, output: &T, kept_bytes: &AtomicUsize) {
+        let size = output.bytes();
+        if size < BYTES_PER_READ * reads.len() {
+            return;
+        }
+        let mut kept = self.kept.write().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= KEPT_PER_TEMPLATE
+            || kept_bytes.fetch_add(size, Ordering::Relaxed) + size > KEPT_BYTES
+        {
+            return;
+        }
+        kept.push(Remembered {
+            reads: ReadTree::of(reads),
+            output: output.clone(),
+        });
+    }
+}
+
+/// Outputs remembered per template: whole templates' documents, and partials' text.
 pub struct RememberedRenders {
-    outputs: Vec<RwLock<Vec<Remembered>>>,
-    reads_whole: Vec<AtomicBool>,
-    objects: OnceLock<OtherObjects>,
+    index: HashMap<String, usize>,
+    documents: Vec<Outputs<(u64, Vec<RenderedDocument>)>>,
+    included: Vec<Outputs<String>>,
     kept_bytes: AtomicUsize,
 }
 
+thread_local! {
+    /// The outputs `include` may recall and remember while this thread renders for a fleet.
+    static ACTIVE: RefCell<Option<Arc<RememberedRenders>>> = const { RefCell::new(None) };
+}
+
+/// Makes `remembered` the outputs `include` uses on this thread until the guard is dropped.
+pub struct Active {
+    previous: Option<Arc<RememberedRenders>>,
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        ACTIVE.with(|active| *active.borrow_mut() = previous);
+    }
+}
+
 impl RememberedRenders {
-    /// Room for `templates` templates.
-    pub fn new(templates: usize) -> Self {
+    /// Room for the templates `names` (the engine's, in its order).
+    pub fn new(names: &[String]) -> Self {
         RememberedRenders {
-            outputs: (0..templates).map(|_| RwLock::default()).collect(),
-            reads_whole: (0..templates).map(|_| AtomicBool::new(false)).collect(),
-            objects: OnceLock::new(),
+            index: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+            documents: names.iter().map(|_| Outputs::default()).collect(),
+            included: names.iter().map(|_| Outputs::default()).collect(),
             kept_bytes: AtomicUsize::new(0),
         }
     }
 
-    /// Whether renders with `opts` may use what was remembered: the first render's release,
-    /// chart and capabilities are the only ones remembered for.
-    pub fn serves(&self, opts: &RenderOptions) -> bool {
-        let objects = OtherObjects::of(opts);
-        *self.objects.get_or_init(|| objects.clone()) == objects
+    /// Makes these the outputs `include` uses on this thread, for as long as the guard lives.
+    pub fn activate(self: &Arc<Self>) -> Active {
+        let previous = ACTIVE.with(|active| active.borrow_mut().replace(self.clone()));
+        Active { previous }
     }
 
-    /// The output remembered for `template` under values whose top level is `top`.
-    pub fn recall(&self, template: usize, top: &TopLevel) -> Option<(u64, Vec<RenderedDocument>)> {
-        let outputs = self
-            .outputs
-            .get(template)?
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        outputs
-            .iter()
-            .find(|kept| {
-                kept.reads
-                    .iter()
-                    .all(|(key, value)| match (top.find(key), value) {
-                        (Some(now), Some(then)) => identical(now, then),
-                        (None, None) => true,
-                        _ => false,
-                    })
-            })
-            .map(|kept| kept.outcome.clone())
+    /// The documents of template `template` rendered with `context`: remembered, or from
+    /// `render`.
+    pub fn documents<E>(
+        &self,
+        template: usize,
+        context: JValue,
+        render: impl FnOnce(&JValue) -> Result<(u64, Vec<RenderedDocument>), E>,
+    ) -> Result<(u64, Vec<RenderedDocument>), E> {
+        match self.documents.get(template) {
+            Some(outputs) => outputs.output(context, &self.kept_bytes, render),
+            None => render(&context),
+        }
     }
+}
 
-    /// `Values` for a render of `template` that notes its reads; `None` when the template was
-    /// seen reading the values whole.
-    pub fn noting(&self, template: usize, top: &Arc<TopLevel>) -> Option<Noted> {
-        if self.reads_whole.get(template)?.load(Ordering::Relaxed) {
-            return None;
-        }
-        let values = JValue::from_object(NotingReads {
-            top: top.clone(),
-            reads: Mutex::default(),
-        });
-        let noting = values.downcast_object::<NotingReads>()?;
-        Some(Noted { values, noting })
-    }
-
-    /// Remembers `outcome`, the output of `template` rendered with `noted`.
-    pub fn remember(&self, template: usize, noted: Noted, outcome: &(u64, Vec<RenderedDocument>)) {
-        let reads = std::mem::take(
-            &mut *noted
-                .noting
-                .reads
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        if reads.whole {
-            if let Some(flag) = self.reads_whole.get(template) {
-                flag.store(true, Ordering::Relaxed);
-            }
-            return;
-        }
-        let Some(slot) = self.outputs.get(template) else {
-            return;
-        };
-        let mut keys = reads.keys;
-        keys.sort_unstable();
-        keys.dedup();
-        let size: usize = outcome.1.iter().map(|doc| doc.text.len()).sum();
-        let mut outputs = slot.write().unwrap_or_else(PoisonError::into_inner);
-        if outputs.len() >= KEPT_PER_TEMPLATE
-            || self.kept_bytes.fetch_add(size, Ordering::Relaxed) + size > KEPT_BYTES
-        {
-            return;
-        }
-        let top = &noted.noting.top;
-        outputs.push(Remembered {
-            reads: keys
-                .into_iter()
-                .map(|key| {
-                    let value = top.find(&key).cloned();
-                    (key, value)
-                })
-                .collect(),
-            outcome: outcome.clone(),
-        });
+/// What `include(name, context)` gives: remembered when a fleet render is active on this
+/// thread, else (or on a miss) from `render`.
+pub fn included<E>(
+    name: &str,
+    context: JValue,
+    render: impl FnOnce(&JValue) -> Result<String, E>,
+) -> Result<String, E> {
+    let active = ACTIVE.with(|active| active.borrow().clone());
+    let Some(remembered) = active else {
+        return render(&context);
+    };
+    match remembered
+        .index
+        .get(name)
+        .and_then(|&i| remembered.included.get(i))
+    {
+        Some(outputs) => outputs.output(context, &remembered.kept_bytes, render),
+        None => render(&context),
     }
 }
 
 /// Whether two template values are the same data: same kinds, integers apart from floats,
-/// floats bit for bit, strings with the same safety. Looser equality (`1 == 1.0 == true`)
-/// would hand a render another value's output.
+/// floats bit for bit, strings with the same safety, our own objects by their contents.
+/// Looser equality (`1 == 1.0 == true`) would hand a render another value's output.
 fn identical(a: &JValue, b: &JValue) -> bool {
+    // Strings first: most values read are strings (names, images, certificates).
+    if a.kind() == ValueKind::String && b.kind() == ValueKind::String {
+        return a.as_str() == b.as_str() && a.is_safe() == b.is_safe();
+    }
+    if let (Some(x), Some(y)) = (
+        a.downcast_object_ref::<KubeVersion>(),
+        b.downcast_object_ref::<KubeVersion>(),
+    ) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (
+        a.downcast_object_ref::<ApiVersions>(),
+        b.downcast_object_ref::<ApiVersions>(),
+    ) {
+        return x.0 == y.0;
+    }
     if a.kind() != b.kind() {
         return false;
     }
@@ -246,7 +479,11 @@ fn identical(a: &JValue, b: &JValue) -> bool {
         ValueKind::Undefined | ValueKind::None => true,
         ValueKind::Bool => a.is_true() == b.is_true(),
         ValueKind::Number => match (a.is_integer(), b.is_integer()) {
-            (true, true) => a.to_string() == b.to_string(),
+            (true, true) => match (a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y)) => x == y,
+                // Beyond 64 bits: their decimal spelling is exact.
+                _ => a.to_string() == b.to_string(),
+            },
             (false, false) => {
                 let bits = |v: &JValue| f64::try_from(v.clone()).ok().map(f64::to_bits);
                 bits(a).is_some() && bits(a) == bits(b)
@@ -254,30 +491,51 @@ fn identical(a: &JValue, b: &JValue) -> bool {
             _ => false,
         },
         ValueKind::String => a.as_str() == b.as_str() && a.is_safe() == b.is_safe(),
-        ValueKind::Seq => match (a.try_iter(), b.try_iter()) {
-            (Ok(xs), Ok(ys)) => a.len() == b.len() && xs.zip(ys).all(|(x, y)| identical(&x, &y)),
-            _ => false,
-        },
-        ValueKind::Map => match (a.try_iter(), b.try_iter()) {
-            (Ok(xs), Ok(ys)) => {
-                a.len() == b.len()
-                    && xs.zip(ys).all(|(x, y)| {
-                        identical(&x, &y)
-                            && matches!(
-                                (a.get_item(&x), b.get_item(&y)),
-                                (Ok(v), Ok(w)) if identical(&v, &w)
-                            )
-                    })
+        ValueKind::Seq if is_plain_seq(a) && is_plain_seq(b) => {
+            match (a.try_iter(), b.try_iter()) {
+                (Ok(xs), Ok(ys)) => {
+                    a.len() == b.len() && xs.zip(ys).all(|(x, y)| identical(&x, &y))
+                }
+                _ => false,
             }
-            _ => false,
-        },
+        }
+        ValueKind::Map if is_plain_map(a) && is_plain_map(b) => {
+            match (a.try_iter(), b.try_iter()) {
+                (Ok(xs), Ok(ys)) => {
+                    a.len() == b.len()
+                        && xs.zip(ys).all(|(x, y)| {
+                            identical(&x, &y)
+                                && matches!(
+                                    (a.get_item(&x), b.get_item(&y)),
+                                    (Ok(v), Ok(w)) if identical(&v, &w)
+                                )
+                        })
+                }
+                _ => false,
+            }
+        }
+        // Other objects (a template's macros, loops, custom types) are never taken as equal.
         _ => false,
     }
+}
+
+/// A list built by the engine or a template.
+fn is_plain_seq(value: &JValue) -> bool {
+    value.downcast_object_ref::<Vec<JValue>>().is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The value at `path` in `context`, if any.
+    fn walk(context: &JValue, path: &Path) -> Option<JValue> {
+        let mut at = context.clone();
+        for key in path {
+            at = at.get_item(key).ok().filter(|v| !v.is_undefined())?;
+        }
+        Some(at)
+    }
 
     fn jinja(yaml: &str) -> JValue {
         super::super::convert::to_jinja(&crate::yaml::load::parse_document(yaml).expect("valid"))
@@ -304,5 +562,44 @@ mod tests {
         assert!(!identical(&jinja("a: 1"), &jinja("a: 2")));
         assert!(!identical(&jinja("a: 1"), &jinja("{a: 1, b: 2}")));
         assert!(!identical(&jinja("[a]"), &jinja("[a, b]")));
+    }
+
+    #[test]
+    fn reading_one_key_of_a_map_depends_on_that_key_only() {
+        let noted = Noted::new(jinja("Values: {a: {b: 1, c: 2}, d: 3}")).expect("a map");
+        let b = walk(
+            &noted.context,
+            &vec![JValue::from("Values"), JValue::from("a"), JValue::from("b")],
+        );
+        assert_eq!(b.and_then(|v| v.as_i64()), Some(1));
+        let reads = noted.reads().expect("worth keeping");
+        let other = jinja("Values: {a: {b: 1, c: 9}, d: 4}");
+        let changed = jinja("Values: {a: {b: 2, c: 2}, d: 3}");
+        let reads = ReadTree::of(reads);
+        assert!(reads.holds_for(Some(&other)));
+        assert!(!reads.holds_for(Some(&changed)));
+    }
+
+    #[test]
+    fn iterating_a_map_depends_on_all_of_it() {
+        let noted = Noted::new(jinja("Values: {a: {b: 1, c: 2}}")).expect("a map");
+        let a = walk(
+            &noted.context,
+            &vec![JValue::from("Values"), JValue::from("a")],
+        )
+        .expect("a");
+        assert_eq!(a.try_iter().expect("iterable").count(), 2);
+        let reads = noted.reads().expect("worth keeping");
+        let reads = ReadTree::of(reads);
+        assert!(!reads.holds_for(Some(&jinja("Values: {a: {b: 1, c: 3}}"))));
+        assert!(reads.holds_for(Some(&jinja("Values: {a: {b: 1, c: 2}, z: 0}"))));
+    }
+
+    #[test]
+    fn reading_all_of_values_is_not_worth_remembering() {
+        let noted = Noted::new(jinja("Values: {a: 1}")).expect("a map");
+        let values = walk(&noted.context, &vec![JValue::from("Values")]).expect("values");
+        assert_eq!(values.len(), Some(1));
+        assert!(noted.reads().is_none());
     }
 }
