@@ -101,8 +101,12 @@ pub fn has(args: &Args) -> Result<Value, Error> {
 
 /// The entries of a template map, sharing their values (template values are reference-counted).
 fn entries(map: &Value) -> Result<BTreeMap<Value, Value>, Error> {
-    // Maps enumerate their keys in order, so collecting the pairs first lets the tree be built
-    // in one pass instead of searched on every insert.
+    // The engine's own maps are copied node by node, without comparing a key.
+    if let Some(tree) = map.downcast_object_ref::<BTreeMap<Value, Value>>() {
+        return Ok(tree.clone());
+    }
+    // Other maps enumerate their keys in order, so collecting the pairs first lets the tree be
+    // built in one pass instead of searched on every insert.
     let pairs: Vec<(Value, Value)> = match map.as_object().and_then(|o| o.try_iter_pairs()) {
         Some(pairs) => pairs.collect(),
         None => map
