@@ -177,7 +177,9 @@ pub fn apply_set_with_reader(
         expression: expression.to_owned(),
         problem,
     };
-    let mut work = target.clone();
+    // The top-level entries the expression changes, as they were, to put back if it fails:
+    // copying only those keeps a --set of one certificate from copying all the values.
+    let mut before: Vec<(String, Option<Value>)> = Vec::new();
     let mut parser = Parser {
         scanner: Scanner {
             src: expression,
@@ -187,17 +189,32 @@ pub fn apply_set_with_reader(
         mode,
         json_without_comma: None,
     };
-    while let Some(assignment) = parser.next_assignment().map_err(fail)? {
-        let Assignment { path, value } = assignment;
-        let mut value = Some(value);
-        let mut leaf = || {
-            let raw = value.take().unwrap_or(RawValue::Empty);
-            resolve(raw, mode, read_file)
-        };
-        apply_at_key(&mut work, &path, 0, &mut leaf).map_err(fail)?;
+    let result = (|| {
+        while let Some(assignment) = parser.next_assignment()? {
+            let Assignment { path, value } = assignment;
+            if let Some(Seg::Key(key)) = path.first() {
+                if !before.iter().any(|(saved, _)| saved == key) {
+                    before.push((key.clone(), target.get(key).cloned()));
+                }
+            }
+            let mut value = Some(value);
+            let mut leaf = || {
+                let raw = value.take().unwrap_or(RawValue::Empty);
+                resolve(raw, mode, read_file)
+            };
+            apply_at_key(target, &path, 0, &mut leaf)?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for (key, value) in before {
+            match value {
+                Some(value) => target.insert(key, value),
+                None => target.remove(&key),
+            };
+        }
     }
-    *target = work;
-    Ok(())
+    result.map_err(fail)
 }
 
 /// Parses `expression` into a new map.
