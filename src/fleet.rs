@@ -262,9 +262,10 @@ fn shared_files(shared: &RenderFlags, stdin: &[u8]) -> KeptFiles {
 
 /// Moves each staged cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. The
 /// files were written to `staging`, a folder inside `out`, as the clusters rendered; each file
-/// an output replaces is left in `staging` in its place (see [`replace_keeping_old`]), for the
-/// caller to remove.
+/// an output replaces comes back to `staging` (see [`replace_keeping_old`]) and is removed on
+/// the pool's threads meanwhile.
 pub fn write_clusters(
+    pool: &rayon::ThreadPool,
     out: &Utf8Path,
     staging: &Utf8Path,
     clusters: &[Cluster],
@@ -296,17 +297,26 @@ pub fn write_clusters(
     if !report.failures.is_empty() && !keep_going {
         return Ok(report);
     }
-    for cluster in good {
-        let file = format!("{}.yaml", cluster.name);
-        let target = out.join(&file);
-        replace_keeping_old(&staging.join(&file), &target).map_err(Error::io(&target))?;
-        report.written.push(target);
-    }
-    Ok(report)
+    // This thread moves the outputs into place (one folder: one at a time) while the pool's
+    // other threads remove the files they replaced, and this one joins them when done.
+    pool.scope(|scope| {
+        for cluster in good {
+            let file = format!("{}.yaml", cluster.name);
+            let target = out.join(&file);
+            let staged = staging.join(&file);
+            if replace_keeping_old(&staged, &target).map_err(Error::io(&target))? {
+                scope.spawn(move |_| {
+                    let _ = std::fs::remove_file(staged);
+                });
+            }
+            report.written.push(target);
+        }
+        Ok(report)
+    })
 }
 
-/// Removes the staging folder: the files the outputs replaced (and, after a failure, the staged
-/// outputs) on every core, since freeing a file's blocks is most of a removal's work.
+/// Removes the staging folder: what is left in it (the staged outputs, after a failure) on
+/// every core, since freeing a file's blocks is most of a removal's work.
 fn remove_staging(pool: &rayon::ThreadPool, staging: &Utf8Path) {
     let files: Vec<_> = staging
         .read_dir_utf8()
@@ -353,8 +363,9 @@ pub fn run(
         shared,
         clusters: &clusters,
     };
-    let report = render_clusters(&fleet, stdin, clock, &pool, &staging)
-        .and_then(|results| write_clusters(out, &staging, &clusters, results, options.keep_going));
+    let report = render_clusters(&fleet, stdin, clock, &pool, &staging).and_then(|results| {
+        write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
+    });
     remove_staging(&pool, &staging);
     let nothing_written = report.as_ref().map_or(true, |r| r.written.is_empty());
     if !out_existed && nothing_written {
