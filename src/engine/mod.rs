@@ -523,8 +523,14 @@ impl Engine {
                 }
             }
         }
-        regular.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
-        hooks.sort_by(|a, b| kind_rank(&a.kind).cmp(&kind_rank(&b.kind)));
+        // Stable, each document's rank found once (a rank is a search of Helm's kind list);
+        // unknown kinds keep their name, to sort by it after the known ones.
+        let rank = |doc: &RenderedDocument| {
+            let (place, unknown) = kind_rank(&doc.kind);
+            (place, unknown.to_owned())
+        };
+        regular.sort_by_cached_key(rank);
+        hooks.sort_by_cached_key(rank);
         regular.extend(hooks);
         let documents = self.filter_show_only(regular, opts)?;
         Ok(Rendered {
