@@ -76,22 +76,27 @@ fn exchange(_: &Utf8Path, _: &Utf8Path) -> std::io::Result<bool> {
 mod tests {
     use super::*;
 
-    fn folder() -> (tempfile::TempDir, camino::Utf8PathBuf) {
+    /// A temporary folder holding `staged` (with "new" in it) and the path `target`.
+    fn staged_new() -> (tempfile::TempDir, camino::Utf8PathBuf, camino::Utf8PathBuf) {
         let dir = tempfile::tempdir().expect("temporary folder");
         let path = camino::Utf8PathBuf::from_path_buf(dir.path().to_owned()).expect("UTF-8 path");
-        (dir, path)
+        let (staged, target) = (path.join("staged"), path.join("target"));
+        std::fs::write(&staged, "new").expect("write");
+        (dir, staged, target)
+    }
+
+    fn read(path: &camino::Utf8Path) -> String {
+        std::fs::read_to_string(path).expect("read")
     }
 
     #[test]
     fn replacing_a_file_puts_the_new_bytes_in_place_and_keeps_the_old_beside() {
-        let (_dir, path) = folder();
-        let (staged, target) = (path.join("staged"), path.join("target"));
-        std::fs::write(&staged, "new").expect("write");
+        let (_dir, staged, target) = staged_new();
         std::fs::write(&target, "old").expect("write");
         let kept_old = replace_keeping_old(&staged, &target).expect("replace");
-        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        assert_eq!(read(&target), "new");
         if kept_old {
-            assert_eq!(std::fs::read_to_string(&staged).expect("read"), "old");
+            assert_eq!(read(&staged), "old");
         } else {
             assert!(!staged.exists());
         }
@@ -99,26 +104,19 @@ mod tests {
 
     #[test]
     fn a_missing_target_is_an_ordinary_rename() {
-        let (_dir, path) = folder();
-        let (staged, target) = (path.join("staged"), path.join("target"));
-        std::fs::write(&staged, "new").expect("write");
+        let (_dir, staged, target) = staged_new();
         assert!(!replace_keeping_old(&staged, &target).expect("rename"));
-        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        assert_eq!(read(&target), "new");
         assert!(!staged.exists());
     }
 
     #[test]
     fn a_folder_in_the_way_is_not_exchanged_but_refused() {
-        let (_dir, path) = folder();
-        let (staged, target) = (path.join("staged"), path.join("target"));
-        std::fs::write(&staged, "new").expect("write");
+        let (_dir, staged, target) = staged_new();
         std::fs::create_dir(&target).expect("folder");
         std::fs::write(target.join("kept"), "mine").expect("write");
         assert!(replace_keeping_old(&staged, &target).is_err());
-        assert_eq!(
-            std::fs::read_to_string(target.join("kept")).expect("read"),
-            "mine"
-        );
-        assert_eq!(std::fs::read_to_string(&staged).expect("read"), "new");
+        assert_eq!(read(&target.join("kept")), "mine");
+        assert_eq!(read(&staged), "new");
     }
 }
