@@ -29,9 +29,6 @@ const KEPT_PER_TEMPLATE: usize = 8;
 /// Renders of a template noted before it must show it is worth noting: twice as many recalls
 /// as misses (a miss costs a check, a render and its notes; a recall, the check only).
 const MISSES_BEFORE_GIVING_UP: u32 = 32;
-/// Output bytes per read below which an output is not kept: checking the reads again would
-/// cost about what rendering it does (a partial that only validates values, a one-word label).
-const BYTES_PER_READ: usize = 16;
 /// Reads one render may note before its template is no longer noted (checking them would cost
 /// about what rendering does).
 const MOST_READS: usize = 4096;
@@ -354,9 +351,6 @@ impl<T: Clone + OutputSize> Outputs<T> {
 
     fn keep(&self, reads: Vec<Read>, output: &T, kept_bytes: &AtomicUsize) {
         let size = output.bytes();
-        if size < BYTES_PER_READ * reads.len() {
-            return;
-        }
         let mut kept = self.kept.write().unwrap_or_else(PoisonError::into_inner);
         if kept.len() >= KEPT_PER_TEMPLATE
             || kept_bytes.fetch_add(size, Ordering::Relaxed) + size > KEPT_BYTES
