@@ -1,20 +1,14 @@
 //! The function library inside the engine: errors carry their template and line, recursion and
 //! hostile arguments end in clear errors.
 
-use meshchart::chart::{Chart, ChartFile};
+mod support;
+
+use meshchart::chart::Chart;
 use meshchart::engine::{Engine, RenderError, RenderOptions};
 use meshchart::values::Value;
 
 fn chart(files: &[(&str, &str)]) -> Chart {
-    let mut all = vec![ChartFile {
-        path: "Chart.yaml".into(),
-        text: "apiVersion: v2\nname: fn\nversion: 0.1.0\n".into(),
-    }];
-    all.extend(files.iter().map(|(path, text)| ChartFile {
-        path: (*path).into(),
-        text: (*text).into(),
-    }));
-    Chart::from_files("test", all).expect("chart")
+    support::chart_of("fn", files)
 }
 
 fn values(yaml: &str) -> Value {

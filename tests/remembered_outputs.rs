@@ -1,20 +1,14 @@
 //! An engine that remembers template outputs (as `render --fleet` uses it) renders exactly what
 //! a fresh engine renders, whatever changes between renders.
 
-use meshchart::chart::{Chart, ChartFile};
+mod support;
+
+use meshchart::chart::Chart;
 use meshchart::engine::{Engine, RenderOptions};
 use meshchart::values::Value;
 
 fn chart(files: &[(&str, &str)]) -> Chart {
-    let mut all = vec![ChartFile {
-        path: "Chart.yaml".into(),
-        text: "apiVersion: v2\nname: memo\nversion: 0.1.0\n".into(),
-    }];
-    all.extend(files.iter().map(|(path, text)| ChartFile {
-        path: (*path).into(),
-        text: (*text).into(),
-    }));
-    Chart::from_files("test", all).expect("chart")
+    support::chart_of("memo", files)
 }
 
 fn values(yaml: &str) -> Value {

@@ -10,7 +10,7 @@ pub mod deviations;
 pub mod tree_diff;
 
 use camino::Utf8PathBuf;
-use meshchart::chart::Chart;
+use meshchart::chart::{Chart, ChartFile};
 use meshchart::engine::{Engine, RenderOptions, Rendered};
 use meshchart::flags::ValueFlags;
 use meshchart::values::{effective_values, Map, Value};
@@ -178,4 +178,17 @@ pub fn get<'a>(value: &'a Value, path: &str) -> &'a Value {
     value
         .get_path(&keys)
         .unwrap_or_else(|| panic!("no {path} in {value:?}"))
+}
+
+/// A chart named `name` (version 0.1.0) made of `files`, each a path and its text.
+pub fn chart_of(name: &str, files: &[(&str, &str)]) -> Chart {
+    let mut all = vec![ChartFile {
+        path: "Chart.yaml".into(),
+        text: format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
+    }];
+    all.extend(files.iter().map(|(path, text)| ChartFile {
+        path: (*path).into(),
+        text: (*text).into(),
+    }));
+    Chart::from_files("test", all).expect("chart")
 }
