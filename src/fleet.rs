@@ -315,24 +315,6 @@ pub fn write_clusters(
     })
 }
 
-/// Removes the staging folder: what is left in it (the staged outputs, after a failure) on
-/// every core, since freeing a file's blocks is most of a removal's work.
-fn remove_staging(pool: &rayon::ThreadPool, staging: &Utf8Path) {
-    let files: Vec<_> = staging
-        .read_dir_utf8()
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.into_path())
-        .collect();
-    pool.install(|| {
-        files.par_iter().for_each(|file| {
-            let _ = std::fs::remove_file(file);
-        });
-    });
-    let _ = std::fs::remove_dir_all(staging);
-}
-
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
 /// renders them all and writes what may be written. The report lists what was written and what
 /// failed; the caller exits 1 when anything failed.
@@ -366,7 +348,8 @@ pub fn run(
     let report = render_clusters(&fleet, stdin, clock, &pool, &staging).and_then(|results| {
         write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
     });
-    remove_staging(&pool, &staging);
+    // Left in it after a failure: staged outputs, never written back, cheap to remove.
+    let _ = std::fs::remove_dir_all(&staging);
     let nothing_written = report.as_ref().map_or(true, |r| r.written.is_empty());
     if !out_existed && nothing_written {
         // A folder made for this run and left empty goes too: nothing was written.

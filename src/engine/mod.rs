@@ -540,7 +540,6 @@ impl Engine {
         })
     }
 
-    /// Renders one template and checks each of its documents; returns its output's length too.
     /// [`Engine::render_one`] of template `template`, or its remembered output when the engine
     /// remembers and `work`'s context holds what an earlier render read.
     fn render_remembering(&self, template: usize, work: &RenderWork) -> TemplateOutcome {
@@ -553,6 +552,7 @@ impl Engine {
         remembered.documents(template, context, |context| self.render_in(name, context))
     }
 
+    /// Renders one template and checks each of its documents; returns its output's length too.
     fn render_one(&self, name: &str, objects: &Objects) -> TemplateOutcome {
         self.render_in(name, &self.template_context(name, objects))
     }

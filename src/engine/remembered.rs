@@ -36,42 +36,27 @@ const MOST_READS: usize = 4096;
 /// Keys from the root of a template's context to a value.
 type Path = Vec<JValue>;
 
-/// One thing a render read of its context.
-#[derive(Clone, Debug)]
-enum Read {
-    /// The value at the path, not a plain map (`None`: nothing there).
-    Value(Path, Option<JValue>),
-    /// The value at the path is a plain map (its entries are noted as they are read).
-    Map(Path),
-    /// The plain map at the path, looked at as a whole.
-    Whole(Path, JValue),
-}
-
-impl Read {
-    fn path(&self) -> &Path {
-        match self {
-            Read::Value(path, _) | Read::Map(path) | Read::Whole(path, _) => path,
-        }
-    }
-
-    fn order(&self) -> u8 {
-        match self {
-            Read::Value(..) => 0,
-            Read::Map(_) => 1,
-            Read::Whole(..) => 2,
-        }
-    }
-}
-
-/// What one read checks of the value at its path.
+/// What a render saw of the value at one path of its context.
 #[derive(Debug)]
 enum Check {
+    /// The value, not a plain map (`None`: nothing there).
     Value(Option<JValue>),
+    /// A plain map (its entries are noted as they are read).
     Map,
+    /// A plain map, looked at as a whole.
     Whole(JValue),
 }
 
 impl Check {
+    /// Which kind of check this is: reads of one path are kept once per kind.
+    fn kind(&self) -> u8 {
+        match self {
+            Check::Value(_) => 0,
+            Check::Map => 1,
+            Check::Whole(_) => 2,
+        }
+    }
+
     fn holds_for(&self, now: Option<&JValue>) -> bool {
         match (self, now) {
             (Check::Value(None), None) => true,
@@ -91,14 +76,9 @@ struct ReadTree {
 }
 
 impl ReadTree {
-    fn of(reads: Vec<Read>) -> ReadTree {
+    fn of(reads: Vec<(Path, Check)>) -> ReadTree {
         let mut root = ReadTree::default();
-        for read in reads {
-            let (path, check) = match read {
-                Read::Value(path, value) => (path, Check::Value(value)),
-                Read::Map(path) => (path, Check::Map),
-                Read::Whole(path, value) => (path, Check::Whole(value)),
-            };
+        for (path, check) in reads {
             let mut node = &mut root;
             for key in path {
                 let at = match node.children.iter().position(|(k, _)| identical(k, &key)) {
@@ -145,7 +125,7 @@ fn unwrapped(value: &JValue) -> JValue {
 /// What one render read.
 #[derive(Debug, Default)]
 struct Log {
-    reads: Vec<Read>,
+    reads: Vec<(Path, Check)>,
 }
 
 /// A plain map as one render sees it: the same entries, each read noted in `log`.
@@ -157,10 +137,10 @@ struct Noting {
 }
 
 impl Noting {
-    fn note(&self, read: Read) {
+    fn note(&self, path: Path, check: Check) {
         let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         if log.reads.len() <= MOST_READS {
-            log.reads.push(read);
+            log.reads.push((path, check));
         }
     }
 
@@ -172,7 +152,7 @@ impl Noting {
 
     /// Notes that the whole map was looked at.
     fn note_whole(&self) {
-        self.note(Read::Whole(self.path.clone(), unwrapped(&self.value)));
+        self.note(self.path.clone(), Check::Whole(unwrapped(&self.value)));
     }
 }
 
@@ -180,18 +160,18 @@ impl Object for Noting {
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
         let path = self.child_path(key);
         let Some(child) = self.value.get_item(key).ok().filter(|v| !v.is_undefined()) else {
-            self.note(Read::Value(path, None));
+            self.note(path, Check::Value(None));
             return None;
         };
         if is_plain_map(&child) {
-            self.note(Read::Map(path.clone()));
+            self.note(path.clone(), Check::Map);
             return Some(JValue::from_object(Noting {
                 value: child,
                 path,
                 log: self.log.clone(),
             }));
         }
-        self.note(Read::Value(path, Some(child.clone())));
+        self.note(path, Check::Value(Some(child.clone())));
         Some(child)
     }
 
@@ -238,25 +218,26 @@ impl Noted {
 
     /// The distinct reads, or `None` when they make the output not worth remembering: the
     /// whole context or all of `Values` read, or too many reads.
-    fn reads(self) -> Option<Vec<Read>> {
+    fn reads(self) -> Option<Vec<(Path, Check)>> {
         let log = std::mem::take(&mut *self.log.lock().unwrap_or_else(PoisonError::into_inner));
         if log.reads.len() > MOST_READS {
             return None;
         }
-        let mut distinct: BTreeMap<(u8, Path), Read> = BTreeMap::new();
-        for read in log.reads {
-            if let Read::Whole(path, _) = &read {
-                let everything =
-                    path.is_empty() || (path.len() == 1 && path[0].as_str() == Some("Values"));
-                if everything {
-                    return None;
-                }
+        let mut distinct: BTreeMap<(u8, Path), Check> = BTreeMap::new();
+        for (path, check) in log.reads {
+            let everything =
+                path.is_empty() || (path.len() == 1 && path[0].as_str() == Some("Values"));
+            if everything && matches!(check, Check::Whole(_)) {
+                return None;
             }
-            distinct
-                .entry((read.order(), read.path().clone()))
-                .or_insert(read);
+            distinct.entry((check.kind(), path)).or_insert(check);
         }
-        Some(distinct.into_values().collect())
+        Some(
+            distinct
+                .into_iter()
+                .map(|((_, path), check)| (path, check))
+                .collect(),
+        )
     }
 }
 
@@ -349,7 +330,7 @@ impl<T: Clone + OutputSize> Outputs<T> {
             .map(|kept| kept.output.clone())
     }
 
-    fn keep(&self, reads: Vec<Read>, output: &T, kept_bytes: &AtomicUsize) {
+    fn keep(&self, reads: Vec<(Path, Check)>, output: &T, kept_bytes: &AtomicUsize) {
         let size = output.bytes();
         let mut kept = self.kept.write().unwrap_or_else(PoisonError::into_inner);
         if kept.len() >= KEPT_PER_TEMPLATE
