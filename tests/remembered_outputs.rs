@@ -209,3 +209,21 @@ fn a_partial_given_part_of_the_values_depends_on_what_it_read_there() {
         &[],
     );
 }
+
+#[test]
+fn a_partial_walking_a_very_deep_map_renders_as_fresh() {
+    renders_as_fresh(
+        &[
+            (
+                "templates/_walk.tpl",
+                "{%- set at = namespace(v=v) -%}{%- for i in range(depth) -%}{%- set at.v = at.v.a -%}{%- endfor -%}{{ at.v }}",
+            ),
+            (
+                "templates/a.yaml",
+                "{%- set deep = namespace(v=Values.leaf) -%}{%- for i in range(Values.depth) -%}{%- set deep.v = {\"a\": deep.v} -%}{%- endfor -%}kind: A\nleaf: {{ include(\"_walk.tpl\", {\"v\": deep.v, \"depth\": Values.depth}) }}\n",
+            ),
+        ],
+        &["depth: 3000\nleaf: x", "depth: 3000\nleaf: x", "depth: 3000\nleaf: y"],
+        &[],
+    );
+}

@@ -33,6 +33,9 @@ const MISSES_BEFORE_GIVING_UP: u32 = 32;
 /// about what rendering does).
 const MOST_READS: usize = 4096;
 
+/// The longest path noted: a template walking deeper (a map it built a thousand levels deep)
+/// is not remembered, and its walk costs no more than without notes.
+const MOST_DEPTH: usize = 64;
 /// Keys from the root of a template's context to a value.
 type Path = Vec<JValue>;
 
@@ -126,6 +129,8 @@ fn unwrapped(value: &JValue) -> JValue {
 #[derive(Debug, Default)]
 struct Log {
     reads: Vec<(Path, Check)>,
+    /// A read went deeper than [`MOST_DEPTH`]: the output is not remembered.
+    too_deep: bool,
 }
 
 /// A plain map as one render sees it: the same entries, each read noted in `log`.
@@ -158,6 +163,13 @@ impl Noting {
 
 impl Object for Noting {
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        if self.path.len() >= MOST_DEPTH {
+            self.log
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .too_deep = true;
+            return self.value.get_item(key).ok().filter(|v| !v.is_undefined());
+        }
         let path = self.child_path(key);
         let Some(child) = self.value.get_item(key).ok().filter(|v| !v.is_undefined()) else {
             self.note(path, Check::Value(None));
@@ -220,7 +232,7 @@ impl Noted {
     /// whole context or all of `Values` read, or too many reads.
     fn reads(self) -> Option<Vec<(Path, Check)>> {
         let log = std::mem::take(&mut *self.log.lock().unwrap_or_else(PoisonError::into_inner));
-        if log.reads.len() > MOST_READS {
+        if log.reads.len() > MOST_READS || log.too_deep {
             return None;
         }
         let mut distinct: BTreeMap<(u8, Path), Check> = BTreeMap::new();
@@ -431,6 +443,14 @@ pub fn included<E>(
 /// floats bit for bit, strings with the same safety, our own objects by their contents.
 /// Looser equality (`1 == 1.0 == true`) would hand a render another value's output.
 fn identical(a: &JValue, b: &JValue) -> bool {
+    identical_within(a, b, MOST_DEPTH)
+}
+
+/// [`identical`], taking values nested deeper than `depth` as different (never recalled).
+fn identical_within(a: &JValue, b: &JValue, depth: usize) -> bool {
+    if depth == 0 {
+        return false;
+    }
     // Strings first: most values read are strings (names, images, certificates).
     if a.kind() == ValueKind::String && b.kind() == ValueKind::String {
         return a.as_str() == b.as_str() && a.is_safe() == b.is_safe();
@@ -469,7 +489,8 @@ fn identical(a: &JValue, b: &JValue) -> bool {
         ValueKind::Seq if is_plain_seq(a) && is_plain_seq(b) => {
             match (a.try_iter(), b.try_iter()) {
                 (Ok(xs), Ok(ys)) => {
-                    a.len() == b.len() && xs.zip(ys).all(|(x, y)| identical(&x, &y))
+                    a.len() == b.len()
+                        && xs.zip(ys).all(|(x, y)| identical_within(&x, &y, depth - 1))
                 }
                 _ => false,
             }
@@ -479,10 +500,10 @@ fn identical(a: &JValue, b: &JValue) -> bool {
                 (Ok(xs), Ok(ys)) => {
                     a.len() == b.len()
                         && xs.zip(ys).all(|(x, y)| {
-                            identical(&x, &y)
+                            identical_within(&x, &y, depth - 1)
                                 && matches!(
                                     (a.get_item(&x), b.get_item(&y)),
-                                    (Ok(v), Ok(w)) if identical(&v, &w)
+                                    (Ok(v), Ok(w)) if identical_within(&v, &w, depth - 1)
                                 )
                         })
                 }
