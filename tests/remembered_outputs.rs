@@ -223,7 +223,7 @@ fn a_partial_walking_a_very_deep_map_renders_as_fresh() {
                 "{%- set deep = namespace(v=Values.leaf) -%}{%- for i in range(Values.depth) -%}{%- set deep.v = {\"a\": deep.v} -%}{%- endfor -%}kind: A\nleaf: {{ include(\"_walk.tpl\", {\"v\": deep.v, \"depth\": Values.depth}) }}\n",
             ),
         ],
-        &["depth: 3000\nleaf: x", "depth: 3000\nleaf: x", "depth: 3000\nleaf: y"],
+        &["depth: 300\nleaf: x", "depth: 300\nleaf: x", "depth: 300\nleaf: y"],
         &[],
     );
 }
