@@ -330,6 +330,7 @@ pub fn run(
     let clusters = discover(dir)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.unwrap_or(0))
+        .stack_size(crate::limits::WORKER_STACK_BYTES)
         .build()
         .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
     let engine = Engine::new(chart)?

@@ -164,7 +164,23 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let cli = Cli::parse();
-    match run(cli) {
+    // The work runs on threads with room for deeply nested template values (see
+    // WORKER_STACK_BYTES): this one, rayon's, and the helpers render and inject start.
+    let stack = meshchart::limits::WORKER_STACK_BYTES;
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(stack)
+        .build_global();
+    let worker = std::thread::Builder::new()
+        .name("meshchart".into())
+        .stack_size(stack)
+        .spawn(move || run(cli).map_err(|e| e.to_string()));
+    let outcome = match worker {
+        Ok(worker) => worker
+            .join()
+            .unwrap_or_else(|_| Err("internal error: the worker thread panicked".into())),
+        Err(e) => Err(format!("cannot start a thread: {e}")),
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");

@@ -116,15 +116,17 @@ pub fn render(
         let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
         let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
         let (engine, compiling, rendering) = (&engine, &compiling, &rendering);
-        let helper = scope.spawn(move || {
-            engine.compile(compiling);
-            let _ = compiled.send(());
-            if helper_may_render.recv() == Ok(true) {
-                if let Some(work) = rendering.get() {
-                    engine.render_shared(work);
+        let helper = std::thread::Builder::new()
+            .stack_size(crate::limits::WORKER_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                engine.compile(compiling);
+                let _ = compiled.send(());
+                if helper_may_render.recv() == Ok(true) {
+                    if let Some(work) = rendering.get() {
+                        engine.render_shared(work);
+                    }
                 }
-            }
-        });
+            });
         let values = values_for(chart, flags, stdin, clock);
         engine.compile(compiling);
         // The helper may still be compiling the last template it took.
@@ -141,9 +143,12 @@ pub fn render(
         if let Some(work) = rendering.get() {
             engine.render_shared(work);
         }
-        helper
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        // Without a helper (the thread could not start), this thread compiled and rendered all.
+        if let Ok(helper) = helper {
+            helper
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
         prepared
     });
     let (values, notes) = values?;

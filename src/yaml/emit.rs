@@ -52,6 +52,12 @@ pub enum ToYamlError {
     /// NaN or an infinity, which JSON cannot hold (Helm prints nothing for them).
     #[error(transparent)]
     Json(#[from] UnsupportedValue),
+    /// The text would pass the caller's cap (a value nested thousands deep indents every line).
+    #[error("the YAML would be longer than the limit of {limit} bytes")]
+    TooLong {
+        /// The cap, in bytes.
+        limit: usize,
+    },
 }
 
 /// Helm's `toYaml`: the YAML text without its final newline, or the empty string for a value
@@ -81,7 +87,13 @@ pub fn to_yaml_document(value: &Value) -> String {
 
 /// [`to_yaml`], reporting why the value cannot be written.
 pub fn try_to_yaml(value: &Value) -> Result<String, ToYamlError> {
+    try_to_yaml_within(value, usize::MAX)
+}
+
+/// [`try_to_yaml`], failing once the text passes `limit` bytes instead of building it all.
+pub fn try_to_yaml_within(value: &Value, limit: usize) -> Result<String, ToYamlError> {
     let mut emitter = Emitter {
+        limit,
         out: String::with_capacity(256),
         column: 0,
         indent: -1,
@@ -116,6 +128,8 @@ struct Analysis {
 }
 
 struct Emitter {
+    /// The most bytes `out` may reach.
+    limit: usize,
     out: String,
     /// Characters (not bytes) on the current line.
     column: usize,
@@ -131,6 +145,9 @@ impl Emitter {
     /// Writes one node. `mapping_value` is set for the value of a mapping entry, where a
     /// sequence is not indented under its key.
     fn node(&mut self, value: &Value, mapping_value: bool) -> Result<(), ToYamlError> {
+        if self.out.len() > self.limit {
+            return Err(ToYamlError::TooLong { limit: self.limit });
+        }
         match value {
             Value::Null => self.token("null"),
             Value::Bool(true) => self.token("true"),

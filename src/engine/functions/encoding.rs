@@ -94,7 +94,7 @@ pub fn sha1sum(args: &Args) -> Result<Value, Error> {
 /// ```
 pub fn to_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
-    crate::yaml::try_to_yaml(&from_jinja(&args.get(0))?)
+    crate::yaml::try_to_yaml_within(&from_jinja(&args.get(0))?, super::MAX_STRING_BYTES)
         .map(Value::from)
         .map_err(|e| args.error(e))
 }
