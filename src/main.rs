@@ -164,15 +164,11 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let cli = Cli::parse();
-    // The work runs on threads with room for deeply nested template values (see
-    // WORKER_STACK_BYTES): this one, rayon's, and the helpers render and inject start.
-    let stack = meshchart::limits::WORKER_STACK_BYTES;
-    let _ = rayon::ThreadPoolBuilder::new()
-        .stack_size(stack)
-        .build_global();
+    // The work runs on a thread with room for deeply nested template values (see
+    // WORKER_STACK_BYTES), as do the threads render, fleet and inject start.
     let worker = std::thread::Builder::new()
         .name("meshchart".into())
-        .stack_size(stack)
+        .stack_size(meshchart::limits::WORKER_STACK_BYTES)
         .spawn(move || run(cli).map_err(|e| e.to_string()));
     let outcome = match worker {
         Ok(worker) => worker

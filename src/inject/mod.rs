@@ -49,7 +49,7 @@ use mutate::{inject_template, Owner, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
 use uninject::uninject_template;
 use workload::{
     meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
@@ -729,6 +729,20 @@ struct ChunkResult {
     entries: Vec<Entry>,
 }
 
+/// The threads that transform documents, made on first use: rayon's, one per core, with the
+/// stacks template rendering needs ([`crate::limits::WORKER_STACK_BYTES`]); `None` (rayon's
+/// global pool then) if they cannot start.
+fn transform_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(crate::limits::WORKER_STACK_BYTES)
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 impl Driver<'_> {
     /// Transforms a YAML stream, keeping its report entries.
     fn yaml_source<W: Write>(
@@ -770,10 +784,16 @@ impl Driver<'_> {
             let (transformed, results) = mpsc::sync_channel::<TransformedBatch>(1);
             scope.spawn(move || {
                 for batch in batches {
-                    let done = batch
-                        .par_iter()
-                        .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
-                        .collect::<Vec<_>>();
+                    let transform = || {
+                        batch
+                            .par_iter()
+                            .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
+                            .collect::<Vec<_>>()
+                    };
+                    let done = match transform_pool() {
+                        Some(pool) => pool.install(transform),
+                        None => transform(),
+                    };
                     if transformed.send((batch, done)).is_err() {
                         return;
                     }
