@@ -2,11 +2,51 @@
 //! the portable code on machines without SHA instructions, and a render hashes every config it
 //! checksums.
 
+use std::cell::RefCell;
 use std::sync::{Mutex, PoisonError};
 
 /// The SHA-256 of `data`.
 pub fn sha256(data: &[u8]) -> [u8; 32] {
     sha256_of(&[data])
+}
+
+/// Inputs shorter than this are hashed again: comparing costs about what hashing does.
+const REMEMBERED_FROM_BYTES: usize = 1024;
+/// Inputs remembered per thread, the most recent first.
+const REMEMBERED_INPUTS: usize = 8;
+/// Bytes of input remembered per thread at most.
+const REMEMBERED_BYTES: usize = 1 << 20;
+
+thread_local! {
+    /// Recent large inputs and their digests on this thread.
+    static RECENT: RefCell<Vec<(Box<[u8]>, [u8; 32])>> = const { RefCell::new(Vec::new()) };
+}
+
+/// [`sha256`], remembering the digests of this thread's recent large inputs. A fleet's
+/// templates hash the same text (a webhook's certificates and RBAC, for the pod's checksum) for
+/// every cluster; comparing it with what was hashed before costs a twentieth of hashing it.
+pub fn sha256_remembered(data: &[u8]) -> [u8; 32] {
+    if data.len() < REMEMBERED_FROM_BYTES || data.len() > REMEMBERED_BYTES {
+        return sha256(data);
+    }
+    RECENT.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some(at) = recent.iter().position(|(input, _)| **input == *data) {
+            let hit = recent.remove(at);
+            let digest = hit.1;
+            recent.insert(0, hit);
+            return digest;
+        }
+        let digest = sha256(data);
+        recent.insert(0, (data.into(), digest));
+        recent.truncate(REMEMBERED_INPUTS);
+        let mut kept = 0;
+        recent.retain(|(input, _)| {
+            kept += input.len();
+            kept <= REMEMBERED_BYTES
+        });
+        digest
+    })
 }
 
 /// The SHA-256 of `parts` one after the other.
@@ -92,6 +132,34 @@ mod tests {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert_eq!(super::sha256_of(&[b"a", b"bc"]), super::sha256(b"abc"));
+    }
+
+    #[test]
+    fn remembered_digests_are_the_digests_of_their_inputs() {
+        let long = |fill: u8, last: u8| {
+            let mut text = vec![fill; 4096];
+            text[4095] = last;
+            text
+        };
+        // Same length, differing only in the last byte; then again, and a short one.
+        for text in [
+            long(b'a', b'x'),
+            long(b'a', b'y'),
+            long(b'a', b'x'),
+            long(b'b', b'x'),
+        ] {
+            assert_eq!(super::sha256_remembered(&text), super::sha256(&text));
+            assert_eq!(super::sha256_remembered(&text), super::sha256(&text));
+        }
+        assert_eq!(super::sha256_remembered(b"abc"), super::sha256(b"abc"));
+        for n in 0..20u8 {
+            let text = long(n, n);
+            assert_eq!(super::sha256_remembered(&text), super::sha256(&text));
+        }
+        assert_eq!(
+            super::sha256_remembered(&long(b'a', b'y')),
+            super::sha256(&long(b'a', b'y'))
+        );
     }
 
     #[test]

@@ -75,7 +75,7 @@ fn hex(bytes: &[u8]) -> String {
 pub fn sha256sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.bytes(0, "text")?;
-    Ok(Value::from(hex(&crate::digest::sha256(text))))
+    Ok(Value::from(hex(&crate::digest::sha256_remembered(text))))
 }
 
 /// `sha1sum(text)`: the SHA-1 digest in lower-case hex.
