@@ -441,6 +441,15 @@ impl Emitter {
         self.put_break();
         self.indention = true;
         self.whitespace = true;
+        if s.is_ascii() {
+            self.write_ascii_literal_lines(s);
+        } else {
+            self.write_literal_chars(s);
+        }
+    }
+
+    /// The body of a literal scalar, character by character.
+    fn write_literal_chars(&mut self, s: &str) {
         let mut breaks = true;
         for c in s.chars() {
             if is_break(c) {
@@ -455,6 +464,32 @@ impl Emitter {
                 self.indention = false;
                 breaks = false;
             }
+        }
+    }
+
+    /// The body of a literal scalar in ASCII (certificates, configs): a run of characters up to
+    /// a break at a time, as [`Emitter::write_literal_chars`] writes it.
+    fn write_ascii_literal_lines(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut breaks = true;
+        let mut start = 0;
+        while start < bytes.len() {
+            let run = memchr::memchr2(b'\n', b'\r', &bytes[start..]).unwrap_or(bytes.len() - start);
+            if run == 0 {
+                self.write_break(char::from(bytes[start]));
+                self.indention = true;
+                breaks = true;
+                start += 1;
+                continue;
+            }
+            if breaks {
+                self.write_indent();
+            }
+            self.out.push_str(&s[start..start + run]);
+            self.column += run;
+            self.indention = false;
+            breaks = false;
+            start += run;
         }
     }
 

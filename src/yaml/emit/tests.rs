@@ -482,3 +482,38 @@ fn yaml_past_the_callers_limit_is_an_error_before_it_is_built() {
     );
     assert!(try_to_yaml_within(&deep, 100_000).is_ok());
 }
+
+#[test]
+fn ascii_literal_bodies_are_written_as_character_by_character() {
+    let bodies = [
+        "a\nb\n",
+        "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+        "\n\nx\n\n",
+        "  leading\n  spaces\n",
+        "cr\r\nlf\rmixed\n",
+        "\r",
+        "no break at the end",
+        "tab\there\n",
+    ];
+    for body in bodies {
+        for indent in [-1, 0, 4] {
+            let fresh = || Emitter {
+                limit: usize::MAX,
+                out: String::from("key: |\n"),
+                column: 0,
+                indent,
+                whitespace: true,
+                indention: true,
+            };
+            let (mut by_runs, mut by_chars) = (fresh(), fresh());
+            by_runs.write_ascii_literal_lines(body);
+            by_chars.write_literal_chars(body);
+            assert_eq!(by_runs.out, by_chars.out, "{body:?} at indent {indent}");
+            assert_eq!(
+                (by_runs.column, by_runs.indention, by_runs.whitespace),
+                (by_chars.column, by_chars.indention, by_chars.whitespace),
+                "{body:?} at indent {indent}"
+            );
+        }
+    }
+}
