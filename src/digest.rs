@@ -17,9 +17,12 @@ const REMEMBERED_INPUTS: usize = 8;
 /// Bytes of input remembered per thread at most.
 const REMEMBERED_BYTES: usize = 1 << 20;
 
+/// An input hashed before, and its digest.
+type Hashed = (Box<[u8]>, [u8; 32]);
+
 thread_local! {
     /// Recent large inputs and their digests on this thread.
-    static RECENT: RefCell<Vec<(Box<[u8]>, [u8; 32])>> = const { RefCell::new(Vec::new()) };
+    static RECENT: RefCell<Vec<Hashed>> = const { RefCell::new(Vec::new()) };
 }
 
 /// [`sha256`], remembering the digests of this thread's recent large inputs. A fleet's
