@@ -570,7 +570,10 @@ impl Engine {
         }
         let documents = manifest::split_documents(&output)
             .into_iter()
-            .map(|slice| self.parse_document(name, &output, slice, &template, ctx))
+            .enumerate()
+            .map(|(index, slice)| {
+                self.parse_document((name, index), &output, slice, &template, ctx)
+            })
             .collect::<Result<_, _>>()?;
         Ok((length, documents))
     }
@@ -629,14 +632,14 @@ impl Engine {
 
     fn parse_document(
         &self,
-        name: &str,
+        (name, index): (&str, usize),
         output: &str,
         slice: manifest::DocumentSlice<'_>,
         template: &minijinja::Template<'_, '_>,
         ctx: &JValue,
     ) -> Result<RenderedDocument, RenderError> {
         let head = match &self.checked {
-            Some(checked) => checked.head(slice.text),
+            Some(checked) => checked.head((name, index), slice.text),
             None => yaml::scan_manifest_head(slice.text),
         };
         let head = match head {

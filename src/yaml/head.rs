@@ -41,6 +41,33 @@ pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
     }
 }
 
+pub use fast::LineShape;
+
+/// [`scan_manifest_head`], also noting each line's [`LineShape`] in `shapes` when the quick
+/// line check decides (else `shapes` is left empty): a document checked like this is a
+/// reference that similar documents are checked against with [`same_shape`].
+pub fn scan_manifest_head_and_shapes(
+    text: &str,
+    shapes: &mut Vec<LineShape>,
+) -> Result<ManifestHead, YamlError> {
+    if let Some(head) = fast::block_head_and_shapes(text, shapes) {
+        return Ok(head);
+    }
+    shapes.clear();
+    match scan_head_events(text)? {
+        Some(head) => Ok(head),
+        None => head_by_full_reader(text),
+    }
+}
+
+/// Whether `text` is valid YAML with the same head as `reference`, because it differs from it
+/// only where the `shapes` [`scan_manifest_head_and_shapes`] noted for `reference` allow
+/// (scalar values on their own lines, block text at the same indentation). `false` says only
+/// that this quick comparison cannot tell.
+pub fn same_shape(reference: &str, shapes: &[LineShape], text: &str) -> bool {
+    !shapes.is_empty() && fast::same_shape(reference, shapes, text)
+}
+
 /// The head as the full reader sees it: the slow path, and the tests' oracle.
 fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
     let value = parse_document(text)?;
@@ -252,6 +279,13 @@ mod tests {
         docs
     }
 
+    /// What the random edits insert: YAML's indicators, spaces, breaks and words.
+    const NOISE: &[&str] = &[
+        ":", ": ", " ", "  ", "-", "- ", "#", " #", "'", "\"", "\n", "{", "}", "[", "]", "|", ">",
+        "&a", "*a", "!", "%", "@", "`", ",", "\\", "\t", "?", "~", "---", "\n  x", "\n- ", "y",
+        ".inf", "true", "0x1F", "é", "\u{2028}",
+    ];
+
     /// The fast path's promise: when it answers, the text is valid and the head is the reader's.
     fn assert_fast_path_is_sound(text: &str) {
         if let Some(fast) = fast::block_head(text) {
@@ -290,11 +324,6 @@ mod tests {
             seed ^= seed << 17;
             (seed % bound.max(1) as u64) as usize
         };
-        const NOISE: &[&str] = &[
-            ":", ": ", " ", "  ", "-", "- ", "#", " #", "'", "\"", "\n", "{", "}", "[", "]", "|",
-            ">", "&a", "*a", "!", "%", "@", "`", ",", "\\", "\t", "?", "~", "---", "\n  x", "\n- ",
-            "y",
-        ];
         let mut accepted = 0;
         for round in 0..8000 {
             let mut text = docs[next(docs.len())].clone();
@@ -334,6 +363,107 @@ mod tests {
             accepted > 1000,
             "only {accepted} edited documents reached the fast path"
         );
+    }
+
+    /// A document with one value changed: `value` in place of the first `from`.
+    fn with_value(text: &str, from: &str, value: &str) -> String {
+        assert!(text.contains(from), "{from:?} is not in the document");
+        text.replacen(from, value, 1)
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  \
+        namespace: prod\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      \
+        - args:\n        - -cluster-domain=cluster.local\n        env:\n        - name: ADDR\n          \
+        value: dst.svc.cluster.local:8086\n        image: web:1.0\n      volumes:\n      - name: \
+        config\n        configMap:\n          data: |\n            domain: cluster.local\n";
+
+    #[test]
+    fn a_document_differing_in_values_on_their_own_lines_has_the_reference_shape() {
+        let mut shapes = Vec::new();
+        let head = scan_manifest_head_and_shapes(DEPLOYMENT, &mut shapes).expect("valid");
+        let other = DEPLOYMENT.replace("cluster.local", "c7.example.org");
+        let other = with_value(&other, "replicas: 1", "replicas: 3");
+        assert!(same_shape(DEPLOYMENT, &shapes, &other));
+        assert_eq!(scan_manifest_head(&other).expect("valid"), head);
+    }
+
+    #[test]
+    fn structure_and_head_fields_must_match_the_reference() {
+        let mut shapes = Vec::new();
+        scan_manifest_head_and_shapes(DEPLOYMENT, &mut shapes).expect("valid");
+        for (from, to) in [
+            ("name: web", "name: api"),
+            ("kind: Deployment", "kind: StatefulSet"),
+            ("replicas: 1", "replicas:"),
+            ("replicas: 1", "replicas: |"),
+            ("replicas: 1", "replicas: a: b"),
+            ("replicas: 1", "replicas: [a"),
+            ("replicas: 1", "replicas: .nan"),
+            ("image: web:1.0", "imag: web:1.0"),
+            ("- -cluster-domain", "- key: -cluster-domain"),
+            ("- -cluster-domain", "-  -cluster-domain"),
+            ("            domain", "           domain"),
+            ("\n      volumes", "\n\n      volumes"),
+        ] {
+            let other = with_value(DEPLOYMENT, from, to);
+            assert!(
+                !same_shape(DEPLOYMENT, &shapes, &other),
+                "{from:?} -> {to:?}"
+            );
+        }
+        assert!(!same_shape(
+            DEPLOYMENT,
+            &shapes,
+            &format!("{DEPLOYMENT}x: 1\n")
+        ));
+        assert!(!same_shape(DEPLOYMENT, &shapes, DEPLOYMENT.trim_end()));
+        assert!(!same_shape(
+            DEPLOYMENT,
+            &shapes,
+            &DEPLOYMENT.replace("1.0", "1.0\t")
+        ));
+    }
+
+    #[test]
+    fn a_document_of_the_reference_shape_passes_the_whole_check_with_its_head() {
+        let docs = golden_documents();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound.max(1) as u64) as usize
+        };
+        let mut same = 0;
+        for _ in 0..8_000 {
+            let reference = &docs[next(docs.len())];
+            let mut shapes = Vec::new();
+            let Ok(head) = scan_manifest_head_and_shapes(reference, &mut shapes) else {
+                continue;
+            };
+            let mut text = reference.clone();
+            for _ in 0..1 + next(2) {
+                let mut at = next(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if next(3) == 0 && at < text.len() {
+                    let end = (at + 1..=text.len())
+                        .find(|&e| text.is_char_boundary(e))
+                        .unwrap();
+                    text.replace_range(at..end, "");
+                } else {
+                    text.insert_str(at, NOISE[next(NOISE.len())]);
+                }
+            }
+            if text != *reference && same_shape(reference, &shapes, &text) {
+                same += 1;
+                assert_eq!(fast::block_head(&text), Some(head.clone()), "{text}");
+                assert_fast_path_is_sound(&text);
+            }
+        }
+        // Edits inside values must often keep the shape, or this proves nothing.
+        assert!(same > 800, "only {same} edited documents kept their shape");
     }
 
     #[test]

@@ -51,6 +51,44 @@ struct Slots {
     hook: Option<String>,
 }
 
+/// How one line of a document the check accepted may differ in another document that then
+/// passes too, with the same head: a fleet's documents differ in values, not in structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineShape {
+    /// Byte for byte the same: structure, head fields, blank lines, comments.
+    Fixed,
+    /// `key: value` or `- key: value`: the first `value_at` bytes stay, and the value after them
+    /// may be any single-line scalar.
+    EntryValue { value_at: u32 },
+    /// `- value`: the first `value_at` bytes stay, and the item may be any single-line scalar.
+    ItemValue { value_at: u32 },
+    /// A line of a literal or folded block: any text, with the same indentation.
+    BlockContent { width: u32 },
+}
+
+/// Where the check notes each line's shape, when the caller wants them.
+struct Shapes<'s>(Option<&'s mut Vec<LineShape>>);
+
+impl Shapes<'_> {
+    fn note(&mut self, shape: LineShape) {
+        if let Some(shapes) = self.0.as_mut() {
+            shapes.push(shape);
+        }
+    }
+
+    /// Changes the shape noted for the line just read.
+    fn amend(&mut self, shape: LineShape) {
+        if let Some(last) = self.0.as_mut().and_then(|shapes| shapes.last_mut()) {
+            *last = shape;
+        }
+    }
+}
+
+/// The byte offset of `part` (a slice of `line`) in `line`.
+fn offset_in(line: &str, part: &str) -> Option<u32> {
+    u32::try_from(part.as_ptr() as usize - line.as_ptr() as usize).ok()
+}
+
 /// The lines of a text, as `split('\n')` gives them, found with memchr: this check reads every
 /// line of every rendered manifest.
 struct Lines<'t> {
@@ -74,6 +112,20 @@ impl<'t> Iterator for Lines<'t> {
 
 /// The head of `text` when it is plain block YAML and certainly valid; `None` when unsure.
 pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
+    checked_block_head(text, Shapes(None))
+}
+
+/// [`block_head`], noting each line's shape in `shapes` (one per line, as `split('\n')` gives
+/// them) for [`same_shape`].
+pub(crate) fn block_head_and_shapes(
+    text: &str,
+    shapes: &mut Vec<LineShape>,
+) -> Option<ManifestHead> {
+    shapes.clear();
+    checked_block_head(text, Shapes(Some(shapes)))
+}
+
+fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead> {
     if !characters_are_plain(text) {
         return None;
     }
@@ -82,6 +134,7 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
     let mut head = Slots::default();
     let mut lines = Lines { rest: Some(text) }.peekable();
     while let Some(line) = lines.next() {
+        shapes.note(LineShape::Fixed);
         let content = line.trim_start_matches(' ');
         let indent = line.len() - content.len();
         if content.is_empty() || content.starts_with('#') {
@@ -128,13 +181,24 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
                 Some((key, value)) => {
                     let column = indent + 2;
                     frames.push(Frame::new(column, Kind::Map));
-                    pending = entry(&mut frames, &mut head, key, value, column, &mut lines)?;
+                    let value_at = offset_in(line, key)? + key.len() as u32 + 2;
+                    pending = entry(
+                        &mut frames,
+                        &mut head,
+                        (key, value, value_at),
+                        column,
+                        &mut lines,
+                        &mut shapes,
+                    )?;
                 }
                 None => {
                     if looks_like_block_scalar(rest) {
                         return None;
                     }
                     scalar(rest, false)?;
+                    shapes.amend(LineShape::ItemValue {
+                        value_at: offset_in(line, rest)?,
+                    });
                 }
             }
             continue;
@@ -151,7 +215,15 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
             return None;
         }
         let (key, value) = split_entry(content)?;
-        pending = entry(&mut frames, &mut head, key, value, indent, &mut lines)?;
+        let value_at = offset_in(line, key)? + key.len() as u32 + 2;
+        pending = entry(
+            &mut frames,
+            &mut head,
+            (key, value, value_at),
+            indent,
+            &mut lines,
+            &mut shapes,
+        )?;
     }
     Some(ManifestHead {
         kind: head.kind.unwrap_or_default(),
@@ -161,15 +233,16 @@ pub(super) fn block_head(text: &str) -> Option<ManifestHead> {
     })
 }
 
-/// Handles `key: value` in the map on top of `frames` (at `indent`); returns the pending node
-/// when the value continues on the next lines, `Err`-like `None` when unsure.
+/// Handles `key: value` in the map on top of `frames` (at `indent`; the value starts at byte
+/// `value_at` of its line, unless it is empty); returns the pending node when the value
+/// continues on the next lines, `Err`-like `None` when unsure.
 fn entry<'t>(
     frames: &mut [Frame<'t>],
     head: &mut Slots,
-    key: &'t str,
-    value: &'t str,
+    (key, value, value_at): (&'t str, &'t str, u32),
     indent: usize,
     lines: &mut std::iter::Peekable<Lines<'t>>,
+    shapes: &mut Shapes<'_>,
 ) -> Option<Option<Pending>> {
     if !is_simple_key(key) {
         return None;
@@ -201,12 +274,13 @@ fn entry<'t>(
         if slot.is_some() {
             return None;
         }
-        block_scalar(indent, lines)?;
+        block_scalar(indent, lines, shapes)?;
         return Some(None);
     }
     let resolved = scalar(value, slot.is_some())?;
-    if let Some(slot) = slot {
-        *slot = Some(resolved?);
+    match slot {
+        Some(slot) => *slot = Some(resolved?),
+        None => shapes.amend(LineShape::EntryValue { value_at }),
     }
     Some(None)
 }
@@ -224,7 +298,11 @@ fn head_slot<'h>(head: &'h mut Slots, frames: &[Frame<'_>]) -> Option<&'h mut Op
 }
 
 /// Skips a literal or folded block scalar's lines; `None` when its indentation is unusual.
-fn block_scalar<'t>(parent: usize, lines: &mut std::iter::Peekable<Lines<'t>>) -> Option<()> {
+fn block_scalar<'t>(
+    parent: usize,
+    lines: &mut std::iter::Peekable<Lines<'t>>,
+    shapes: &mut Shapes<'_>,
+) -> Option<()> {
     let mut content_indent: Option<usize> = None;
     let mut leading_blank_width = 0;
     while let Some(next) = lines.peek() {
@@ -235,6 +313,7 @@ fn block_scalar<'t>(parent: usize, lines: &mut std::iter::Peekable<Lines<'t>>) -
                 leading_blank_width = leading_blank_width.max(width);
             }
             lines.next();
+            shapes.note(LineShape::Fixed);
             continue;
         }
         match content_indent {
@@ -250,8 +329,69 @@ fn block_scalar<'t>(parent: usize, lines: &mut std::iter::Peekable<Lines<'t>>) -
             Some(_) => break,
         }
         lines.next();
+        shapes.note(LineShape::BlockContent {
+            width: u32::try_from(width).ok()?,
+        });
     }
     Some(())
+}
+
+/// Whether `text` passes [`block_head`] with the head `reference` got there, because it differs
+/// from `reference` only as the `shapes` noted for it allow. It reads each line once and
+/// compares it; only changed lines are checked, as the whole check would check them.
+pub(crate) fn same_shape(reference: &str, shapes: &[LineShape], text: &str) -> bool {
+    if !characters_are_plain(text) {
+        return false;
+    }
+    let mut before = Lines {
+        rest: Some(reference),
+    };
+    let mut now = Lines { rest: Some(text) };
+    for shape in shapes {
+        let (Some(old), Some(new)) = (before.next(), now.next()) else {
+            return false;
+        };
+        if old == new {
+            continue;
+        }
+        let same_prefix = |at: u32| {
+            let at = at as usize;
+            old.as_bytes().get(..at).is_some()
+                && old.as_bytes().get(..at) == new.as_bytes().get(..at)
+        };
+        let still_valid = match *shape {
+            LineShape::Fixed => false,
+            LineShape::EntryValue { value_at } => {
+                same_prefix(value_at)
+                    && new
+                        .get(value_at as usize..)
+                        .is_some_and(|value| is_single_line_value(value.trim_start_matches(' ')))
+            }
+            LineShape::ItemValue { value_at } => {
+                same_prefix(value_at)
+                    && new.get(value_at as usize..).is_some_and(|item| {
+                        !item.starts_with(' ')
+                            && !is_seq_item(item)
+                            && split_entry(item).is_none()
+                            && is_single_line_value(item)
+                    })
+            }
+            LineShape::BlockContent { width } => {
+                let content = new.trim_start_matches(' ');
+                !content.is_empty() && new.len() - content.len() == width as usize
+            }
+        };
+        if !still_valid {
+            return false;
+        }
+    }
+    before.next().is_none() && now.next().is_none()
+}
+
+/// A value that ends its node on its line: a scalar the check accepts, not a block scalar's
+/// indicator and not empty (which would open a node on the next lines).
+fn is_single_line_value(value: &str) -> bool {
+    !value.is_empty() && !looks_like_block_scalar(value) && scalar(value, false).is_some()
 }
 
 /// Checks a single-line scalar value; the outer option is "sure it is valid", the inner value
