@@ -101,11 +101,20 @@ impl ReadTree {
     /// Whether `now` (the value at this node's path, if any) holds what the reads saw. Looking
     /// into a noting context notes the lookups.
     fn holds_for(&self, now: Option<&JValue>) -> bool {
-        self.checks.iter().all(|check| check.holds_for(now))
-            && self.children.iter().all(|(key, child)| {
-                let next = now.and_then(|map| map.get_item(key).ok().filter(|v| !v.is_undefined()));
-                child.holds_for(next.as_ref())
-            })
+        if !self.checks.iter().all(|check| check.holds_for(now)) {
+            return false;
+        }
+        // A plain map is read in place; a noting one through its lookups, which note them.
+        if let Some(map) = now.and_then(|v| v.downcast_object_ref::<BTreeMap<JValue, JValue>>()) {
+            return self
+                .children
+                .iter()
+                .all(|(key, child)| child.holds_for(map.get(key).filter(|v| !v.is_undefined())));
+        }
+        self.children.iter().all(|(key, child)| {
+            let next = now.and_then(|map| map.get_item(key).ok().filter(|v| !v.is_undefined()));
+            child.holds_for(next.as_ref())
+        })
     }
 }
 
