@@ -279,6 +279,16 @@ mod tests {
         docs
     }
 
+    /// A repeatable xorshift source: each call gives a number below its bound.
+    fn random_below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound.max(1) as u64) as usize
+        }
+    }
+
     /// What the random edits insert: YAML's indicators, spaces, breaks and words.
     const NOISE: &[&str] = &[
         ":", ": ", " ", "  ", "-", "- ", "#", " #", "'", "\"", "\n", "{", "}", "[", "]", "|", ">",
@@ -317,13 +327,7 @@ mod tests {
     #[test]
     fn the_fast_path_never_accepts_what_the_reader_rejects_under_random_edits() {
         let docs = golden_documents();
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |bound: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % bound.max(1) as u64) as usize
-        };
+        let mut next = random_below(0x9e37_79b9_7f4a_7c15);
         let mut accepted = 0;
         for round in 0..8000 {
             let mut text = docs[next(docs.len())].clone();
@@ -427,13 +431,7 @@ mod tests {
     #[test]
     fn a_document_of_the_reference_shape_passes_the_whole_check_with_its_head() {
         let docs = golden_documents();
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |bound: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % bound.max(1) as u64) as usize
-        };
+        let mut next = random_below(0x2545_f491_4f6c_dd1d);
         let mut same = 0;
         for _ in 0..8_000 {
             let reference = &docs[next(docs.len())];
