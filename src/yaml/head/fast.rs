@@ -181,11 +181,10 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
                 Some((key, value)) => {
                     let column = indent + 2;
                     frames.push(Frame::new(column, Kind::Map));
-                    let value_at = offset_in(line, key)? + key.len() as u32 + 2;
                     pending = entry(
                         &mut frames,
                         &mut head,
-                        (key, value, value_at),
+                        (line, key, value),
                         column,
                         &mut lines,
                         &mut shapes,
@@ -215,11 +214,10 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
             return None;
         }
         let (key, value) = split_entry(content)?;
-        let value_at = offset_in(line, key)? + key.len() as u32 + 2;
         pending = entry(
             &mut frames,
             &mut head,
-            (key, value, value_at),
+            (line, key, value),
             indent,
             &mut lines,
             &mut shapes,
@@ -233,13 +231,12 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
     })
 }
 
-/// Handles `key: value` in the map on top of `frames` (at `indent`; the value starts at byte
-/// `value_at` of its line, unless it is empty); returns the pending node when the value
-/// continues on the next lines, `Err`-like `None` when unsure.
+/// Handles `key: value` (slices of `line`) in the map on top of `frames` (at `indent`); returns
+/// the pending node when the value continues on the next lines, `Err`-like `None` when unsure.
 fn entry<'t>(
     frames: &mut [Frame<'t>],
     head: &mut Slots,
-    (key, value, value_at): (&'t str, &'t str, u32),
+    (line, key, value): (&'t str, &'t str, &'t str),
     indent: usize,
     lines: &mut std::iter::Peekable<Lines<'t>>,
     shapes: &mut Shapes<'_>,
@@ -280,7 +277,10 @@ fn entry<'t>(
     let resolved = scalar(value, slot.is_some())?;
     match slot {
         Some(slot) => *slot = Some(resolved?),
-        None => shapes.amend(LineShape::EntryValue { value_at }),
+        None => shapes.amend(LineShape::EntryValue {
+            // Just past the `: ` that follows the key.
+            value_at: offset_in(line, key)? + key.len() as u32 + 2,
+        }),
     }
     Some(None)
 }
