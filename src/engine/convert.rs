@@ -4,6 +4,7 @@ use super::functions::MAX_LIST_ITEMS;
 use crate::values::{Map, Value};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::{Error, ErrorKind};
+use std::collections::BTreeMap;
 
 /// Our value as a template value.
 pub fn to_jinja(value: &Value) -> JValue {
@@ -92,6 +93,9 @@ fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
         }
         ValueKind::Map => {
             take_items(value, budget)?;
+            if let Some(tree) = value.downcast_object_ref::<BTreeMap<JValue, JValue>>() {
+                return convert_tree(tree, budget);
+            }
             let mut map = Map::new();
             for key in value.try_iter()? {
                 let item = value.get_item(&key)?;
@@ -105,4 +109,62 @@ fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
         }
         _ => Value::String(value.to_string()),
     })
+}
+
+/// A map the engine built, read entry by entry in place: looking each key up again would cost
+/// a search per entry. String keys come in the order our map keeps, so it is built in one pass.
+fn convert_tree(tree: &BTreeMap<JValue, JValue>, budget: &mut usize) -> Result<Value, Error> {
+    if !tree.keys().all(|key| key.as_str().is_some()) {
+        let mut map = Map::new();
+        for (key, item) in tree {
+            let key = match key.as_str() {
+                Some(s) => s.to_owned(),
+                None => key.to_string(),
+            };
+            map.insert(key, convert(item, budget)?);
+        }
+        return Ok(Value::Map(map));
+    }
+    let mut pairs = Vec::with_capacity(tree.len());
+    for (key, item) in tree {
+        pairs.push((
+            key.as_str().unwrap_or_default().to_owned(),
+            convert(item, budget)?,
+        ));
+    }
+    Ok(Value::Map(pairs.into_iter().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Value {
+        crate::yaml::load::parse_document(text).expect("valid YAML")
+    }
+
+    #[test]
+    fn values_come_back_unchanged_from_the_template_side() {
+        let values = yaml("b: [1, 2.5, {c: null}]\na: {z: true, y: text}\n");
+        assert_eq!(from_jinja(&to_jinja(&values)).expect("converts"), values);
+    }
+
+    #[test]
+    fn map_keys_that_are_not_strings_become_their_text() {
+        let map: BTreeMap<JValue, JValue> = [(10, "ten"), (2, "two")]
+            .into_iter()
+            .map(|(k, v)| (JValue::from(k), JValue::from(v)))
+            .collect();
+        assert_eq!(
+            from_jinja(&JValue::from(map)).expect("converts"),
+            yaml("'10': ten\n'2': two\n")
+        );
+    }
+
+    #[test]
+    fn a_map_over_the_item_budget_is_refused() {
+        let big =
+            JValue::from_iter((0..=MAX_LIST_ITEMS).map(|i| (JValue::from(i), JValue::from(()))));
+        assert!(from_jinja(&big).is_err());
+    }
 }

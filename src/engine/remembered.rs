@@ -505,6 +505,16 @@ fn identical_within(a: &JValue, b: &JValue, depth: usize) -> bool {
             }
         }
         ValueKind::Map if is_plain_map(a) && is_plain_map(b) => {
+            if let (Some(x), Some(y)) = (
+                a.downcast_object_ref::<BTreeMap<JValue, JValue>>(),
+                b.downcast_object_ref::<BTreeMap<JValue, JValue>>(),
+            ) {
+                // In place: both in key order, no key looked up.
+                return x.len() == y.len()
+                    && x.iter().zip(y).all(|((k, v), (l, w))| {
+                        identical_within(k, l, depth - 1) && identical_within(v, w, depth - 1)
+                    });
+            }
             match (a.try_iter(), b.try_iter()) {
                 (Ok(xs), Ok(ys)) => {
                     a.len() == b.len()
