@@ -2,15 +2,15 @@
 //! their documents (CRDs, RBAC, most configuration) byte for byte, and checking a document's
 //! YAML and reading its head is a fifth of rendering a cluster.
 //!
-//! The documents that do change between clusters (a Deployment naming the cluster's domain,
-//! linkerd-config) change in values, not structure. The first of each template's documents is
-//! kept as a reference with the shape of each of its lines; the same document of a later
-//! cluster that differs from it only in values on their own lines passes with its head, after
-//! one comparison of their lines and a check of the changed values.
+//! Documents come back per template and place in its output: the first few of each are kept
+//! with the shape of each of their lines. A later document that is one of them byte for byte
+//! gets its head; the documents that do change between clusters (a Deployment naming the
+//! cluster's domain, linkerd-config) change in values, not structure, and one that differs from
+//! a kept one only in values on their own lines passes with its head, after one comparison of
+//! their lines and a check of the changed values.
 
 use crate::yaml::{self, LineShape, ManifestHead, YamlError};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
@@ -20,10 +20,8 @@ const KEPT_BYTES: usize = 4 << 20;
 /// References kept per document of a template (a cluster with HA values has other lines).
 const REFERENCES_PER_DOCUMENT: usize = 4;
 
-/// Documents with the same hash of their text, each with its head.
-type SameHash = Vec<(Box<str>, ManifestHead)>;
-
-/// A document that passed the line check, with its lines' shapes and its head.
+/// A document that passed the line check, with its lines' shapes (none when the fast check
+/// could not read it: then only the same text matches) and its head.
 struct Reference {
     text: Box<str>,
     shapes: Vec<LineShape>,
@@ -33,71 +31,49 @@ struct Reference {
 /// The references of one template, by the document's place in its output.
 type TemplateReferences = Vec<Vec<Reference>>;
 
-/// The heads of documents that passed the check, by their exact text, and references for
-/// documents that differ from them in values.
+/// Documents that passed the check, by template and place, for documents that repeat them
+/// or differ from them in values.
 #[derive(Default)]
 pub struct CheckedDocuments {
-    heads: RwLock<HashMap<u64, SameHash>>,
     references: RwLock<HashMap<String, TemplateReferences>>,
     kept_bytes: AtomicUsize,
 }
 
 impl CheckedDocuments {
     /// [`yaml::scan_manifest_head`] of `text`, the document at `index` in the output of
-    /// `template`: from the cache when the same text passed before, or from a reference for
-    /// that document that it differs from in values only.
+    /// `template`: from a reference for that document that it equals or differs from in
+    /// values only, else checked in full.
     pub fn head(
         &self,
         (template, index): (&str, usize),
         text: &str,
     ) -> Result<ManifestHead, YamlError> {
-        // Hashed outside the lock, so threads only wait for each other to look up or insert.
-        let key = BuildHasherDefault::<DefaultHasher>::default().hash_one(text);
-        let known = self
-            .heads
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .and_then(|same_hash| same_hash.iter().find(|(kept, _)| **kept == *text))
-            .map(|(_, head)| head.clone());
-        if let Some(head) = known {
-            return Ok(head);
-        }
         if let Some(head) = self.head_by_reference((template, index), text) {
             return Ok(head);
         }
         let mut shapes = Vec::new();
         let head = yaml::scan_manifest_head_and_shapes(text, &mut shapes)?;
-        if !shapes.is_empty() && self.room_for(text) {
-            let mut references = self
-                .references
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            let documents = references.entry(template.to_owned()).or_default();
-            if documents.len() <= index {
-                documents.resize_with(index + 1, Vec::new);
-            }
-            if documents[index].len() < REFERENCES_PER_DOCUMENT {
-                documents[index].push(Reference {
-                    text: text.into(),
-                    shapes,
-                    head: head.clone(),
-                });
-            }
+        let mut references = self
+            .references
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let documents = references.entry(template.to_owned()).or_default();
+        if documents.len() <= index {
+            documents.resize_with(index + 1, Vec::new);
         }
-        if self.room_for(text) {
-            self.heads
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(key)
-                .or_default()
-                .push((text.into(), head.clone()));
+        if documents[index].len() < REFERENCES_PER_DOCUMENT && self.room_for(text) {
+            documents[index].push(Reference {
+                text: text.into(),
+                shapes,
+                head: head.clone(),
+            });
         }
         Ok(head)
     }
 
-    /// The head of `text` when it differs only in values from a reference kept for the same
-    /// document.
+    /// The head of `text` when it is a reference kept for the same document, or differs from
+    /// one only in values. Comparing texts first stops at their first difference: documents
+    /// that change by cluster are not hashed whole to find that they are new.
     fn head_by_reference(
         &self,
         (template, index): (&str, usize),
@@ -107,11 +83,13 @@ impl CheckedDocuments {
             .references
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        references
-            .get(template)?
-            .get(index)?
-            .iter()
-            .find(|kept| yaml::same_shape(&kept.text, &kept.shapes, text))
+        let kept = references.get(template)?.get(index)?;
+        kept.iter()
+            .find(|kept| *kept.text == *text)
+            .or_else(|| {
+                kept.iter()
+                    .find(|kept| yaml::same_shape(&kept.text, &kept.shapes, text))
+            })
             .map(|kept| kept.head.clone())
     }
 
