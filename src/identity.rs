@@ -17,6 +17,7 @@ mod certs_dir;
 mod generate;
 mod issuer;
 mod pem;
+mod recent;
 mod x509;
 
 use crate::values::{Map, Value};
@@ -651,15 +652,45 @@ fn plan_schedule(values: &Value, clock: Clock, plan: &mut Plan) -> Result<(), Id
 
 /// Checks that `text` is one or more PEM certificates; returns their DER.
 fn certificates(text: &str, origin: Origin<'_>) -> Result<Vec<Vec<u8>>, IdentityError> {
-    pem::certificates(text).map_err(|reason| IdentityError::InvalidPem {
-        origin: origin.to_string(),
-        reason,
+    thread_local! {
+        static PARSED: recent::Passes<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    recent::passed(&PARSED, &[text], || {
+        pem::certificates(text).map_err(|reason| IdentityError::InvalidPem {
+            origin: origin.to_string(),
+            reason,
+        })
     })
 }
 
 /// Reads the trust anchors, the issuer certificate and its key (each with where it came from)
 /// and checks them as `linkerd install` does; returns the issuer's notAfter, RFC 3339.
 fn check_given_issuer(
+    [(anchors, anchors_origin), (crt, crt_origin), (key, key_origin)]: [(&str, Origin<'_>); 3],
+    clock: Clock,
+) -> Result<String, IdentityError> {
+    thread_local! {
+        static CHECKED: recent::Passes<String> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    // Nanoseconds from 1970, negative before it: each instant its own key.
+    let now = match clock.0.duration_since(UNIX_EPOCH) {
+        Ok(after) => after.as_nanos().to_string(),
+        Err(before) => format!("-{}", before.duration().as_nanos()),
+    };
+    recent::passed(&CHECKED, &[anchors, crt, key, &now], || {
+        check_issuer_material(
+            [
+                (anchors, anchors_origin),
+                (crt, crt_origin),
+                (key, key_origin),
+            ],
+            clock,
+        )
+    })
+}
+
+/// [`check_given_issuer`], every time.
+fn check_issuer_material(
     [(anchors, anchors_origin), (crt, crt_origin), (key, key_origin)]: [(&str, Origin<'_>); 3],
     clock: Clock,
 ) -> Result<String, IdentityError> {
