@@ -71,9 +71,8 @@ fn values_with_kept(
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<(Value, Vec<String>), Error> {
-    let defaults = chart.default_values()?;
-    let (mut values, mut notes) =
-        effective_values_with(&defaults, &flags.overrides(), stdin, kept)?;
+    let defaults = chart.default_values_read()?;
+    let (mut values, mut notes) = effective_values_with(defaults, &flags.overrides(), stdin, kept)?;
     notes.extend(complete_chart_material(chart, &mut values, flags, clock)?);
     Ok((values, notes))
 }

@@ -288,14 +288,19 @@ impl Chart {
 
     /// The chart's default values (an empty map when it has none), parsed once per chart.
     pub fn default_values(&self) -> Result<Value, ChartError> {
+        self.default_values_read().cloned()
+    }
+
+    /// [`Chart::default_values`] without a copy: parsed on first use, then kept.
+    pub fn default_values_read(&self) -> Result<&Value, ChartError> {
         if let Some(parsed) = self.parsed_defaults.get() {
-            return Ok(parsed.clone());
+            return Ok(parsed);
         }
         let parsed = match &self.default_values {
             None => Value::Map(Default::default()),
             Some(file) => self.parse_values_file(file)?,
         };
-        Ok(self.parsed_defaults.get_or_init(|| parsed).clone())
+        Ok(self.parsed_defaults.get_or_init(|| parsed))
     }
 
     /// Parses a named overlay such as `values-ha.yaml` (looked up in `values/`).

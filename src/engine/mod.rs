@@ -221,14 +221,14 @@ impl Engine {
             }
             // A list prints at least two bytes an item: refuse a long one before walking it (a
             // lazy list doubled with `+` claims billions of items).
-            if let Some(len) = value.len().filter(|_| {
-                matches!(
-                    value.kind(),
-                    minijinja::value::ValueKind::Seq
-                        | minijinja::value::ValueKind::Iterable
-                        | minijinja::value::ValueKind::Map
-                )
-            }) {
+            // The kind first: a string's length is a count of its characters.
+            let listed = matches!(
+                value.kind(),
+                minijinja::value::ValueKind::Seq
+                    | minijinja::value::ValueKind::Iterable
+                    | minijinja::value::ValueKind::Map
+            );
+            if let Some(len) = listed.then(|| value.len()).flatten() {
                 if len.saturating_mul(2) > MAX_STRING_BYTES {
                     return Err(minijinja::Error::new(
                         minijinja::ErrorKind::InvalidOperation,
