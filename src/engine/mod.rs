@@ -146,11 +146,22 @@ pub struct Engine {
     chart_name: String,
     chart_object: JValue,
     templates: Vec<String>,
+    /// Each template's `Template` object, made once rather than for every render.
+    template_objects: HashMap<String, JValue>,
     kube_version_constraint: Option<String>,
     /// Documents checked in earlier renders, when this engine renders many similar ones.
     checked: Option<checked::CheckedDocuments>,
     /// Template outputs of earlier renders, with the values each read.
     remembered: Option<Arc<remembered::RememberedRenders>>,
+}
+
+/// The `Template` object of template `name` (relative to `templates/`).
+fn template_object(chart_name: &str, name: &str) -> JValue {
+    let base_path = format!("{chart_name}/templates");
+    JValue::from_pairs([
+        ("Name", JValue::from(format!("{base_path}/{name}"))),
+        ("BasePath", JValue::from(base_path)),
+    ])
 }
 
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
@@ -288,6 +299,11 @@ impl Engine {
             chart_name: chart.metadata.name.clone(),
             chart_object: to_jinja(&Value::Map(chart.metadata.template_object())),
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
+            template_objects: chart
+                .templates
+                .iter()
+                .map(|t| (t.path.clone(), template_object(&chart.metadata.name, &t.path)))
+                .collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
             checked: None,
             remembered: None,
@@ -409,11 +425,10 @@ impl Engine {
 
     /// The context of template `name`: the shared objects plus its own `Template`.
     fn template_context(&self, name: &str, objects: &Objects) -> JValue {
-        let base_path = format!("{}/templates", self.chart_name);
-        let template = JValue::from_pairs([
-            ("Name", JValue::from(format!("{base_path}/{name}"))),
-            ("BasePath", JValue::from(base_path)),
-        ]);
+        let template = match self.template_objects.get(name) {
+            Some(template) => template.clone(),
+            None => template_object(&self.chart_name, name),
+        };
         JValue::from_pairs(
             objects
                 .iter()
