@@ -302,7 +302,12 @@ impl Engine {
             template_objects: chart
                 .templates
                 .iter()
-                .map(|t| (t.path.clone(), template_object(&chart.metadata.name, &t.path)))
+                .map(|t| {
+                    (
+                        t.path.clone(),
+                        template_object(&chart.metadata.name, &t.path),
+                    )
+                })
                 .collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
             checked: None,

@@ -52,6 +52,17 @@ fn indented(args: &Args, lead: &str) -> Result<String, Error> {
 /// `trim(text)`: removes leading and trailing Unicode white space (Go's `TrimSpace`).
 pub fn trim(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
+    let text = args.get(0);
+    // A string with nothing to trim comes back as it is: the usual `toYaml | trim` and
+    // `include | trim` would copy a whole block for nothing.
+    if let Some(s) = text
+        .as_str()
+        .filter(|_| text.kind() == ValueKind::String && !text.is_safe())
+    {
+        if s.trim().len() == s.len() {
+            return Ok(text);
+        }
+    }
     Ok(Value::from(args.string(0, "text")?.trim()))
 }
 
@@ -414,6 +425,11 @@ mod tests {
     #[test]
     fn trim_is_sprig_trim_as_a_filter() {
         assert_eq!(ok(r#"[{{ "  x  " | trim }}]"#), "[x]");
+    }
+
+    #[test]
+    fn trim_of_a_string_without_outer_space_is_that_string() {
+        assert_eq!(ok(r#"[{{ trim("a b") }}]"#), "[a b]");
     }
 
     #[test]
