@@ -4,7 +4,9 @@
 #   render  whole-process `meshchart render` vs `helm template` of the upstream chart, the same
 #           identity and webhook certificates given to both; medians, paired ratio, peak RSS
 #   fleet   200 clusters: 200 separate `meshchart render` processes vs one
-#           `render --fleet` with --jobs 1 and with --jobs 2
+#           `render --fleet` with --jobs 1 and with --jobs 2 (re-rendering the same fleet, so
+#           after the first round its outputs are unchanged and left as they are; one more row
+#           renders two fleets by turns, so that every output changes and is written)
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
 #
@@ -66,8 +68,22 @@ for section in "${sections[@]}"; do
     ;;
   fleet)
     echo
-    echo "== fleet: 200 clusters (bench/make-fleet.py), outputs written to files"
+    echo "== fleet: 200 clusters (bench/make-fleet.py), outputs to files (unchanged ones left as they are)"
     python3 bench/make-fleet.py "$work/fleet" 200
+    # A second fleet whose every output differs from the first's (one more value per cluster):
+    # rendering the two by turns into one folder writes all 200 files every time, where a
+    # re-render of an unchanged fleet leaves its files as they are.
+    mkdir -p "$work/fleet-b"
+    for values in "$work"/fleet/*.yaml; do
+      { cat "$values"; echo "controllerUID: 2104"; } >"$work/fleet-b/${values##*/}"
+    done
+    cat >"$work/changing.sh" <<SH
+#!/usr/bin/env bash
+set -e
+if [[ -e "$work/changing.b" ]]; then fleet=fleet; rm "$work/changing.b"; else fleet=fleet-b; touch "$work/changing.b"; fi
+exec "$mesh" render --fleet "$work/\$fleet" --output-dir "$work/out-changing" --jobs 2 $certs_line
+SH
+    chmod +x "$work/changing.sh"
     cat >"$work/separate.sh" <<SH
 #!/usr/bin/env bash
 set -e
@@ -82,7 +98,8 @@ SH
     python3 bench/paired.py --runs "${FLEET_RUNS:-15}" --warmup 1 --rss-runs 1 \
       "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $certs_line" \
       "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $certs_line" \
-      "200 separate renders=$work/separate.sh"
+      "200 separate renders=$work/separate.sh" \
+      "render --fleet --jobs 2, every output changed=$work/changing.sh"
     ;;
   inject)
     echo

@@ -7,6 +7,8 @@
 //! files, so the shared `--set` family still applies over it (Helm's precedence by flag type).
 //! The chart is compiled once; clusters render in parallel on rayon's pool. Output is all or
 //! nothing: every file is staged first and renamed into place only when every cluster rendered.
+//! An output whose file already holds its bytes is left as it is (a re-render of an unchanged
+//! fleet, the common case in a GitOps loop, touches nothing: no new file, no new mtime).
 
 use crate::chart::Chart;
 use crate::engine::Engine;
@@ -56,8 +58,9 @@ pub struct ClusterFailure {
 /// What a fleet run did.
 #[derive(Debug, Default)]
 pub struct FleetReport {
-    /// The files written, in cluster order.
-    pub written: Vec<Utf8PathBuf>,
+    /// The output files, in cluster order, each with whether it was left as it was (it already
+    /// held its cluster's output) rather than written.
+    pub outputs: Vec<(Utf8PathBuf, bool)>,
     /// Notes for stderr, each prefixed with its cluster's name.
     pub notes: Vec<String>,
     /// The clusters that failed, in cluster order.
@@ -67,11 +70,15 @@ pub struct FleetReport {
 }
 
 impl FleetReport {
-    /// The listing printed on stdout: one `wrote PATH` line per file.
+    /// The listing printed on stdout, in cluster order: `wrote PATH` for each file written,
+    /// `unchanged PATH` for each left as it was.
     pub fn listing(&self) -> String {
-        self.written
+        self.outputs
             .iter()
-            .map(|p| format!("wrote {p}\n"))
+            .map(|(path, unchanged)| match unchanged {
+                true => format!("unchanged {path}\n"),
+                false => format!("wrote {path}\n"),
+            })
             .collect()
     }
 
@@ -178,8 +185,10 @@ pub struct Fleet<'a> {
     pub clusters: &'a [Cluster],
 }
 
-/// One cluster's render, staged: the notes to print.
+/// One cluster's render: staged, or already in place; and the notes to print.
 pub struct ClusterOutput {
+    /// Whether it waits in the staging folder (else its file already holds it).
+    pub staged: bool,
     /// What a single `render` would print on stderr.
     pub notes: Vec<String>,
 }
@@ -191,13 +200,14 @@ pub struct ClusterOutput {
 /// Clusters that share the flags' `--certs-dir` would race to fill it, so when any does, the
 /// first of them renders alone first (filling the folder) and the others then only read it.
 /// Each worker writes its cluster to `staging/NAME.yaml` as soon as it is rendered, so the
-/// files are written on all cores while other clusters render.
+/// files are written on all cores while other clusters render; unless `out/NAME.yaml` already
+/// holds those bytes.
 pub fn render_clusters(
     fleet: &Fleet<'_>,
     stdin: &mut dyn Read,
     clock: Clock,
     pool: &rayon::ThreadPool,
-    staging: &Utf8Path,
+    (out, staging): (&Utf8Path, &Utf8Path),
 ) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
     let Fleet {
         engine,
@@ -224,9 +234,15 @@ pub fn render_clusters(
             clock,
             kept.clone(),
         )?;
-        let path = staging.join(format!("{}.yaml", cluster.name));
-        std::fs::write(&path, outcome.rendered.to_stream()).map_err(Error::io(&path))?;
+        let file = format!("{}.yaml", cluster.name);
+        let stream = outcome.rendered.to_stream();
+        let staged = !holds_already(&out.join(&file), stream.as_bytes());
+        if staged {
+            let path = staging.join(&file);
+            std::fs::write(&path, stream).map_err(Error::io(&path))?;
+        }
         Ok(ClusterOutput {
+            staged,
             notes: outcome.notes,
         })
     };
@@ -245,6 +261,42 @@ pub fn render_clusters(
         results[i] = Some(result);
     }
     Ok(results.into_iter().flatten().collect())
+}
+
+/// Whether `target` is a regular file holding exactly `bytes`. Only a regular file of that very
+/// length is opened (never a link, FIFO or device: opening one could follow it or block), and it
+/// is read a slice at a time, stopping at the first difference.
+fn holds_already(target: &Utf8Path, bytes: &[u8]) -> bool {
+    let same_length =
+        |m: &std::fs::Metadata| m.file_type().is_file() && m.len() == bytes.len() as u64;
+    if !std::fs::symlink_metadata(target).is_ok_and(|m| same_length(&m)) {
+        return false;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Swapped for a link or a FIFO since the look: fail rather than follow or wait.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let Ok(mut file) = options.open(target) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| same_length(&m)) {
+        return false;
+    }
+    let mut slice = [0u8; 16 << 10];
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let want = rest.len().min(slice.len());
+        if file.read_exact(&mut slice[..want]).is_err() || slice[..want] != rest[..want] {
+            return false;
+        }
+        rest = &rest[want..];
+    }
+    // Nothing beyond: the file did not grow since its length was read.
+    matches!(file.read(&mut slice[..1]), Ok(0))
 }
 
 /// The files the shared flags read (their `-f` files and `--set-file` paths), read once for all
@@ -286,7 +338,7 @@ pub fn write_clusters(
                         .iter()
                         .map(|note| format!("{}: {note}", cluster.name)),
                 );
-                good.push(cluster);
+                good.push((cluster, output.staged));
             }
             Err(error) => report.failures.push(ClusterFailure {
                 file: cluster.values.clone(),
@@ -300,16 +352,20 @@ pub fn write_clusters(
     // This thread moves the outputs into place (one folder: one at a time) while the pool's
     // other threads remove the files they replaced, and this one joins them when done.
     pool.scope(|scope| {
-        for cluster in good {
+        for (cluster, was_staged) in good {
             let file = format!("{}.yaml", cluster.name);
             let target = out.join(&file);
+            if !was_staged {
+                report.outputs.push((target, true));
+                continue;
+            }
             let staged = staging.join(&file);
             if replace_keeping_old(&staged, &target).map_err(Error::io(&target))? {
                 scope.spawn(move |_| {
                     let _ = std::fs::remove_file(staged);
                 });
             }
-            report.written.push(target);
+            report.outputs.push((target, false));
         }
         Ok(report)
     })
@@ -346,12 +402,13 @@ pub fn run(
         shared,
         clusters: &clusters,
     };
-    let report = render_clusters(&fleet, stdin, clock, &pool, &staging).and_then(|results| {
-        write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
-    });
+    let report =
+        render_clusters(&fleet, stdin, clock, &pool, (out, &staging)).and_then(|results| {
+            write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
+        });
     // Left in it after a failure: staged outputs, never written back, cheap to remove.
     let _ = std::fs::remove_dir_all(&staging);
-    let nothing_written = report.as_ref().map_or(true, |r| r.written.is_empty());
+    let nothing_written = report.as_ref().map_or(true, |r| r.outputs.is_empty());
     if !out_existed && nothing_written {
         // A folder made for this run and left empty goes too: nothing was written.
         let _ = std::fs::remove_dir(out);
