@@ -101,16 +101,29 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
     assert!(compared >= 10, "only {compared} golden cases compared");
 }
 
-/// A fleet of three `NAME.yaml` clusters, two of them broken, and an output folder holding a
-/// file from an earlier run.
-fn fleet_with_failures(name: &str) -> (Utf8PathBuf, Utf8PathBuf) {
+/// A fleet folder of `NAME.yaml` clusters (file name, values) in a fresh scratch folder; returns
+/// the fleet folder and an output folder beside it (not made).
+fn fleet_folder(name: &str, clusters: &[(&str, &str)]) -> (Utf8PathBuf, Utf8PathBuf) {
     let root = scratch(name);
     let dir = root.join("fleet");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("good.yaml"), "controllerLogLevel: debug\n").unwrap();
-    std::fs::write(dir.join("broken-yaml.yaml"), "proxy: [unclosed\n").unwrap();
-    std::fs::write(dir.join("bad-timeout.yaml"), "proxy:\n  awaitTimeout: 2x\n").unwrap();
-    let out = root.join("out");
+    for (file, values) in clusters {
+        std::fs::write(dir.join(file), values).unwrap();
+    }
+    (dir, root.join("out"))
+}
+
+/// A fleet of three `NAME.yaml` clusters, two of them broken, and an output folder holding a
+/// file from an earlier run.
+fn fleet_with_failures(name: &str) -> (Utf8PathBuf, Utf8PathBuf) {
+    let (dir, out) = fleet_folder(
+        name,
+        &[
+            ("good.yaml", "controllerLogLevel: debug\n"),
+            ("broken-yaml.yaml", "proxy: [unclosed\n"),
+            ("bad-timeout.yaml", "proxy:\n  awaitTimeout: 2x\n"),
+        ],
+    );
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("good.yaml"), "from an earlier run\n").unwrap();
     (dir, out)
@@ -251,12 +264,13 @@ fn a_cluster_folder_without_values_is_named_in_the_error() {
 
 /// A fleet of two small clusters, rendered once into `out`; returns (fleet, out).
 fn rendered_fleet(name: &str) -> (Utf8PathBuf, Utf8PathBuf) {
-    let root = scratch(name);
-    let dir = root.join("fleet");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("east.yaml"), "clusterDomain: east.example\n").unwrap();
-    std::fs::write(dir.join("west.yaml"), "clusterDomain: west.example\n").unwrap();
-    let out = root.join("out");
+    let (dir, out) = fleet_folder(
+        name,
+        &[
+            ("east.yaml", "clusterDomain: east.example\n"),
+            ("west.yaml", "clusterDomain: west.example\n"),
+        ],
+    );
     let first = at_golden_epoch(&fleet_args(&dir, &out, &[]));
     assert!(
         first.status.success(),
