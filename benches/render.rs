@@ -1,15 +1,37 @@
 //! In-process render time of the embedded control plane: compile once, render many times.
 //!
-//! `cargo bench --bench render` prints the median and spread; the target is under 1 ms a render.
+//! `cargo bench --bench render` prints the median and spread of `render_with` (the helper thread
+//! renders templates beside the caller's), and of the same render on the caller's thread alone
+//! (`render_with_kept`, as a fleet's workers call it), the two run by turns; the target is under
+//! 1 ms a render.
 
 use meshchart::chart::Chart;
 use meshchart::engine::Engine;
 use meshchart::flags::RenderFlags;
-use meshchart::render::{render_with, Clock};
+use meshchart::render::{render_with, render_with_kept, Clock, RenderOutcome};
+use meshchart::values::KeptFiles;
 use std::time::{Duration, Instant};
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn timed(render: impl FnOnce() -> RenderOutcome) -> Duration {
+    let t = Instant::now();
+    std::hint::black_box(render().rendered.to_stream());
+    t.elapsed()
+}
+
+fn report(what: &str, bytes: usize, times: &mut [Duration]) {
+    times.sort();
+    println!(
+        "{what} ({bytes} bytes) over {} runs: min {:?}, median {:?}, p90 {:?}, max {:?}",
+        times.len(),
+        times[0],
+        percentile(times, 0.5),
+        percentile(times, 0.9),
+        times[times.len() - 1]
+    );
 }
 
 fn main() {
@@ -22,9 +44,8 @@ fn main() {
         certs_dir: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/certs").into()),
         ..RenderFlags::default()
     };
-    let mut bytes = 0;
-    for _ in 0..50 {
-        bytes = render_with(
+    let two_threads = || {
+        render_with(
             &engine,
             &chart,
             &flags,
@@ -32,32 +53,39 @@ fn main() {
             Clock::FromEnv,
         )
         .expect("renders")
-        .rendered
-        .to_stream()
-        .len();
-    }
-    let runs = 1000;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        let out = render_with(
+    };
+    let one_thread = || {
+        let kept = KeptFiles::new();
+        render_with_kept(
             &engine,
             &chart,
             &flags,
             &mut std::io::empty(),
             Clock::FromEnv,
+            kept,
         )
-        .expect("renders");
-        std::hint::black_box(out.rendered.to_stream());
-        times.push(t.elapsed());
+        .expect("renders")
+    };
+    let mut bytes = 0;
+    for _ in 0..50 {
+        bytes = two_threads().rendered.to_stream().len();
+        one_thread();
     }
-    times.sort();
-    println!("chart load + compile: {:?}", compile);
+    let runs = 1000;
+    let (mut both, mut alone) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    let mut ratios = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (b, a) = (timed(two_threads), timed(one_thread));
+        ratios.push(a.as_secs_f64() / b.as_secs_f64());
+        both.push(b);
+        alone.push(a);
+    }
+    ratios.sort_by(f64::total_cmp);
+    println!("chart load + compile: {compile:?}");
+    report("render", bytes, &mut both);
+    report("render on one thread", bytes, &mut alone);
     println!(
-        "render ({bytes} bytes) over {runs} runs: min {:?}, median {:?}, p90 {:?}, max {:?}",
-        times[0],
-        percentile(&times, 0.5),
-        percentile(&times, 0.9),
-        times[runs - 1]
+        "one thread / render: paired median ratio {:.2}x",
+        ratios[runs / 2]
     );
 }

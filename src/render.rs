@@ -158,7 +158,10 @@ pub fn render(
     with_notes(chart, &values, rendered, notes)
 }
 
-/// Renders with an engine compiled earlier (golden runs reuse one engine for many cases).
+/// Renders with an engine compiled earlier (golden runs reuse one engine for many cases). As in
+/// [`render`], a helper thread renders templates from the same queue as this one; callers that
+/// already keep every core busy (a fleet's workers) use [`render_with_kept`], on their thread
+/// alone.
 pub fn render_with(
     engine: &Engine,
     chart: &Chart,
@@ -166,7 +169,23 @@ pub fn render_with(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    render_with_kept(engine, chart, flags, stdin, clock, KeptFiles::new())
+    let options = flags.render_options().map_err(Error::Usage)?;
+    let (values, notes) = values_with_kept(chart, flags, stdin, clock, KeptFiles::new())?;
+    let work = engine.prepare(&values, &options)?;
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .stack_size(crate::limits::WORKER_STACK_BYTES)
+            .spawn_scoped(scope, || engine.render_shared(&work));
+        engine.render_shared(&work);
+        // Without a helper (the thread could not start), this thread rendered all.
+        if let Ok(helper) = helper {
+            helper
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+    let rendered = engine.finish_render(work, &options)?;
+    with_notes(chart, &values, rendered, notes)
 }
 
 /// [`render_with`], taking files named in `kept` from there instead of reading them (a fleet's
