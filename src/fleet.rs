@@ -207,7 +207,8 @@ pub fn render_clusters(
     stdin: &mut dyn Read,
     clock: Clock,
     pool: &rayon::ThreadPool,
-    (out, staging): (&Utf8Path, &Utf8Path),
+    out: &Utf8Path,
+    staging: &Utf8Path,
 ) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
     let Fleet {
         engine,
@@ -402,10 +403,9 @@ pub fn run(
         shared,
         clusters: &clusters,
     };
-    let report =
-        render_clusters(&fleet, stdin, clock, &pool, (out, &staging)).and_then(|results| {
-            write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
-        });
+    let report = render_clusters(&fleet, stdin, clock, &pool, out, &staging).and_then(|results| {
+        write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
+    });
     // Left in it after a failure: staged outputs, never written back, cheap to remove.
     let _ = std::fs::remove_dir_all(&staging);
     let nothing_written = report.as_ref().map_or(true, |r| r.outputs.is_empty());

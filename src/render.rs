@@ -171,20 +171,7 @@ pub fn render_with(
 ) -> Result<RenderOutcome, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
     let (values, notes) = values_with_kept(chart, flags, stdin, clock, KeptFiles::new())?;
-    let work = engine.prepare(&values, &options)?;
-    std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new()
-            .stack_size(crate::limits::WORKER_STACK_BYTES)
-            .spawn_scoped(scope, || engine.render_shared(&work));
-        engine.render_shared(&work);
-        // Without a helper (the thread could not start), this thread rendered all.
-        if let Ok(helper) = helper {
-            helper
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
-    });
-    let rendered = engine.finish_render(work, &options)?;
+    let rendered = engine.render_with_a_helper(&values, &options)?;
     with_notes(chart, &values, rendered, notes)
 }
 

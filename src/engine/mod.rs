@@ -465,6 +465,29 @@ impl Engine {
         self.finish_render(work, opts)
     }
 
+    /// [`Engine::render`] with a helper thread taking templates from the same queue as this one
+    /// (for a single render; threads that already keep every core busy use `render`).
+    pub fn render_with_a_helper(
+        &self,
+        values: &Value,
+        opts: &RenderOptions,
+    ) -> Result<Rendered, RenderError> {
+        let work = self.prepare(values, opts)?;
+        std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new()
+                .stack_size(crate::limits::WORKER_STACK_BYTES)
+                .spawn_scoped(scope, || self.render_shared(&work));
+            self.render_shared(&work);
+            // Without a helper (the thread could not start), this thread rendered all.
+            if let Ok(helper) = helper {
+                helper
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+        });
+        self.finish_render(work, opts)
+    }
+
     /// Starts a render of `values`: [`Engine::render_shared`] does the work (from one thread or
     /// several) and [`Engine::finish_render`] puts the documents in Helm's order.
     pub fn prepare(&self, values: &Value, opts: &RenderOptions) -> Result<RenderWork, RenderError> {
