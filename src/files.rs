@@ -1,7 +1,7 @@
 //! File writes shared by the commands.
 
 use camino::Utf8Path;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// Writes `bytes` to `target` through a temporary file beside it, synced and renamed into place,
 /// so a failure leaves neither a partial `target` nor the temporary file.
@@ -18,6 +18,42 @@ pub fn write_atomically(target: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> 
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// Whether `target` is a regular file holding exactly `bytes`. Only a regular file of that very
+/// length is opened (never a link, FIFO or device: opening one could follow it or block), and it
+/// is read a slice at a time, stopping at the first difference.
+pub fn holds_exactly(target: &Utf8Path, bytes: &[u8]) -> bool {
+    let same_length =
+        |m: &std::fs::Metadata| m.file_type().is_file() && m.len() == bytes.len() as u64;
+    if !std::fs::symlink_metadata(target).is_ok_and(|m| same_length(&m)) {
+        return false;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Swapped for a link or a FIFO since the look: fail rather than follow or wait.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let Ok(mut file) = options.open(target) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| same_length(&m)) {
+        return false;
+    }
+    let mut slice = [0u8; 16 << 10];
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let want = rest.len().min(slice.len());
+        if file.read_exact(&mut slice[..want]).is_err() || slice[..want] != rest[..want] {
+            return false;
+        }
+        rest = &rest[want..];
+    }
+    // Nothing beyond: the file did not grow since its length was read.
+    matches!(file.read(&mut slice[..1]), Ok(0))
 }
 
 /// Moves the file `staged` to `target` in one step. When `target` was a regular file, the two

@@ -13,7 +13,7 @@
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::files::replace_keeping_old;
+use crate::files::{holds_exactly, replace_keeping_old};
 use crate::flags::RenderFlags;
 use crate::render::{render_with_kept, Clock};
 use crate::values::{Assembler, KeptFiles};
@@ -58,9 +58,8 @@ pub struct ClusterFailure {
 /// What a fleet run did.
 #[derive(Debug, Default)]
 pub struct FleetReport {
-    /// The output files, in cluster order, each with whether it was left as it was (it already
-    /// held its cluster's output) rather than written.
-    pub outputs: Vec<(Utf8PathBuf, bool)>,
+    /// The output files, in cluster order, each written or left as it was.
+    pub outputs: Vec<(Utf8PathBuf, Output)>,
     /// Notes for stderr, each prefixed with its cluster's name.
     pub notes: Vec<String>,
     /// The clusters that failed, in cluster order.
@@ -75,9 +74,9 @@ impl FleetReport {
     pub fn listing(&self) -> String {
         self.outputs
             .iter()
-            .map(|(path, unchanged)| match unchanged {
-                true => format!("unchanged {path}\n"),
-                false => format!("wrote {path}\n"),
+            .map(|(path, output)| match output {
+                Output::Changed => format!("wrote {path}\n"),
+                Output::Unchanged => format!("unchanged {path}\n"),
             })
             .collect()
     }
@@ -185,10 +184,19 @@ pub struct Fleet<'a> {
     pub clusters: &'a [Cluster],
 }
 
-/// One cluster's render: staged, or already in place; and the notes to print.
+/// What became of a cluster's output file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// New bytes: staged, then moved into place (`wrote PATH`).
+    Changed,
+    /// The file already held these bytes and is left as it is (`unchanged PATH`).
+    Unchanged,
+}
+
+/// One cluster's render: its output (staged when changed) and the notes to print.
 pub struct ClusterOutput {
-    /// Whether it waits in the staging folder (else its file already holds it).
-    pub staged: bool,
+    /// Whether its file changes.
+    pub output: Output,
     /// What a single `render` would print on stderr.
     pub notes: Vec<String>,
 }
@@ -237,13 +245,16 @@ pub fn render_clusters(
         )?;
         let file = format!("{}.yaml", cluster.name);
         let stream = outcome.rendered.to_stream();
-        let staged = !holds_already(&out.join(&file), stream.as_bytes());
-        if staged {
+        let output = match holds_exactly(&out.join(&file), stream.as_bytes()) {
+            true => Output::Unchanged,
+            false => Output::Changed,
+        };
+        if output == Output::Changed {
             let path = staging.join(&file);
             std::fs::write(&path, stream).map_err(Error::io(&path))?;
         }
         Ok(ClusterOutput {
-            staged,
+            output,
             notes: outcome.notes,
         })
     };
@@ -262,42 +273,6 @@ pub fn render_clusters(
         results[i] = Some(result);
     }
     Ok(results.into_iter().flatten().collect())
-}
-
-/// Whether `target` is a regular file holding exactly `bytes`. Only a regular file of that very
-/// length is opened (never a link, FIFO or device: opening one could follow it or block), and it
-/// is read a slice at a time, stopping at the first difference.
-fn holds_already(target: &Utf8Path, bytes: &[u8]) -> bool {
-    let same_length =
-        |m: &std::fs::Metadata| m.file_type().is_file() && m.len() == bytes.len() as u64;
-    if !std::fs::symlink_metadata(target).is_ok_and(|m| same_length(&m)) {
-        return false;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // Swapped for a link or a FIFO since the look: fail rather than follow or wait.
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let Ok(mut file) = options.open(target) else {
-        return false;
-    };
-    if !file.metadata().is_ok_and(|m| same_length(&m)) {
-        return false;
-    }
-    let mut slice = [0u8; 16 << 10];
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let want = rest.len().min(slice.len());
-        if file.read_exact(&mut slice[..want]).is_err() || slice[..want] != rest[..want] {
-            return false;
-        }
-        rest = &rest[want..];
-    }
-    // Nothing beyond: the file did not grow since its length was read.
-    matches!(file.read(&mut slice[..1]), Ok(0))
 }
 
 /// The files the shared flags read (their `-f` files and `--set-file` paths), read once for all
@@ -332,14 +307,14 @@ pub fn write_clusters(
     let mut good = Vec::new();
     for (cluster, result) in clusters.iter().zip(results) {
         match result {
-            Ok(output) => {
+            Ok(rendered) => {
                 report.notes.extend(
-                    output
+                    rendered
                         .notes
                         .iter()
                         .map(|note| format!("{}: {note}", cluster.name)),
                 );
-                good.push((cluster, output.staged));
+                good.push((cluster, rendered.output));
             }
             Err(error) => report.failures.push(ClusterFailure {
                 file: cluster.values.clone(),
@@ -353,11 +328,11 @@ pub fn write_clusters(
     // This thread moves the outputs into place (one folder: one at a time) while the pool's
     // other threads remove the files they replaced, and this one joins them when done.
     pool.scope(|scope| {
-        for (cluster, was_staged) in good {
+        for (cluster, output) in good {
             let file = format!("{}.yaml", cluster.name);
             let target = out.join(&file);
-            if !was_staged {
-                report.outputs.push((target, true));
+            if output == Output::Unchanged {
+                report.outputs.push((target, output));
                 continue;
             }
             let staged = staging.join(&file);
@@ -366,7 +341,7 @@ pub fn write_clusters(
                     let _ = std::fs::remove_file(staged);
                 });
             }
-            report.outputs.push((target, false));
+            report.outputs.push((target, output));
         }
         Ok(report)
     })
