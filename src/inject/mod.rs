@@ -785,8 +785,11 @@ impl Driver<'_> {
             scope.spawn(move || {
                 for batch in batches {
                     let transform = || {
+                        // One document per job (see fleet::render_clusters): the batch's
+                        // last documents no longer wait on one thread while the other idles.
                         batch
                             .par_iter()
+                            .with_max_len(1)
                             .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
                             .collect::<Vec<_>>()
                     };
