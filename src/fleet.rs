@@ -175,7 +175,7 @@ pub fn cluster_flags(shared: &RenderFlags, cluster: &Cluster) -> RenderFlags {
 #[derive(Clone, Copy)]
 pub struct Fleet<'a> {
     /// The chart, compiled once.
-    pub engine: &'a Engine,
+    pub engine: &'a Engine<'a>,
     /// The chart itself.
     pub chart: &'a Chart,
     /// The `-f`/`--set` flags that apply under each cluster's own values.

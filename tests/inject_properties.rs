@@ -15,13 +15,14 @@ use proptest::prelude::*;
 use std::sync::OnceLock;
 
 fn setup() -> &'static Setup {
+    static CHART: OnceLock<Chart> = OnceLock::new();
     static SETUP: OnceLock<Setup> = OnceLock::new();
+    let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     SETUP.get_or_init(|| {
-        let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let chart = Chart::from_dir(&root).expect("the chart reads");
+        let chart = CHART.get_or_init(|| Chart::from_dir(&root).expect("the chart reads"));
         let anchors = std::fs::read_to_string(root.join("tests/reference/valid-trust-anchors.pem"))
             .expect("trust anchors");
-        Setup::new(&chart, &anchors)
+        Setup::new(chart, &anchors)
     })
 }
 

@@ -10,12 +10,12 @@ use meshchart::inject::{
 use meshchart::values::Value;
 use std::sync::Mutex;
 
-struct CountingSidecars {
-    inner: ChartSidecars,
+struct CountingSidecars<'chart> {
+    inner: ChartSidecars<'chart>,
     renders: Mutex<Vec<Part>>,
 }
 
-impl SidecarSource for CountingSidecars {
+impl SidecarSource for CountingSidecars<'_> {
     fn render(
         &self,
         part: Part,
@@ -55,8 +55,9 @@ fn inject_values() -> Value {
 
 #[test]
 fn sidecars_render_once_per_distinct_configuration() {
+    let chart = support::chart();
     let sidecars = CountingSidecars {
-        inner: ChartSidecars::new(&support::chart()).unwrap(),
+        inner: ChartSidecars::new(&chart).unwrap(),
         renders: Mutex::new(Vec::new()),
     };
     let tuned = "config.linkerd.io/proxy-cpu-request: 300m";
@@ -108,7 +109,8 @@ fn sidecars_render_once_per_distinct_configuration() {
 
 #[test]
 fn a_stream_read_document_by_document_gives_the_output_of_the_whole_text() {
-    let sidecars = ChartSidecars::new(&support::chart()).unwrap();
+    let chart = support::chart();
+    let sidecars = ChartSidecars::new(&chart).unwrap();
     let options = InjectOptions {
         values: inject_values(),
         namespaces: Namespaces::default(),

@@ -200,7 +200,8 @@ fn inject_values(extra: &[(&[&str], Value)]) -> Value {
 }
 
 fn run_inject(values: Value, text: &str) -> Vec<Value> {
-    let sidecars = ChartSidecars::new(&support::chart()).expect("the chart compiles");
+    let chart = support::chart();
+    let sidecars = ChartSidecars::new(&chart).expect("the chart compiles");
     let options = InjectOptions {
         values,
         namespaces: Namespaces::default(),

@@ -12,10 +12,11 @@ use meshchart::inject::{self, InjectOptions, Namespaces, Source};
 use std::sync::OnceLock;
 
 fn setup() -> &'static Setup {
+    static CHART: OnceLock<Chart> = OnceLock::new();
     static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
-        let chart = Chart::embedded().expect("the embedded chart");
-        Setup::new(&chart, include_str!("../../tests/certs/ca.crt"))
+        let chart = CHART.get_or_init(|| Chart::embedded().expect("the embedded chart"));
+        Setup::new(chart, include_str!("../../tests/certs/ca.crt"))
     })
 }
 

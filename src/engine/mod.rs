@@ -140,9 +140,10 @@ fn write_framed(out: &mut String, chart_name: &str, doc: &RenderedDocument) {
     );
 }
 
-/// A chart's templates compiled once, ready to render with any values.
-pub struct Engine {
-    env: Environment<'static>,
+/// A chart's templates compiled once, ready to render with any values; `'source` is the
+/// chart's, whose template texts an engine made by [`Engine::new`] borrows.
+pub struct Engine<'source> {
+    env: Environment<'source>,
     chart_name: String,
     chart_object: JValue,
     templates: Vec<String>,
@@ -199,20 +200,29 @@ fn is_notes(name: &str) -> bool {
     name.ends_with("NOTES.txt")
 }
 
-impl Engine {
+impl<'source> Engine<'source> {
     /// Compiles every template of `chart`; syntax errors are reported here with file and line.
-    pub fn new(chart: &Chart) -> Result<Engine, RenderError> {
-        let engine = Engine::uncompiled(chart);
-        let work = CompileWork::default();
-        engine.compile(&work);
-        engine.finish_compile(&work, chart)?;
+    ///
+    /// The templates go into the environment as borrowed from `chart`, which minijinja keeps in
+    /// a table it reads without a lock. Those it loads itself (see [`Engine::uncompiled`]) sit
+    /// behind one mutex that every lookup takes, every `include` included: threads rendering
+    /// at once (a fleet, inject, a render's helper thread) passed that lock back and forth.
+    /// Compiling here is serial; [`Engine::uncompiled`] shares it between threads instead.
+    pub fn new(chart: &'source Chart) -> Result<Engine<'source>, RenderError> {
+        let mut engine = Engine::uncompiled(chart);
+        for template in &chart.templates {
+            engine
+                .env
+                .add_template(&template.path, &template.text)
+                .map_err(|e| RenderError::from_template_error(&engine.chart_name, &e, chart))?;
+        }
         Ok(engine)
     }
 
     /// An engine whose templates compile on first use; [`Engine::compile`] compiles them ahead,
     /// from as many threads as share a [`CompileWork`], and [`Engine::finish_compile`] reports
     /// the first syntax error.
-    pub fn uncompiled(chart: &Chart) -> Engine {
+    pub fn uncompiled(chart: &Chart) -> Engine<'source> {
         let mut env = Environment::new();
         env.set_auto_escape_callback(|_| AutoEscape::None);
         // Go templates keep a template's final newline; Jinja drops it by default.
@@ -317,7 +327,7 @@ impl Engine {
 
     /// Remembers every document that passes the YAML check, so a render that repeats it
     /// (another cluster of a fleet) takes its head from memory; same results, less work.
-    pub fn remembering_checked_documents(mut self) -> Engine {
+    pub fn remembering_checked_documents(mut self) -> Self {
         self.checked = Some(checked::CheckedDocuments::default());
         self
     }
@@ -325,7 +335,7 @@ impl Engine {
     /// Remembers each template's and partial's output with the values it read, so a render
     /// whose context holds the same there (another cluster of a fleet) reuses it: see
     /// [`remembered`].
-    pub fn remembering_template_outputs(mut self) -> Engine {
+    pub fn remembering_template_outputs(mut self) -> Self {
         self.remembered = Some(Arc::new(remembered::RememberedRenders::new(
             &self.templates,
         )));
@@ -734,7 +744,7 @@ impl Engine {
     }
 }
 
-impl Engine {
+impl Engine<'_> {
     /// The template and line that produced byte `at` of `template`'s output. Renders again with
     /// span tracking: only on error paths, so rendering stays fast.
     fn output_origin(

@@ -59,15 +59,15 @@ pub trait SidecarSource: Sync {
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError>;
 }
 
-/// The chart's partials, compiled once.
-pub struct ChartSidecars {
-    engine: Engine,
+/// The chart's partials, compiled once (borrowing the chart's texts).
+pub struct ChartSidecars<'chart> {
+    engine: Engine<'chart>,
     options: RenderOptions,
 }
 
-impl ChartSidecars {
+impl<'chart> ChartSidecars<'chart> {
     /// Compiles `chart`'s templates, to render for the default Kubernetes version (render's).
-    pub fn new(chart: &Chart) -> Result<ChartSidecars, RenderError> {
+    pub fn new(chart: &'chart Chart) -> Result<ChartSidecars<'chart>, RenderError> {
         Ok(ChartSidecars {
             engine: Engine::new(chart)?,
             options: RenderOptions::default(),
@@ -76,13 +76,13 @@ impl ChartSidecars {
 
     /// The partials render for `version` (`Capabilities.KubeVersion`: the proxy partial refuses
     /// native sidecars below 1.29).
-    pub fn for_kube_version(mut self, version: KubeVersion) -> ChartSidecars {
+    pub fn for_kube_version(mut self, version: KubeVersion) -> Self {
         self.options.kube_version = version;
         self
     }
 }
 
-impl SidecarSource for ChartSidecars {
+impl SidecarSource for ChartSidecars<'_> {
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError> {
         let text = self
             .engine

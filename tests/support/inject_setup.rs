@@ -8,15 +8,16 @@ use meshchart::values::Value;
 
 /// The chart's sidecar partials and the values to inject with.
 pub struct Setup {
-    /// Renders the proxy and init containers.
-    pub sidecars: ChartSidecars,
+    /// Renders the proxy and init containers (borrowing the chart's templates: the callers keep
+    /// the chart and its setup for the whole process).
+    pub sidecars: ChartSidecars<'static>,
     /// The chart's defaults with `identityTrustAnchorsPEM` set.
     pub values: Value,
 }
 
 impl Setup {
     /// Compiles `chart`'s partials and takes its defaults, with `trust_anchors` (PEM) added.
-    pub fn new(chart: &Chart, trust_anchors: &str) -> Setup {
+    pub fn new(chart: &'static Chart, trust_anchors: &str) -> Setup {
         let mut values = chart.default_values().expect("default values");
         set_path(
             &mut values,
