@@ -397,16 +397,19 @@ pub struct RememberedRenders {
     kept_bytes: AtomicUsize,
 }
 
+/// One thread's hold on the shared outputs. Held in an `Rc`, so that each `include` takes its
+/// own handle without writing the shared `Arc`'s count, which both threads of a fleet would
+/// otherwise pass back and forth.
+struct ThreadHold(Arc<RememberedRenders>);
+
 thread_local! {
     /// The outputs `include` may recall and remember while this thread renders for a fleet.
-    // An `Rc` of the shared `Arc`: each `include` takes its own handle without writing the
-    // shared reference count, which both threads of a fleet would otherwise pass back and forth.
-    static ACTIVE: RefCell<Option<Rc<Arc<RememberedRenders>>>> = const { RefCell::new(None) };
+    static ACTIVE: RefCell<Option<Rc<ThreadHold>>> = const { RefCell::new(None) };
 }
 
 /// Makes `remembered` the outputs `include` uses on this thread until the guard is dropped.
 pub struct Active {
-    previous: Option<Rc<Arc<RememberedRenders>>>,
+    previous: Option<Rc<ThreadHold>>,
 }
 
 impl Drop for Active {
@@ -433,7 +436,11 @@ impl RememberedRenders {
 
     /// Makes these the outputs `include` uses on this thread, for as long as the guard lives.
     pub fn activate(self: &Arc<Self>) -> Active {
-        let previous = ACTIVE.with(|active| active.borrow_mut().replace(Rc::new(self.clone())));
+        let previous = ACTIVE.with(|active| {
+            active
+                .borrow_mut()
+                .replace(Rc::new(ThreadHold(self.clone())))
+        });
         Active { previous }
     }
 
@@ -460,9 +467,10 @@ pub fn included<E>(
     render: impl FnOnce(&JValue) -> Result<String, E>,
 ) -> Result<String, E> {
     let active = ACTIVE.with(|active| active.borrow().clone());
-    let Some(remembered) = active else {
+    let Some(hold) = active else {
         return render(&context);
     };
+    let remembered = &hold.0;
     match remembered
         .index
         .get(name)
