@@ -3,89 +3,14 @@
 //! `cargo bench --bench render` prints the median and spread of `render_with` (the helper thread
 //! renders templates beside the caller's), and of the same render on the caller's thread alone
 //! (`render_with_kept`, as a fleet's workers call it), the two run by turns; the target is under
-//! 1 ms a render.
+//! 1 ms a render. This one allocates with the system's allocator, as a program using the
+//! library does unless it says otherwise; `render_shipped_allocator` times the same with the
+//! binary's.
 
-use meshchart::chart::Chart;
-use meshchart::engine::Engine;
-use meshchart::flags::RenderFlags;
-use meshchart::render::{render_with, render_with_kept, Clock, RenderOutcome};
-use meshchart::values::KeptFiles;
-use std::time::{Duration, Instant};
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn timed(render: impl FnOnce() -> RenderOutcome) -> Duration {
-    let t = Instant::now();
-    std::hint::black_box(render().rendered.to_stream());
-    t.elapsed()
-}
-
-fn report(what: &str, bytes: usize, times: &mut [Duration]) {
-    times.sort();
-    println!(
-        "{what} ({bytes} bytes) over {} runs: min {:?}, median {:?}, p90 {:?}, max {:?}",
-        times.len(),
-        times[0],
-        percentile(times, 0.5),
-        percentile(times, 0.9),
-        times[times.len() - 1]
-    );
-}
+#[path = "support/render_timing.rs"]
+mod render_timing;
 
 fn main() {
-    std::env::set_var("SOURCE_DATE_EPOCH", "1700000000");
-    let started = Instant::now();
-    let chart = Chart::embedded().expect("embedded chart");
-    let engine = Engine::new(&chart).expect("chart compiles");
-    let compile = started.elapsed();
-    let flags = RenderFlags {
-        certs_dir: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/certs").into()),
-        ..RenderFlags::default()
-    };
-    let two_threads = || {
-        render_with(
-            &engine,
-            &chart,
-            &flags,
-            &mut std::io::empty(),
-            Clock::FromEnv,
-        )
-        .expect("renders")
-    };
-    let one_thread = || {
-        let kept = KeptFiles::new();
-        render_with_kept(
-            &engine,
-            &chart,
-            &flags,
-            &mut std::io::empty(),
-            Clock::FromEnv,
-            kept,
-        )
-        .expect("renders")
-    };
-    let mut bytes = 0;
-    for _ in 0..50 {
-        bytes = two_threads().rendered.to_stream().len();
-        one_thread();
-    }
-    let runs = 1000;
-    let (mut both, mut alone) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
-    let mut ratios = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let (b, a) = (timed(two_threads), timed(one_thread));
-        ratios.push(a.as_secs_f64() / b.as_secs_f64());
-        both.push(b);
-        alone.push(a);
-    }
-    ratios.sort_by(f64::total_cmp);
-    println!("chart load + compile: {compile:?}");
-    report("render", bytes, &mut both);
-    report("render on one thread", bytes, &mut alone);
-    println!(
-        "one thread / render: paired median ratio {:.2}x",
-        ratios[runs / 2]
-    );
+    println!("allocator: the system's (glibc malloc on Linux)");
+    render_timing::run();
 }
