@@ -206,7 +206,7 @@ impl<'source> Engine<'source> {
     /// The templates go into the environment as borrowed from `chart`, which minijinja keeps in
     /// a table it reads without a lock. Those it loads itself (see [`Engine::uncompiled`]) sit
     /// behind one mutex that every lookup takes, every `include` included: threads rendering
-    /// at once (a fleet, inject, a render's helper thread) passed that lock back and forth.
+    /// at once (a fleet, inject, `render_with`'s helper thread) passed that lock back and forth.
     /// Compiling here is serial; [`Engine::uncompiled`] shares it between threads instead.
     pub fn new(chart: &'source Chart) -> Result<Engine<'source>, RenderError> {
         let mut engine = Engine::uncompiled(chart);
