@@ -159,9 +159,9 @@ pub fn render(
 }
 
 /// Renders with an engine compiled earlier (golden runs reuse one engine for many cases). As in
-/// [`render`], a helper thread renders templates from the same queue as this one; callers that
-/// already keep every core busy (a fleet's workers) use [`render_with_kept`], on their thread
-/// alone.
+/// [`render`], a helper thread renders templates from the same queue as this one (one the
+/// process keeps, see [`Engine::render_with_a_helper`]); callers that already keep every core
+/// busy (a fleet's workers) use [`render_with_kept`], on their thread alone.
 pub fn render_with(
     engine: &Engine,
     chart: &Chart,
