@@ -173,8 +173,8 @@ type Objects = [(&'static str, JValue); 4];
 /// it when it ended (with the binary's arena, 2,000 renders in one process grew it to the
 /// arena's whole 32 MiB region).
 fn render_helper() -> Option<&'static rayon::ThreadPool> {
-    static HELPERS: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    HELPERS
+    static HELPER: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    HELPER
         .get_or_init(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
@@ -227,7 +227,7 @@ impl<'source> Engine<'source> {
     /// at once (a fleet, inject, `render_with`'s helper thread) passed that lock back and forth.
     /// Compiling here is serial; [`Engine::uncompiled`] shares it between threads instead.
     pub fn new(chart: &'source Chart) -> Result<Engine<'source>, RenderError> {
-        let mut engine = Engine::uncompiled(chart);
+        let mut engine = Engine::without_templates(chart);
         for template in &chart.templates {
             engine
                 .env
@@ -241,6 +241,24 @@ impl<'source> Engine<'source> {
     /// from as many threads as share a [`CompileWork`], and [`Engine::finish_compile`] reports
     /// the first syntax error.
     pub fn uncompiled(chart: &Chart) -> Engine<'source> {
+        let mut engine = Engine::without_templates(chart);
+        // Templates come through a loader rather than `add_template`: minijinja then compiles
+        // each one on first use, outside its lock, so several threads can compile at once.
+        let sources: Arc<HashMap<String, String>> = Arc::new(
+            chart
+                .templates
+                .iter()
+                .map(|t| (t.path.clone(), t.text.clone()))
+                .collect(),
+        );
+        engine
+            .env
+            .set_loader(move |name| Ok(sources.get(name).cloned()));
+        engine
+    }
+
+    /// An engine for `chart` with our syntax, functions and filters and no template yet.
+    fn without_templates(chart: &Chart) -> Engine<'source> {
         let mut env = Environment::new();
         env.set_auto_escape_callback(|_| AutoEscape::None);
         // Go templates keep a template's final newline; Jinja drops it by default.
@@ -312,16 +330,6 @@ impl<'source> Engine<'source> {
         env.add_function("tpl", include::tpl);
         env.add_filter("tpl", include::tpl);
         functions::register(&mut env);
-        // Templates come through a loader rather than `add_template`: minijinja then compiles
-        // each one on first use, outside its lock, so several threads can compile at once.
-        let sources: Arc<HashMap<String, String>> = Arc::new(
-            chart
-                .templates
-                .iter()
-                .map(|t| (t.path.clone(), t.text.clone()))
-                .collect(),
-        );
-        env.set_loader(move |name| Ok(sources.get(name).cloned()));
         Engine {
             env,
             chart_name: chart.metadata.name.clone(),
@@ -504,7 +512,7 @@ impl<'source> Engine<'source> {
     ) -> Result<Rendered, RenderError> {
         let work = self.prepare(values, opts)?;
         match render_helper() {
-            Some(helpers) => helpers.in_place_scope(|scope| {
+            Some(helper) => helper.in_place_scope(|scope| {
                 scope.spawn(|_| self.render_shared(&work));
                 self.render_shared(&work);
             }),
