@@ -185,9 +185,43 @@ pub fn render_with_kept(
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<RenderOutcome, Error> {
+    let inputs = read_inputs(chart, flags, stdin, clock, kept)?;
+    render_inputs(engine, chart, inputs)
+}
+
+/// What a render reads before any template runs: its options and values, and the notes so far.
+#[derive(Debug)]
+pub struct RenderInputs {
+    options: crate::engine::RenderOptions,
+    values: Value,
+    notes: Vec<String>,
+}
+
+/// Reads and checks a render's inputs, without the templates: a fleet reads clusters' values
+/// while its chart still compiles. Files named in `kept` come from there.
+pub fn read_inputs(
+    chart: &Chart,
+    flags: &RenderFlags,
+    stdin: &mut dyn Read,
+    clock: Clock,
+    kept: KeptFiles,
+) -> Result<RenderInputs, Error> {
     let options = flags.render_options().map_err(Error::Usage)?;
     let (values, notes) = values_with_kept(chart, flags, stdin, clock, kept)?;
-    finish_render(engine, chart, &options, values, notes)
+    Ok(RenderInputs {
+        options,
+        values,
+        notes,
+    })
+}
+
+/// Renders inputs read by [`read_inputs`] on this thread alone.
+pub fn render_inputs(
+    engine: &Engine,
+    chart: &Chart,
+    inputs: RenderInputs,
+) -> Result<RenderOutcome, Error> {
+    finish_render(engine, chart, &inputs.options, inputs.values, inputs.notes)
 }
 
 /// Renders `values` and gathers the notes of the whole render.

@@ -345,3 +345,38 @@ fn a_fifo_where_an_output_goes_is_replaced_without_being_opened() {
     assert!(again.status.success());
     assert_eq!(std::fs::read(&east).unwrap(), expected);
 }
+
+#[test]
+fn a_chart_that_does_not_compile_fails_the_fleet_naming_its_template_and_writes_nothing() {
+    let (dir, out) = fleet_folder(
+        "fleet-broken-chart",
+        &[("one.yaml", "a: 1\n"), ("two.yaml", "a: 2\n")],
+    );
+    let chart = scratch("fleet-broken-chart-source").join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: broken\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "a: 0\n").unwrap();
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "kind: ConfigMap\ndata:\n  a: {{ Values.a \n",
+    )
+    .unwrap();
+    let output = at_golden_epoch(&[
+        "render",
+        "--fleet",
+        dir.as_str(),
+        "--output-dir",
+        out.as_str(),
+        "--chart",
+        chart.as_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("templates/config.yaml:3"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!out.exists(), "the output folder was left behind");
+}
