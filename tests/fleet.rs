@@ -380,3 +380,44 @@ fn a_chart_that_does_not_compile_fails_the_fleet_naming_its_template_and_writes_
     assert!(output.stdout.is_empty());
     assert!(!out.exists(), "the output folder was left behind");
 }
+
+#[test]
+fn clusters_sharing_an_empty_certs_dir_all_get_the_material_it_is_filled_with_once() {
+    let clusters: Vec<(String, String)> = (0..8)
+        .map(|i| {
+            (
+                format!("c{i}.yaml"),
+                format!("controllerReplicas: {}\n", i % 3 + 1),
+            )
+        })
+        .collect();
+    let clusters: Vec<(&str, &str)> = clusters
+        .iter()
+        .map(|(file, values)| (file.as_str(), values.as_str()))
+        .collect();
+    let (dir, out) = fleet_folder("fleet-shared-empty-certs", &clusters);
+    let certs = dir.parent().unwrap().join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    let output = at_golden_epoch(&[
+        "render",
+        "--fleet",
+        dir.as_str(),
+        "--output-dir",
+        out.as_str(),
+        "--certs-dir",
+        certs.as_str(),
+        "--jobs",
+        "2",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let anchor = std::fs::read_to_string(certs.join("ca.crt")).unwrap();
+    let first_line_of_body = anchor.lines().nth(1).unwrap();
+    for (file, _) in &clusters {
+        let rendered = std::fs::read_to_string(out.join(file)).unwrap();
+        assert!(
+            rendered.contains(first_line_of_body),
+            "{file} does not carry the trust anchor kept in {certs}"
+        );
+    }
+}
