@@ -134,16 +134,22 @@ fn at_golden_epoch(args: &[&str]) -> std::process::Output {
     support::cli::run(support::cli::command(args).env("SOURCE_DATE_EPOCH", "1700000000"))
 }
 
-fn fleet_args<'a>(dir: &'a Utf8Path, out: &'a Utf8Path, extra: &[&'a str]) -> Vec<&'a str> {
+/// `render --fleet DIR --output-dir OUT`, then `extra`.
+fn bare_fleet_args<'a>(dir: &'a Utf8Path, out: &'a Utf8Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "render",
         "--fleet",
         dir.as_str(),
         "--output-dir",
         out.as_str(),
-        "--certs-dir",
-        "tests/certs",
     ];
+    args.extend(extra);
+    args
+}
+
+/// [`bare_fleet_args`] with the pinned certificates in tests/certs.
+fn fleet_args<'a>(dir: &'a Utf8Path, out: &'a Utf8Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = bare_fleet_args(dir, out, &["--certs-dir", "tests/certs"]);
     args.extend(extra);
     args
 }
@@ -365,15 +371,7 @@ fn a_chart_that_does_not_compile_fails_the_fleet_naming_its_template_and_writes_
         "kind: ConfigMap\ndata:\n  a: {{ Values.a \n",
     )
     .unwrap();
-    let output = at_golden_epoch(&[
-        "render",
-        "--fleet",
-        dir.as_str(),
-        "--output-dir",
-        out.as_str(),
-        "--chart",
-        chart.as_str(),
-    ]);
+    let output = at_golden_epoch(&bare_fleet_args(&dir, &out, &["--chart", chart.as_str()]));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_ne!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("templates/config.yaml:3"), "{stderr}");
@@ -398,17 +396,11 @@ fn clusters_sharing_an_empty_certs_dir_all_get_the_material_it_is_filled_with_on
     let (dir, out) = fleet_folder("fleet-shared-empty-certs", &clusters);
     let certs = dir.parent().unwrap().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    let output = at_golden_epoch(&[
-        "render",
-        "--fleet",
-        dir.as_str(),
-        "--output-dir",
-        out.as_str(),
-        "--certs-dir",
-        certs.as_str(),
-        "--jobs",
-        "2",
-    ]);
+    let output = at_golden_epoch(&bare_fleet_args(
+        &dir,
+        &out,
+        &["--certs-dir", certs.as_str(), "--jobs", "2"],
+    ));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let anchor = std::fs::read_to_string(certs.join("ca.crt")).unwrap();
