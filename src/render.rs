@@ -169,10 +169,9 @@ pub fn render_with(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    let options = flags.render_options().map_err(Error::Usage)?;
-    let (values, notes) = values_with_kept(chart, flags, stdin, clock, KeptFiles::new())?;
-    let rendered = engine.render_with_a_helper(&values, &options)?;
-    with_notes(chart, &values, rendered, notes)
+    let inputs = read_inputs(chart, flags, stdin, clock, KeptFiles::new())?;
+    let rendered = engine.render_with_a_helper(&inputs.values, &inputs.options)?;
+    with_notes(chart, &inputs.values, rendered, inputs.notes)
 }
 
 /// [`render_with`], taking files named in `kept` from there instead of reading them (a fleet's
@@ -221,19 +220,8 @@ pub fn render_inputs(
     chart: &Chart,
     inputs: RenderInputs,
 ) -> Result<RenderOutcome, Error> {
-    finish_render(engine, chart, &inputs.options, inputs.values, inputs.notes)
-}
-
-/// Renders `values` and gathers the notes of the whole render.
-fn finish_render(
-    engine: &Engine,
-    chart: &Chart,
-    options: &crate::engine::RenderOptions,
-    values: Value,
-    notes: Vec<String>,
-) -> Result<RenderOutcome, Error> {
-    let rendered = engine.render(&values, options)?;
-    with_notes(chart, &values, rendered, notes)
+    let rendered = engine.render(&inputs.values, &inputs.options)?;
+    with_notes(chart, &inputs.values, rendered, inputs.notes)
 }
 
 /// A finished render with the notes of the values, the templates and the proxy checks.

@@ -379,7 +379,11 @@ impl<T: Clone + OutputSize> Outputs<T> {
         let Some(slot) = self.kept.iter().find(|slot| slot.get().is_none()) else {
             return;
         };
-        if kept_bytes.fetch_add(size, Ordering::Relaxed) + size > KEPT_BYTES {
+        // Only what is kept counts: an output refused for its size leaves room for smaller ones.
+        let within_budget = kept_bytes.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+            (used + size <= KEPT_BYTES).then_some(used + size)
+        });
+        if within_budget.is_err() {
             return;
         }
         let _ = slot.set(Remembered {
@@ -709,6 +713,23 @@ mod tests {
             assert!(render_x(&outputs, &kept_bytes, 1));
         }
         assert_eq!(outputs.recalls.load(Ordering::Relaxed), 2 + RECALLS_AHEAD);
+    }
+
+    #[test]
+    fn an_output_refused_for_the_budget_takes_none_of_it() {
+        let outputs = Outputs::default();
+        let kept_bytes = AtomicUsize::new(KEPT_BYTES - 1);
+        assert!(!render_x(&outputs, &kept_bytes, 10));
+        assert_eq!(kept_bytes.load(Ordering::Relaxed), KEPT_BYTES - 1);
+        assert!(
+            !render_x(&outputs, &kept_bytes, 10),
+            "a refused output is not recalled"
+        );
+        assert!(!render_x(&outputs, &kept_bytes, 7));
+        assert!(
+            render_x(&outputs, &kept_bytes, 7),
+            "a one-byte output still fits"
+        );
     }
 
     #[test]
