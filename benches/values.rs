@@ -7,8 +7,8 @@
 //! each command, in process, with the embedded chart. Target: 10,000 keys well under a second.
 
 use meshchart::chart::{Chart, ChartSource};
-use meshchart::flags::RenderFlags;
 use meshchart::render::show_values;
+use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
 use std::time::{Duration, Instant};
 
@@ -63,7 +63,7 @@ fn main() {
         };
         let plain = time(runs, || show(false));
         let explained = time(runs, || show(true));
-        let mut flags = RenderFlags::default();
+        let mut flags = RenderRequest::default();
         flags.values.files = vec![file.clone()];
         let lint = time(runs, || {
             let report =

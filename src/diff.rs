@@ -7,8 +7,8 @@
 
 use crate::chart::ChartSource;
 use crate::error::Error;
-use crate::flags::RenderFlags;
 use crate::manifest::split_documents;
+use crate::render::RenderRequest;
 use crate::render::{render, Clock};
 use crate::values::Value;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -187,15 +187,15 @@ pub fn diff_streams(a: &str, a_label: &str, b: &str, b_label: &str) -> Result<Di
 pub struct RenderSide {
     /// The chart.
     pub chart: ChartSource,
-    /// Its flags (shared ones plus this side's own).
-    pub flags: RenderFlags,
+    /// Its request: the shared one plus this side's own values.
+    pub request: RenderRequest,
 }
 
 impl RenderSide {
     /// Renders this side to a stream.
     pub fn render(&self, clock: Clock) -> Result<String, Error> {
         let chart = self.chart.load()?;
-        Ok(render(&chart, &self.flags, &mut std::io::empty(), clock)?
+        Ok(render(&chart, &self.request, &mut std::io::empty(), clock)?
             .rendered
             .to_stream())
     }
@@ -203,7 +203,7 @@ impl RenderSide {
 
 /// What one side of `diff --values-a/--set-a/--chart-a` adds to the shared flags.
 #[derive(Clone, Debug, Default)]
-pub struct SideFlags {
+pub struct SideRequest {
     /// `--chart-a`/`--chart-b`, else the shared chart.
     pub chart: Option<Utf8PathBuf>,
     /// Extra values files.
@@ -216,9 +216,9 @@ pub struct SideFlags {
 /// so only what the side's flags change shows in the diff.
 pub fn render_pair(
     chart: Option<&Utf8Path>,
-    shared: &RenderFlags,
-    a: &SideFlags,
-    b: &SideFlags,
+    shared: &RenderRequest,
+    a: &SideRequest,
+    b: &SideRequest,
     clock: Clock,
 ) -> Result<(String, String), Error> {
     let clock = Clock::Fixed(clock.now()?);
@@ -232,16 +232,16 @@ pub fn render_pair(
             })?)
         }
     };
-    let side = |own: &SideFlags| {
-        let mut flags = shared.clone();
-        flags.values.files.extend(own.values.iter().cloned());
-        flags.values.set.extend(own.set.iter().cloned());
+    let side = |own: &SideRequest| {
+        let mut request = shared.clone();
+        request.values.files.extend(own.values.iter().cloned());
+        request.values.set.extend(own.set.iter().cloned());
         if let Some(dir) = &scratch {
-            flags.certs_dir = Some(dir.clone());
+            request.certs_dir = Some(dir.clone());
         }
         RenderSide {
             chart: ChartSource::from_flag(own.chart.as_deref().or(chart)),
-            flags,
+            request,
         }
     };
     let result = side(a)
@@ -258,9 +258,9 @@ pub fn render_pair(
 pub fn compare(
     files: &[String],
     chart: Option<&Utf8Path>,
-    shared: &RenderFlags,
-    a: &SideFlags,
-    b: &SideFlags,
+    shared: &RenderRequest,
+    a: &SideRequest,
+    b: &SideRequest,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<DiffReport, Error> {

@@ -50,4 +50,19 @@ impl Error {
         let path = path.into();
         move |source| Error::Io { path, source }
     }
+
+    /// Whether this error, or one it was caused by, is a write to a pipe whose reader has
+    /// gone (`meshchart render | head`): the command line then ends quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(error) = cause {
+            if let Some(io) = error.downcast_ref::<std::io::Error>() {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return true;
+                }
+            }
+            cause = error.source();
+        }
+        false
+    }
 }

@@ -14,8 +14,7 @@ use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::files::{holds_exactly, replace_keeping_old};
-use crate::flags::RenderFlags;
-use crate::render::{read_inputs, render_inputs, Clock, RenderInputs};
+use crate::render::{read_inputs, render_inputs, Clock, RenderInputs, RenderRequest};
 use crate::values::{Assembler, KeptFiles};
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
@@ -161,15 +160,15 @@ pub fn discover(dir: &Utf8Path) -> Result<Vec<Cluster>, Error> {
     Ok(clusters)
 }
 
-/// The flags a single `render` of `cluster` would get: the shared ones, its values file last
+/// The request a single `render` of `cluster` would get: the shared ones, its values file last
 /// among the `-f` files, its certificate folder instead of the shared one.
-pub fn cluster_flags(shared: &RenderFlags, cluster: &Cluster) -> RenderFlags {
-    let mut flags = shared.clone();
-    flags.values.files.push(cluster.values.to_string());
+pub fn cluster_request(shared: &RenderRequest, cluster: &Cluster) -> RenderRequest {
+    let mut request = shared.clone();
+    request.values.files.push(cluster.values.to_string());
     if let Some(certs) = &cluster.certs_dir {
-        flags.certs_dir = Some(certs.clone());
+        request.certs_dir = Some(certs.clone());
     }
-    flags
+    request
 }
 
 /// What a fleet renders: the chart, the flags every cluster shares, the clusters.
@@ -178,7 +177,7 @@ pub struct Fleet<'a> {
     /// The chart, compiled once per run.
     pub chart: &'a Chart,
     /// The `-f`/`--set` flags that apply under each cluster's own values.
-    pub shared: &'a RenderFlags,
+    pub shared: &'a RenderRequest,
     /// The clusters, in name order.
     pub clusters: &'a [Cluster],
 }
@@ -240,7 +239,7 @@ pub fn render_clusters(
     let read_one = |cluster: &Cluster| {
         read_inputs(
             chart,
-            &cluster_flags(shared, cluster),
+            &cluster_request(shared, cluster),
             &mut input.as_slice(),
             clock,
             kept.clone(),
@@ -325,7 +324,7 @@ pub fn render_clusters(
 /// The files the shared flags read (their `-f` files and `--set-file` paths), read once for all
 /// clusters. A file that cannot be read is left out: each cluster then reports it, as its single
 /// render would.
-fn shared_files(shared: &RenderFlags, stdin: &[u8]) -> KeptFiles {
+fn shared_files(shared: &RenderRequest, stdin: &[u8]) -> KeptFiles {
     let mut stdin = stdin;
     let mut assembler = Assembler::new(&mut stdin);
     for source in shared.overrides().sources() {
@@ -401,7 +400,7 @@ pub fn run(
     chart: &Chart,
     dir: &Utf8Path,
     out: &Utf8Path,
-    shared: &RenderFlags,
+    shared: &RenderRequest,
     options: FleetOptions,
     stdin: &mut dyn Read,
     clock: Clock,

@@ -7,8 +7,7 @@
 //! (and [`fleet`] renders many clusters at once),
 //! [`golden`] runs golden-file cases (render's and inject's), [`inject`] adds the mesh's proxy to
 //! workloads (and takes it out again), [`package`] writes chart archives, [`lint`] and [`diff`]
-//! review charts and renders; [`flags`] holds the command line's flag types (turned into the
-//! library's plain options), [`files`] the atomic file write, [`proxy_support`] what each proxy
+//! review charts and renders; [`files`] the atomic file write, [`proxy_support`] what each proxy
 //! release understands, [`limits`] and [`arena`] the process's ceilings and its heap.
 
 pub mod arena;
@@ -18,7 +17,6 @@ pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod files;
-pub mod flags;
 pub mod fleet;
 pub mod golden;
 pub mod identity;

@@ -1,155 +1,10 @@
-//! The `meshchart` command line: parses flags and calls the library.
+//! The `meshchart` command line: parses flags (see [`cli`]) and runs the command on a worker
+//! thread under the process's ceilings.
 
-use camino::Utf8PathBuf;
-use clap::{Parser, Subcommand};
-use meshchart::chart::ChartSource;
-use meshchart::flags::{InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
-use meshchart::golden;
-use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
-use meshchart::inject::ReportFormat;
-use meshchart::package::{self, PackageOptions};
-use meshchart::render::{self, Clock};
-use meshchart::Error;
-use meshchart::{diff, fleet, lint};
-use std::io::Write;
+mod cli;
+
+use clap::Parser;
 use std::process::ExitCode;
-
-/// Render a Linkerd-compatible control plane (or any chart in our format) the way `helm template` does.
-#[derive(Parser, Debug)]
-#[command(name = "meshchart", version, about, propagate_version = true)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Render the chart to a multi-document YAML stream.
-    Render {
-        /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        /// Write one file per template under DIR instead of printing (all or nothing); with
-        /// --fleet, one DIR/NAME.yaml per cluster.
-        #[arg(long, value_name = "DIR")]
-        output_dir: Option<Utf8PathBuf>,
-        /// Render one control plane per cluster of DIR: each NAME.yaml (its values), or NAME/
-        /// holding values.yaml and optionally certs/ (as --certs-dir keeps it). The other flags
-        /// apply to every cluster; its values file comes after the shared -f files.
-        #[arg(long, value_name = "DIR", requires = "output_dir")]
-        fleet: Option<Utf8PathBuf>,
-        /// Clusters rendered at once (default: one per core).
-        #[arg(long, value_name = "N", requires = "fleet", value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: Option<u16>,
-        /// Write the clusters that rendered even when some failed (still exit 1).
-        #[arg(long, requires = "fleet")]
-        keep_going: bool,
-        #[command(flatten)]
-        flags: Box<RenderFlags>,
-    },
-    /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
-    #[command(disable_version_flag = true)]
-    Package {
-        /// The chart folder (or archive) to package (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        /// Folder to write the archive into.
-        #[arg(
-            short = 'd',
-            long = "destination",
-            value_name = "OUT",
-            default_value = "."
-        )]
-        destination: Utf8PathBuf,
-        /// Set the chart's version (SemVer 2), rewriting only that line of Chart.yaml.
-        #[arg(long, value_name = "VERSION")]
-        version: Option<String>,
-        /// Set the chart's appVersion, rewriting only that line of Chart.yaml.
-        #[arg(long, value_name = "VERSION")]
-        app_version: Option<String>,
-    },
-    /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
-    Lint {
-        /// The chart folder or archive (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        #[command(flatten)]
-        flags: Box<RenderFlags>,
-    },
-    /// Print the effective values (chart defaults, then -f files, then --set flags).
-    Values {
-        /// The chart folder or archive (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        /// Annotate each value with where it came from (file:line or the flag).
-        #[arg(long)]
-        explain: bool,
-        #[command(flatten)]
-        flags: ValueFlags,
-    },
-    /// Print the chart's values.schema.json with every key of its defaults declared.
-    Schema {
-        /// The chart folder (default: the embedded control plane).
-        #[arg(long, value_name = "DIR")]
-        chart: Option<Utf8PathBuf>,
-        /// Write the result to <chart>/values.schema.json instead of printing it.
-        #[arg(long, requires = "chart")]
-        write: bool,
-    },
-    /// Compare two renders resource by resource (exit 1 when they differ, 2 on error).
-    Diff {
-        /// Two rendered streams to compare (`-` is stdin); without them, two renders of a chart.
-        #[arg(value_name = "FILE", num_args = 0..=2)]
-        files: Vec<String>,
-        /// The chart both sides render (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        /// The chart side A renders (default: --chart).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart_a: Option<Utf8PathBuf>,
-        /// The chart side B renders (default: --chart).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart_b: Option<Utf8PathBuf>,
-        /// A values file for side A only (repeatable; after the shared -f files).
-        #[arg(long = "values-a", value_name = "FILE")]
-        values_a: Vec<String>,
-        /// A values file for side B only.
-        #[arg(long = "values-b", value_name = "FILE")]
-        values_b: Vec<String>,
-        /// A --set for side A only (repeatable; after the shared --set flags).
-        #[arg(long = "set-a", value_name = "KEY=VALUE")]
-        set_a: Vec<String>,
-        /// A --set for side B only.
-        #[arg(long = "set-b", value_name = "KEY=VALUE")]
-        set_b: Vec<String>,
-        #[command(flatten)]
-        flags: Box<RenderFlags>,
-    },
-    /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
-    Golden {
-        /// The chart the cases render (default: the embedded control plane).
-        #[arg(long, value_name = "DIR")]
-        chart: Option<Utf8PathBuf>,
-        /// The folder of cases (default: `<chart>/golden`, or tests/golden/control-plane).
-        #[arg(long, value_name = "DIR")]
-        cases: Option<Utf8PathBuf>,
-        /// Rewrite each case's expected output instead of comparing.
-        #[arg(long)]
-        update: bool,
-    },
-    /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
-    /// a report on stderr).
-    ///
-    /// The proxy and init containers come from the chart's partials, configured by the chart's
-    /// values, your `-f`/`--set` values, and the `config.linkerd.io/*` annotations of the
-    /// namespace, the workload and the pod template (later wins). The proxies must trust the
-    /// control plane's identity: give the values it was installed with (`-f`), or at least
-    /// `--set-file identityTrustAnchorsPEM=ca.crt`. Nothing is written to stdout unless the
-    /// whole input went through.
-    Inject(InjectArgs),
-    /// Remove what `inject` added.
-    Uninject(UninjectArgs),
-}
 
 #[global_allocator]
 static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
@@ -163,215 +18,31 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
-    let cli = Cli::parse();
+    let cli = cli::Cli::parse();
     // The work runs on a thread with room for deeply nested template values (see
     // WORKER_STACK_BYTES), as do the threads render, fleet and inject start.
     let worker = std::thread::Builder::new()
         .name("meshchart".into())
         .stack_size(meshchart::limits::WORKER_STACK_BYTES)
-        .spawn(move || run(cli).map_err(|e| e.to_string()));
+        .spawn(move || cli::run(cli.command));
     let outcome = match worker {
-        Ok(worker) => worker
-            .join()
-            .unwrap_or_else(|_| Err("internal error: the worker thread panicked".into())),
-        Err(e) => Err(format!("cannot start a thread: {e}")),
+        Ok(worker) => worker.join().unwrap_or_else(|_| {
+            Err(meshchart::Error::Usage(
+                "internal error: the worker thread panicked".into(),
+            ))
+        }),
+        Err(e) => Err(meshchart::Error::Usage(format!(
+            "cannot start a thread: {e}"
+        ))),
     };
     match outcome {
         Ok(code) => code,
+        // A reader that stopped early (`meshchart render | head`) is not an error: end quietly,
+        // as other Unix tools do when their output is closed.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
-        }
-    }
-}
-
-/// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
-/// per cluster.
-fn print_notes(notes: &[String]) {
-    let text: String = notes
-        .iter()
-        .flat_map(|note| [note.as_str(), "\n"])
-        .collect();
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
-fn write_stdout(text: &str) -> Result<(), Error> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-        .map_err(Error::io("<stdout>"))
-}
-
-/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
-/// stream is already on stdout).
-fn finish(run: Run, format: ReportFormat) -> Result<ExitCode, Error> {
-    print_notes(&run.notes);
-    let _ = std::io::stderr()
-        .lock()
-        .write_all(run.transformed.report.render(format).as_bytes());
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run(cli: Cli) -> Result<ExitCode, Error> {
-    match cli.command {
-        Command::Inject(args) => {
-            let chart = ChartSource::Embedded.load()?;
-            let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_inject_to(&chart, &args.request(), &mut std::io::stdin().lock(), out)
-            })?;
-            finish(run, args.report)
-        }
-        Command::Uninject(args) => {
-            let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
-            })?;
-            finish(run, args.report)
-        }
-        Command::Render {
-            chart,
-            output_dir: Some(out),
-            fleet: Some(fleet_dir),
-            jobs,
-            keep_going,
-            flags,
-        } => {
-            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
-            let options = fleet::FleetOptions {
-                jobs: jobs.map(usize::from),
-                keep_going,
-            };
-            let report = fleet::run(
-                &chart,
-                &fleet_dir,
-                &out,
-                &flags,
-                options,
-                &mut std::io::stdin().lock(),
-                Clock::FromEnv,
-            )?;
-            print_notes(&report.notes);
-            write_stdout(&report.listing())?;
-            if report.failures.is_empty() {
-                return Ok(ExitCode::SUCCESS);
-            }
-            let _ = std::io::stderr()
-                .lock()
-                .write_all(report.failure_text(keep_going).as_bytes());
-            Ok(ExitCode::from(1))
-        }
-        Command::Render {
-            chart,
-            output_dir,
-            flags,
-            ..
-        } => {
-            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
-            let outcome =
-                render::render(&chart, &flags, &mut std::io::stdin().lock(), Clock::FromEnv)?;
-            print_notes(&outcome.notes);
-            match output_dir {
-                Some(dir) => {
-                    render::write_output_dir(&dir, &outcome.rendered)?;
-                    write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
-                }
-                None => write_stdout(&outcome.rendered.to_stream())?,
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Package {
-            chart,
-            destination,
-            version,
-            app_version,
-        } => {
-            let options = PackageOptions::from_env(version, app_version)?;
-            let source = ChartSource::from_flag(chart.as_deref());
-            let (package, notes) = package::package_source(&source, &options)?;
-            print_notes(&notes);
-            let path = package::write_package(&package, &destination)?;
-            write_stdout(&package::sha256sum_line(&package, &path))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Lint { chart, flags } => {
-            let source = ChartSource::from_flag(chart.as_deref());
-            let report = lint::lint(&source, &flags, &mut std::io::stdin().lock());
-            write_stdout(&report.to_text())?;
-            Ok(if report.failed() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
-        Command::Values {
-            chart,
-            explain,
-            flags,
-        } => {
-            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
-            let (text, warnings) = render::show_values(
-                &chart,
-                &flags.overrides(),
-                explain,
-                &mut std::io::stdin().lock(),
-            )?;
-            print_notes(&warnings);
-            write_stdout(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Schema { chart, write } => {
-            let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
-            let write_to = chart.as_deref().filter(|_| write);
-            let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
-            print_notes(&notes);
-            write_stdout(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Diff {
-            files,
-            chart,
-            chart_a,
-            chart_b,
-            values_a,
-            values_b,
-            set_a,
-            set_b,
-            flags,
-        } => {
-            let side = |chart, values, set| diff::SideFlags { chart, values, set };
-            match diff::compare(
-                &files,
-                chart.as_deref(),
-                &flags,
-                &side(chart_a, values_a, set_a),
-                &side(chart_b, values_b, set_b),
-                &mut std::io::stdin().lock(),
-                Clock::FromEnv,
-            ) {
-                Ok(report) => {
-                    write_stdout(&report.to_text())?;
-                    Ok(ExitCode::from(u8::from(!report.is_empty())))
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Ok(ExitCode::from(2))
-                }
-            }
-        }
-        Command::Golden {
-            chart,
-            cases,
-            update,
-        } => {
-            let source = ChartSource::from_flag(chart.as_deref());
-            let cases = cases.unwrap_or_else(|| golden::default_cases_dir(chart.as_deref()));
-            let reports = golden::run(&source.load()?, &cases, update)?;
-            write_stdout(&golden::summary(&reports))?;
-            Ok(if golden::failed_count(&reports) == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
         }
     }
 }

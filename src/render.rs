@@ -1,16 +1,93 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
 use crate::chart::Chart;
-use crate::engine::{CompileWork, Engine, RenderWork, Rendered};
+use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork, Rendered};
 use crate::error::Error;
-use crate::flags::RenderFlags;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
 use crate::proxy_support;
-use crate::values::{effective_values_with, KeptFiles, Value};
+use crate::values::{effective_values_with, KeptFiles, Value, ValueOverrides};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
 use std::sync::{mpsc, OnceLock};
 use std::time::SystemTime;
+
+/// What one render takes besides its chart, as `helm template` takes it: the value sources in
+/// Helm's order, the release settings, which templates to print and where certificates are kept.
+///
+/// The command line builds one from its flags; golden cases from their `args` files (see
+/// [`crate::golden`]); a fleet one per cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderRequest {
+    /// `-f` files and the `--set` family.
+    pub values: ValueOverrides,
+    /// `Release.Namespace` (Helm's default: `default`).
+    pub namespace: String,
+    /// `Release.Name` (Helm's default for `helm template`: `release-name`).
+    pub release_name: String,
+    /// `Capabilities.KubeVersion` as given (`1.30.0`, `v1.30.0`); `None` for the default.
+    pub kube_version: Option<String>,
+    /// Extra `Capabilities.APIVersions` entries.
+    pub api_versions: Vec<String>,
+    /// Only the documents of these templates (`templates/x.yaml`; globs allowed).
+    pub show_only: Vec<String>,
+    /// `Release.IsUpgrade` (and not `IsInstall`).
+    pub is_upgrade: bool,
+    /// Where generated certificates are kept and reused.
+    pub certs_dir: Option<Utf8PathBuf>,
+    /// The most bytes the whole render may output; `None` for
+    /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
+    pub max_output_bytes: Option<u64>,
+}
+
+impl Default for RenderRequest {
+    fn default() -> Self {
+        RenderRequest {
+            values: ValueOverrides::default(),
+            namespace: "default".into(),
+            release_name: "release-name".into(),
+            kube_version: None,
+            api_versions: Vec::new(),
+            show_only: Vec::new(),
+            is_upgrade: false,
+            certs_dir: None,
+            max_output_bytes: None,
+        }
+    }
+}
+
+impl RenderRequest {
+    /// The value sources, for the values module.
+    pub fn overrides(&self) -> &ValueOverrides {
+        &self.values
+    }
+
+    /// The release settings, for the engine; an unreadable `kube_version` is the error.
+    pub fn render_options(&self) -> Result<RenderOptions, String> {
+        let kube_version = match &self.kube_version {
+            Some(v) => KubeVersion::parse(v)?,
+            None => KubeVersion::default(),
+        };
+        Ok(RenderOptions {
+            release_name: self.release_name.clone(),
+            namespace: self.namespace.clone(),
+            kube_version,
+            api_versions: self.api_versions.clone(),
+            is_upgrade: self.is_upgrade,
+            show_only: self.show_only.clone(),
+            max_output_bytes: self
+                .max_output_bytes
+                .unwrap_or(crate::engine::DEFAULT_MAX_OUTPUT_BYTES),
+        })
+    }
+
+    /// Resolves relative file paths against `base` (a golden case's folder).
+    pub fn resolve_paths(&mut self, base: &Utf8Path) {
+        self.values.resolve_paths(base);
+        if let Some(dir) = &self.certs_dir {
+            self.certs_dir = Some(crate::input::resolve_path(base, dir.as_str()).into());
+        }
+    }
+}
 
 /// The `Chart.yaml` annotation by which a chart asks for identity material to be filled in.
 pub const IDENTITY_MATERIAL_ANNOTATION: &str = "meshchart.io/identity-material";
@@ -56,24 +133,25 @@ pub struct RenderOutcome {
 /// any identity material the chart asks for and the values lack.
 pub fn values_for(
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<(Value, Vec<String>), Error> {
-    values_with_kept(chart, flags, stdin, clock, KeptFiles::new())
+    values_with_kept(chart, request, stdin, clock, KeptFiles::new())
 }
 
 /// [`values_for`], taking files named in `kept` from there instead of reading them.
 fn values_with_kept(
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values_read()?;
-    let (mut values, mut notes) = effective_values_with(defaults, &flags.overrides(), stdin, kept)?;
-    notes.extend(complete_chart_material(chart, &mut values, flags, clock)?);
+    let (mut values, mut notes) =
+        effective_values_with(defaults, &request.overrides(), stdin, kept)?;
+    notes.extend(complete_chart_material(chart, &mut values, request, clock)?);
     Ok((values, notes))
 }
 
@@ -81,14 +159,14 @@ fn values_with_kept(
 pub fn complete_chart_material(
     chart: &Chart,
     values: &mut Value,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     clock: Clock,
 ) -> Result<Vec<String>, Error> {
     if !wants_identity_material(chart) {
         return Ok(Vec::new());
     }
     let options = MaterialOptions {
-        certs_dir: flags.certs_dir.clone(),
+        certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
     };
     Ok(complete_material(values, &options)?)
@@ -102,11 +180,11 @@ pub fn complete_chart_material(
 /// errors in template order, as when everything ran on one thread.
 pub fn render(
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    let options = flags.render_options().map_err(Error::Usage)?;
+    let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
     let compiling = CompileWork::default();
     let rendering: OnceLock<RenderWork> = OnceLock::new();
@@ -126,7 +204,7 @@ pub fn render(
                     }
                 }
             });
-        let values = values_for(chart, flags, stdin, clock);
+        let values = values_for(chart, request, stdin, clock);
         engine.compile(compiling);
         // The helper may still be compiling the last template it took.
         let _ = helper_compiled.recv();
@@ -165,11 +243,11 @@ pub fn render(
 pub fn render_with(
     engine: &Engine,
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    let inputs = read_inputs(chart, flags, stdin, clock, KeptFiles::new())?;
+    let inputs = read_inputs(chart, request, stdin, clock, KeptFiles::new())?;
     let rendered = engine.render_with_a_helper(&inputs.values, &inputs.options)?;
     with_notes(chart, &inputs.values, rendered, inputs.notes)
 }
@@ -179,12 +257,12 @@ pub fn render_with(
 pub fn render_with_kept(
     engine: &Engine,
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<RenderOutcome, Error> {
-    let inputs = read_inputs(chart, flags, stdin, clock, kept)?;
+    let inputs = read_inputs(chart, request, stdin, clock, kept)?;
     render_inputs(engine, chart, inputs)
 }
 
@@ -200,13 +278,13 @@ pub struct RenderInputs {
 /// while its chart still compiles. Files named in `kept` come from there.
 pub fn read_inputs(
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<RenderInputs, Error> {
-    let options = flags.render_options().map_err(Error::Usage)?;
-    let (values, notes) = values_with_kept(chart, flags, stdin, clock, kept)?;
+    let options = request.render_options().map_err(Error::Usage)?;
+    let (values, notes) = values_with_kept(chart, request, stdin, clock, kept)?;
     Ok(RenderInputs {
         options,
         values,

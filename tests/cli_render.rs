@@ -146,3 +146,24 @@ fn an_unknown_flag_is_a_usage_error() {
     let out = meshchart(&["render", "--no-such-flag"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_render_quietly() {
+    use std::io::BufRead;
+    let mut child = command(&["render"])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first_line = String::new();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut first_line).unwrap();
+    // Closing our end is what `| head -1` does; the render is far larger than a pipe's buffer.
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(first_line, "---\n");
+    assert!(output.status.success(), "{:?}\n{stderr}", output.status);
+    assert!(!stderr.contains("error"), "{stderr}");
+}

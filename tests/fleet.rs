@@ -4,9 +4,9 @@
 mod support;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use meshchart::flags::RenderFlags;
 use meshchart::fleet::{self, FleetOptions};
 use meshchart::golden::{self, GOLDEN_EPOCH};
+use meshchart::render::RenderRequest;
 use meshchart::render::{render, Clock};
 use meshchart::values::user_values;
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
     for case in &cases {
         if case.dir.join(golden::EXPECTED_OUTPUT).is_file() {
             fleets
-                .entry(case.flags.kube_version.clone())
+                .entry(case.request.kube_version.clone())
                 .or_default()
                 .push(case);
         }
@@ -51,20 +51,20 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
         for case in members {
             let cluster = dir.join(&case.name);
             std::fs::create_dir_all(&cluster).unwrap();
-            let values = user_values(&case.flags.overrides(), &mut std::io::empty()).unwrap();
+            let values = user_values(&case.request.overrides(), &mut std::io::empty()).unwrap();
             std::fs::write(
                 cluster.join("values.yaml"),
                 meshchart::yaml::to_yaml(&values),
             )
             .unwrap();
             copy_dir(
-                case.flags.certs_dir.as_deref().unwrap(),
+                case.request.certs_dir.as_deref().unwrap(),
                 &cluster.join("certs"),
             );
         }
-        let shared = RenderFlags {
+        let shared = RenderRequest {
             kube_version: kube_version.clone(),
-            ..RenderFlags::default()
+            ..RenderRequest::default()
         };
         let out = root.join(format!("out-{index}"));
         let report = fleet::run(

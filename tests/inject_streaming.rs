@@ -37,7 +37,7 @@ fn deployment(name: &str, namespace: &str, pod_annotations: &str) -> String {
 
 fn inject_values() -> Value {
     let chart = support::chart();
-    let flags = meshchart::flags::ValueFlags {
+    let flags = meshchart::values::ValueOverrides {
         files: vec![format!(
             "{}/tests/golden/inject/values.yaml",
             env!("CARGO_MANIFEST_DIR")
@@ -46,7 +46,7 @@ fn inject_values() -> Value {
     };
     meshchart::values::effective_values(
         &chart.default_values().unwrap(),
-        &flags.overrides(),
+        &flags,
         &mut std::io::empty(),
     )
     .unwrap()

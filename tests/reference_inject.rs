@@ -19,9 +19,9 @@
 
 mod support;
 
-use meshchart::flags::ValueFlags;
 use meshchart::inject::command::{run_inject, run_uninject, InjectRequest};
 use meshchart::inject::workload::{pod_template_mut, workload_kind};
+use meshchart::values::ValueOverrides;
 use meshchart::values::{Map, Value};
 use support::deviations::{read_table, unmatched};
 use support::tree_diff::TreeDiff;
@@ -650,17 +650,17 @@ fn with_pod_annotations(text: &str, annotations: &[(&str, &str)]) -> String {
         .join("---\n")
 }
 
-fn value_flags(case: &Case) -> ValueFlags {
+fn value_flags(case: &Case) -> ValueOverrides {
     let anchors = support::reference_dir().join("valid-trust-anchors.pem");
     let mut set = vec![
         "proxy.image.version=test-inject-proxy-version".to_owned(),
         "debugContainer.image.version=test-inject-debug-version".to_owned(),
     ];
     set.extend(case.set.iter().map(|s| (*s).to_owned()));
-    ValueFlags {
+    ValueOverrides {
         set,
         set_file: vec![format!("identityTrustAnchorsPEM={}", anchors.display())],
-        ..ValueFlags::default()
+        ..ValueOverrides::default()
     }
 }
 
@@ -674,7 +674,7 @@ fn run(case: &Case) -> Result<(String, String), String> {
             &support::chart(),
             &InjectRequest {
                 inputs: vec!["-".into()],
-                overrides: value_flags(case).overrides(),
+                overrides: value_flags(case),
                 ..InjectRequest::default()
             },
             &mut stdin,

@@ -3,15 +3,15 @@
 
 use meshchart::chart::Chart;
 use meshchart::engine::Engine;
-use meshchart::flags::RenderFlags;
+use meshchart::render::RenderRequest;
 use meshchart::render::{render_with, render_with_kept, Clock};
 use meshchart::values::KeptFiles;
 use std::time::{Duration, UNIX_EPOCH};
 
-fn flags() -> RenderFlags {
-    RenderFlags {
+fn flags() -> RenderRequest {
+    RenderRequest {
         certs_dir: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/certs").into()),
-        ..RenderFlags::default()
+        ..RenderRequest::default()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use meshchart::chart::Chart;
 use meshchart::engine::Engine;
-use meshchart::flags::RenderFlags;
+use meshchart::render::RenderRequest;
 use meshchart::render::{render_with, render_with_kept, Clock, RenderOutcome};
 use meshchart::values::KeptFiles;
 use std::time::{Duration, Instant};
@@ -38,9 +38,9 @@ pub fn run() {
     let chart = Chart::embedded().expect("embedded chart");
     let engine = Engine::new(&chart).expect("chart compiles");
     let compile = started.elapsed();
-    let flags = RenderFlags {
+    let flags = RenderRequest {
         certs_dir: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/certs").into()),
-        ..RenderFlags::default()
+        ..RenderRequest::default()
     };
     let two_threads = || {
         render_with(

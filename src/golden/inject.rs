@@ -6,16 +6,16 @@
 //! (stderr: value notes, then the report), or `expected-error.txt` (the error; stdout must stay
 //! empty). The case folder's path is written as `<case>/` in expectations.
 
+use super::args::{inject_case, InjectCaseCommand};
 use super::{
     check_expectations, parse_args_file, read_expectation, CaseReport, ARGS_FILE, EXPECTED_ERROR,
     EXPECTED_OUTPUT,
 };
 use crate::chart::Chart;
 use crate::error::Error;
-use crate::flags::{resolve_path, InjectArgs, UninjectArgs};
 use crate::inject::command::{run_inject, run_uninject, Run};
+use crate::input::resolve_path;
 use camino::{Utf8Path, Utf8PathBuf};
-use clap::{Parser, Subcommand};
 
 /// File holding the expected report (stderr).
 pub const EXPECTED_REPORT: &str = "expected-report.txt";
@@ -23,19 +23,6 @@ pub const EXPECTED_REPORT: &str = "expected-report.txt";
 pub const STDIN_FILE: &str = "stdin";
 /// How the case folder is written in expectations.
 pub const CASE_DIR_TOKEN: &str = "<case>/";
-
-#[derive(Parser, Debug)]
-#[command(name = "inject-case", no_binary_name = true)]
-struct CaseArgs {
-    #[command(subcommand)]
-    command: CaseCommand,
-}
-
-#[derive(Subcommand, Debug)]
-enum CaseCommand {
-    Inject(Box<InjectArgs>),
-    Uninject(UninjectArgs),
-}
 
 /// The case folders under `cases_dir` (each subfolder with an `args` file), sorted.
 pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
@@ -50,21 +37,21 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
     Ok(cases)
 }
 
-fn parse_case(dir: &Utf8Path) -> Result<CaseCommand, Error> {
+fn parse_case(dir: &Utf8Path) -> Result<InjectCaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = crate::input::read_path(&args_path)?.text;
-    let mut command = parse_args_file::<CaseArgs>(&args_path, &text)?.command;
+    let mut command = parse_args_file(&args_path, &text, inject_case)?;
     match &mut command {
-        CaseCommand::Inject(a) => {
+        InjectCaseCommand::Inject(a, _) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
-            a.values.resolve_paths(dir);
+            a.overrides.resolve_paths(dir);
             let resolve = |p: &Utf8PathBuf| Utf8PathBuf::from(resolve_path(dir, p.as_str()));
             a.namespace_annotations = a.namespace_annotations.as_ref().map(resolve);
             a.certs_dir = a.certs_dir.as_ref().map(resolve);
             a.config = a.config.as_ref().map(|c| resolve_path(dir, c));
         }
-        CaseCommand::Uninject(a) => {
-            a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
+        InjectCaseCommand::Uninject(inputs, _) => {
+            *inputs = inputs.iter().map(|i| resolve_path(dir, i)).collect();
         }
     }
     Ok(command)
@@ -80,8 +67,10 @@ pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, Strin
     };
     let mut stdin = stdin.as_slice();
     let (result, format) = match &command {
-        CaseCommand::Inject(a) => (run_inject(chart, &a.request(), &mut stdin), a.report),
-        CaseCommand::Uninject(a) => (run_uninject(&a.inputs, &mut stdin), a.report),
+        InjectCaseCommand::Inject(request, format) => {
+            (run_inject(chart, request, &mut stdin), *format)
+        }
+        InjectCaseCommand::Uninject(inputs, format) => (run_uninject(inputs, &mut stdin), *format),
     };
     let prefix = format!("{dir}/");
     let redact = |text: String| text.replace(&prefix, CASE_DIR_TOKEN);

@@ -5,15 +5,14 @@
 //! output) or `expected-error.txt` (the exact error message), plus `expected-warnings.txt` (the
 //! `warning:` lines the render prints on stderr) when it warns. `update` rewrites the expectations.
 
+pub mod args;
 pub mod inject;
 
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::flags::RenderFlags;
-use crate::render::{render_with, Clock};
+use crate::render::{render_with, Clock, RenderRequest};
 use camino::{Utf8Path, Utf8PathBuf};
-use clap::Parser;
 
 /// File holding a case's arguments.
 pub const ARGS_FILE: &str = "args";
@@ -24,13 +23,6 @@ pub const EXPECTED_ERROR: &str = "expected-error.txt";
 /// File holding the `warning:` lines a case prints on stderr (absent when it prints none).
 pub const EXPECTED_WARNINGS: &str = "expected-warnings.txt";
 
-#[derive(Parser, Debug)]
-#[command(name = "golden-case", no_binary_name = true)]
-struct CaseArgs {
-    #[command(flatten)]
-    flags: RenderFlags,
-}
-
 /// One golden case.
 #[derive(Clone, Debug)]
 pub struct GoldenCase {
@@ -39,7 +31,7 @@ pub struct GoldenCase {
     /// The folder.
     pub dir: Utf8PathBuf,
     /// Its parsed arguments, paths resolved.
-    pub flags: RenderFlags,
+    pub request: RenderRequest,
 }
 
 /// How a case ended.
@@ -89,11 +81,15 @@ pub fn args_file_lines(text: &str) -> impl Iterator<Item = &str> {
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
 }
 
-/// Parses the text of a case's `args` file (`args_path`, named in errors) as `P` (see
-/// [`args_file_lines`]).
-pub fn parse_args_file<P: Parser>(args_path: &Utf8Path, text: &str) -> Result<P, Error> {
-    P::try_parse_from(args_file_lines(text))
-        .map_err(|e| Error::Usage(format!("{args_path}: {}", e.render().to_string().trim())))
+/// Parses the text of a case's `args` file (`args_path`, named in errors) with `parse` (one of
+/// [`args`]'s readers), one argument per line (see [`args_file_lines`]).
+pub fn parse_args_file<'a, T>(
+    args_path: &Utf8Path,
+    text: &'a str,
+    parse: impl FnOnce(Vec<&'a str>) -> Result<T, String>,
+) -> Result<T, Error> {
+    parse(args_file_lines(text).collect())
+        .map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))
 }
 
 /// A unified diff from the `expected` text of `expected_file` to `actual`.
@@ -128,12 +124,12 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     } else {
         String::new()
     };
-    let mut flags = parse_args_file::<CaseArgs>(&args_path, &text)?.flags;
-    flags.resolve_paths(dir);
+    let mut request = parse_args_file(&args_path, &text, args::render_request)?;
+    request.resolve_paths(dir);
     Ok(GoldenCase {
         name: dir.file_name().unwrap_or_default().to_owned(),
         dir: dir.to_owned(),
-        flags,
+        request,
     })
 }
 
@@ -154,7 +150,7 @@ pub struct Produced {
 /// What a case produces: the stream or the error text, and the warnings.
 pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> Produced {
     let clock = Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH));
-    match render_with(engine, chart, &case.flags, &mut std::io::empty(), clock) {
+    match render_with(engine, chart, &case.request, &mut std::io::empty(), clock) {
         Ok(outcome) => Produced {
             ok: true,
             text: outcome.rendered.to_stream(),

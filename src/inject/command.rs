@@ -14,7 +14,7 @@ use camino::Utf8PathBuf;
 use std::io::{Read, Seek, Write};
 
 /// What `meshchart inject` is asked to do (the CLI's flags, as plain data).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct InjectRequest {
     /// Files, folders or `-` (stdin).
     pub inputs: Vec<String>,

@@ -217,7 +217,7 @@ impl Entry {
 }
 
 /// How the report is printed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ReportFormat {
     /// One line per resource.
     #[default]

@@ -294,6 +294,16 @@ pub fn read_stdin(stdin: &mut dyn Read) -> Result<Input, InputError> {
     GuardedReader::stdin(stdin)?.read_to_end()
 }
 
+/// `path` as read from a file in folder `base` (a golden case's `args`): joined onto `base` when
+/// relative; `-` (stdin) and absolute paths as they are.
+pub fn resolve_path(base: &Utf8Path, path: &str) -> String {
+    if path == "-" || Utf8Path::new(path).is_absolute() {
+        path.to_owned()
+    } else {
+        base.join(path).to_string()
+    }
+}
+
 /// Reads a command-line input: `-` is standard input, anything else a path.
 pub fn read_arg(arg: &str, stdin: &mut dyn Read) -> Result<Input, InputError> {
     if arg == "-" {

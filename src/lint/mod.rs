@@ -17,8 +17,7 @@ pub mod yaml11;
 use crate::chart::Chart;
 use crate::chart::ChartSource;
 use crate::engine::Engine;
-use crate::flags::RenderFlags;
-use crate::render::{complete_chart_material, Clock};
+use crate::render::{complete_chart_material, Clock, RenderRequest};
 use crate::values::explain::{explain, DefaultsFile};
 use crate::values::Value;
 use std::fmt::Write as _;
@@ -106,7 +105,7 @@ impl LintReport {
 }
 
 /// Lints the chart `source` with the user's flags.
-pub fn lint(source: &ChartSource, flags: &RenderFlags, stdin: &mut dyn Read) -> LintReport {
+pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read) -> LintReport {
     let mut report = LintReport {
         origin: match source {
             ChartSource::Embedded => "embedded chart".to_owned(),
@@ -122,18 +121,18 @@ pub fn lint(source: &ChartSource, flags: &RenderFlags, stdin: &mut dyn Read) -> 
         }
     };
     check_chart_yaml(&chart, &mut report);
-    let Some(mut values) = check_values(&chart, flags, stdin, &mut report) else {
+    let Some(mut values) = check_values(&chart, request, stdin, &mut report) else {
         return report;
     };
     // Templates need the identity material a render would fill in; lint never keeps it.
-    if let Err(e) = complete_chart_material(&chart, &mut values, flags, Clock::FromEnv) {
+    if let Err(e) = complete_chart_material(&chart, &mut values, request, Clock::FromEnv) {
         report.push(Severity::Error, "values", e.to_string());
         return report;
     }
     for warning in crate::render::proxy_value_warnings(&chart, &values) {
         report.push(Severity::Warning, "values", warning);
     }
-    check_templates(&chart, flags, &values, &mut report);
+    check_templates(&chart, request, &values, &mut report);
     report
 }
 
@@ -229,11 +228,11 @@ fn source_of(origin: &str) -> &str {
 /// Checks values; returns the effective values when they could be built.
 fn check_values(
     chart: &Chart,
-    flags: &RenderFlags,
+    request: &RenderRequest,
     stdin: &mut dyn Read,
     report: &mut LintReport,
 ) -> Option<Value> {
-    let overrides = flags.overrides();
+    let overrides = request.overrides();
     let defaults = match chart.default_values() {
         Ok(v) => v,
         Err(e) => {
@@ -326,7 +325,12 @@ fn check_values(
 
 const TEMPLATE_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".tpl", ".txt"];
 
-fn check_templates(chart: &Chart, flags: &RenderFlags, values: &Value, report: &mut LintReport) {
+fn check_templates(
+    chart: &Chart,
+    request: &RenderRequest,
+    values: &Value,
+    report: &mut LintReport,
+) {
     for template in &chart.templates {
         if !TEMPLATE_EXTENSIONS
             .iter()
@@ -339,7 +343,7 @@ fn check_templates(chart: &Chart, flags: &RenderFlags, values: &Value, report: &
             );
         }
     }
-    let options = match flags.render_options() {
+    let options = match request.render_options() {
         Ok(o) => o,
         Err(e) => {
             report.push(Severity::Error, "flags", e);

@@ -14,7 +14,7 @@ use super::{Map, Value};
 use crate::input::{self, InputError};
 
 /// The user's value flags, in the order given per flag type.
-#[derive(Default, Clone, Debug)]
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
 pub struct ValueOverrides {
     /// `-f` / `--values` files; `-` is standard input.
     pub files: Vec<String>,
@@ -31,6 +31,19 @@ pub struct ValueOverrides {
 }
 
 impl ValueOverrides {
+    /// Resolves relative file paths (`-f` files, `--set-file` paths) against `base`, the folder
+    /// they were written in (a golden case's).
+    pub fn resolve_paths(&mut self, base: &camino::Utf8Path) {
+        for file in &mut self.files {
+            *file = crate::input::resolve_path(base, file);
+        }
+        for item in &mut self.set_file {
+            if let Some((key, path)) = item.split_once('=') {
+                *item = format!("{key}={}", crate::input::resolve_path(base, path));
+            }
+        }
+    }
+
     /// Whether any source reads standard input: `-f -` or a `--set-file key=-` pair. A `--set`
     /// value of `-` is just the string "-".
     pub fn reads_stdin(&self) -> bool {

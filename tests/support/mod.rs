@@ -12,7 +12,7 @@ pub mod tree_diff;
 use camino::Utf8PathBuf;
 use meshchart::chart::{Chart, ChartFile};
 use meshchart::engine::{Engine, RenderOptions, Rendered};
-use meshchart::flags::ValueFlags;
+use meshchart::values::ValueOverrides;
 use meshchart::values::{effective_values, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -86,10 +86,10 @@ pub fn set(values: &mut Value, path: &str, value: impl Into<Value>) {
 /// (`--set-file`), the issuer expiry, fixed webhook certificates and heartbeat schedule, and
 /// upstream's `linkerdVersionValue` placeholder (its release tooling replaced it; our default is a
 /// real release, edge-21.4.4).
-pub fn reference_flags() -> ValueFlags {
+pub fn reference_flags() -> ValueOverrides {
     let file = |key: &str, name: &str| format!("{key}={}", reference_dir().join(name).display());
     let text = |key: &str, value: &str| format!("{key}={value}");
-    ValueFlags {
+    ValueOverrides {
         set_file: vec![
             file("identityTrustAnchorsPEM", "valid-trust-anchors.pem"),
             file("identity.issuer.tls.crtPEM", "valid-crt.pem"),
@@ -106,16 +106,16 @@ pub fn reference_flags() -> ValueFlags {
             text("heartbeatSchedule", HEARTBEAT_SCHEDULE),
             text("linkerdVersion", "linkerdVersionValue"),
         ],
-        ..ValueFlags::default()
+        ..ValueOverrides::default()
     }
 }
 
 /// The chart's defaults with `flags` applied, as `meshchart values` prints them.
-pub fn values_with(flags: &ValueFlags) -> Value {
+pub fn values_with(flags: &ValueOverrides) -> Value {
     let defaults = chart()
         .default_values()
         .unwrap_or_else(|e| panic!("the chart's default values: {e}"));
-    effective_values(&defaults, &flags.overrides(), &mut std::io::empty())
+    effective_values(&defaults, flags, &mut std::io::empty())
         .unwrap_or_else(|e| panic!("the values do not apply: {e}"))
         .0
 }

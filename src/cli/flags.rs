@@ -1,14 +1,13 @@
-//! The command line's flag types: the value flags (`render`, `lint`, `diff`, `values`,
-//! `inject`), the render flags (`render`, `lint`, `diff`, and golden cases' `args` files) and
-//! the flags of `inject`/`uninject`. The library's modules take plain option structs; these
-//! types turn into them.
+//! The command line's flag groups: the value flags (`render`, `lint`, `diff`, `values`,
+//! `inject`), the render flags (`render`, `lint`, `diff`) and the flags of `inject`/`uninject`.
+//! Each turns into the library's plain request; the library never sees a clap type.
 
-use crate::engine::{KubeVersion, RenderOptions};
-use crate::inject::command::InjectRequest;
-use crate::inject::ReportFormat;
-use crate::values::ValueOverrides;
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use clap::Args;
+use meshchart::inject::command::InjectRequest;
+use meshchart::inject::ReportFormat;
+use meshchart::render::RenderRequest;
+use meshchart::values::ValueOverrides;
 
 /// The value flags of `helm template`: values files and the `--set` family.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
@@ -34,7 +33,7 @@ pub struct ValueFlags {
 }
 
 impl ValueFlags {
-    /// The value flags, for the values module.
+    /// The value sources, for the library.
     pub fn overrides(&self) -> ValueOverrides {
         ValueOverrides {
             files: self.files.clone(),
@@ -44,32 +43,6 @@ impl ValueFlags {
             set_json: self.set_json.clone(),
             set_literal: self.set_literal.clone(),
         }
-    }
-
-    /// Whether any flag reads stdin (`-f -`, `--set-file key=-`).
-    pub fn reads_stdin(&self) -> bool {
-        self.overrides().reads_stdin()
-    }
-
-    /// Resolves relative file paths against `base` (a golden case's folder).
-    pub fn resolve_paths(&mut self, base: &Utf8Path) {
-        for file in &mut self.files {
-            *file = resolve_path(base, file);
-        }
-        for item in &mut self.set_file {
-            if let Some((key, path)) = item.split_once('=') {
-                *item = format!("{key}={}", resolve_path(base, path));
-            }
-        }
-    }
-}
-
-/// `path` joined onto `base` when it is relative; `-` (stdin) and absolute paths as they are.
-pub fn resolve_path(base: &Utf8Path, path: &str) -> String {
-    if path == "-" || Utf8Path::new(path).is_absolute() {
-        path.to_owned()
-    } else {
-        base.join(path).to_string()
     }
 }
 
@@ -106,40 +79,41 @@ pub struct RenderFlags {
 }
 
 fn parse_size_flag(text: &str) -> Result<u64, String> {
-    crate::input::parse_size(text)
-        .ok_or_else(|| format!("{text:?} is not a size (a byte count, or with KiB, MiB or GiB)"))
+    meshchart::golden::args::parse_size(text)
 }
 
 impl RenderFlags {
-    /// The value flags, for the values module.
-    pub fn overrides(&self) -> ValueOverrides {
-        self.values.overrides()
-    }
-
-    /// The release settings, for the engine.
-    pub fn render_options(&self) -> Result<RenderOptions, String> {
-        let kube_version = match &self.kube_version {
-            Some(v) => KubeVersion::parse(v)?,
-            None => KubeVersion::default(),
-        };
-        Ok(RenderOptions {
-            release_name: self.release_name.clone(),
+    /// The request the library renders.
+    pub fn request(&self) -> RenderRequest {
+        RenderRequest {
+            values: self.values.overrides(),
             namespace: self.namespace.clone(),
-            kube_version,
+            release_name: self.release_name.clone(),
+            kube_version: self.kube_version.clone(),
             api_versions: self.api_versions.clone(),
-            is_upgrade: self.is_upgrade,
             show_only: self.show_only.clone(),
-            max_output_bytes: self
-                .max_output_bytes
-                .unwrap_or(crate::engine::DEFAULT_MAX_OUTPUT_BYTES),
-        })
+            is_upgrade: self.is_upgrade,
+            certs_dir: self.certs_dir.clone(),
+            max_output_bytes: self.max_output_bytes,
+        }
     }
+}
 
-    /// Resolves relative file paths against `base` (a golden case's folder).
-    pub fn resolve_paths(&mut self, base: &Utf8Path) {
-        self.values.resolve_paths(base);
-        if let Some(dir) = &self.certs_dir {
-            self.certs_dir = Some(Utf8PathBuf::from(resolve_path(base, dir.as_str())));
+/// How the inject report on stderr is written (the library's [`ReportFormat`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportKind {
+    /// One line per resource.
+    #[default]
+    Text,
+    /// One JSON document: `{"resources": [...]}`.
+    Json,
+}
+
+impl From<ReportKind> for ReportFormat {
+    fn from(kind: ReportKind) -> Self {
+        match kind {
+            ReportKind::Text => ReportFormat::Text,
+            ReportKind::Json => ReportFormat::Json,
         }
     }
 }
@@ -158,8 +132,8 @@ pub struct InjectArgs {
     #[arg(long, value_name = "FILE")]
     pub namespace_annotations: Option<Utf8PathBuf>,
     /// How the report on stderr is written.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub report: ReportFormat,
+    #[arg(long, value_enum, default_value_t = ReportKind::Text)]
+    pub report: ReportKind,
     /// Kubernetes version of the target cluster, as render's `--kube-version` (default v1.32.0):
     /// native-sidecar proxies need 1.29 or newer.
     #[arg(long, value_name = "VERSION")]
@@ -182,8 +156,8 @@ pub struct UninjectArgs {
     #[arg(value_name = "FILE|DIR|-", required = true)]
     pub inputs: Vec<String>,
     /// How the report on stderr is written.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub report: ReportFormat,
+    #[arg(long, value_enum, default_value_t = ReportKind::Text)]
+    pub report: ReportKind,
 }
 
 impl InjectArgs {
@@ -219,6 +193,144 @@ mod tests {
         args: InjectArgs,
     }
 
+    #[derive(Parser)]
+    #[command(no_binary_name = true)]
+    struct Uninject {
+        #[command(flatten)]
+        args: UninjectArgs,
+    }
+
+    /// Argument lists a golden case's `args` file may hold, in every spelling clap accepts.
+    const RENDER_ARGUMENT_LISTS: &[&[&str]] = &[
+        &[],
+        &[
+            "-f",
+            "a.yaml",
+            "--values",
+            "b.yaml",
+            "--values=c.yaml",
+            "-fd.yaml",
+            "-f=e.yaml",
+        ],
+        &[
+            "--set",
+            "x=1,y=2",
+            "--set=z=3",
+            "--set-string",
+            "s=1",
+            "--set-file",
+            "k=f.txt",
+        ],
+        &[
+            "--set-json",
+            "j={\"a\":1}",
+            "--set-literal",
+            "l=a,b",
+            "--set-literal=m=c",
+        ],
+        &[
+            "-n",
+            "linkerd",
+            "--release-name",
+            "r",
+            "--kube-version",
+            "1.30.0",
+        ],
+        &[
+            "--namespace=ns",
+            "-a",
+            "x/v1",
+            "--api-versions",
+            "y/v1",
+            "-s",
+            "templates/a.yaml",
+        ],
+        &[
+            "--show-only=templates/*.yaml",
+            "--is-upgrade",
+            "--certs-dir",
+            "certs",
+        ],
+        &["--max-output-bytes", "1MiB"],
+        &["--max-output-bytes=2048", "-nlinkerd"],
+    ];
+
+    #[test]
+    fn golden_args_read_render_flags_as_the_command_line_does() {
+        for list in RENDER_ARGUMENT_LISTS {
+            let by_clap = Render::try_parse_from(*list).unwrap().flags.request();
+            let by_golden = meshchart::golden::args::render_request(list.iter().copied()).unwrap();
+            assert_eq!(by_golden, by_clap, "{list:?}");
+        }
+    }
+
+    #[test]
+    fn golden_args_refuse_what_the_command_line_refuses() {
+        for list in [
+            &["--sett", "x"][..],
+            &["--set"],
+            &["positional"],
+            &["--is-upgrade=yes"],
+            &["-n", "a", "--namespace", "b"],
+            &["--kube-version=1.30.0", "--kube-version", "1.31.0"],
+        ] {
+            assert!(Render::try_parse_from(list).is_err(), "{list:?}");
+            assert!(
+                meshchart::golden::args::render_request(list.iter().copied()).is_err(),
+                "{list:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn golden_args_read_inject_flags_as_the_command_line_does() {
+        let lists: &[&[&str]] = &[
+            &["in.yaml"],
+            &[
+                "a.yaml",
+                "b/",
+                "-",
+                "-f",
+                "v.yaml",
+                "--set",
+                "proxy.await=false",
+            ],
+            &[
+                "in.yaml",
+                "--namespace-annotations",
+                "ns.yaml",
+                "--report",
+                "json",
+            ],
+            &[
+                "in.yaml",
+                "--kube-version=1.29.0",
+                "--certs-dir",
+                "c",
+                "--config",
+                "cp.yaml",
+            ],
+        ];
+        for list in lists {
+            let args = Inject::try_parse_from(*list).unwrap().args;
+            let by_clap = meshchart::golden::args::InjectCaseCommand::Inject(
+                args.request(),
+                args.report.into(),
+            );
+            let mut with_command = vec!["inject"];
+            with_command.extend(list.iter().copied());
+            let by_golden = meshchart::golden::args::inject_case(with_command).unwrap();
+            assert_eq!(by_golden, by_clap, "{list:?}");
+        }
+        let args = Uninject::try_parse_from(["x.yaml", "--report=json"])
+            .unwrap()
+            .args;
+        assert_eq!(
+            meshchart::golden::args::inject_case(["uninject", "x.yaml", "--report=json"]).unwrap(),
+            meshchart::golden::args::InjectCaseCommand::Uninject(args.inputs, args.report.into())
+        );
+    }
+
     #[test]
     fn value_flags_read_like_render_flags() {
         let value_args = [
@@ -243,7 +355,7 @@ mod tests {
         let inject = Inject::try_parse_from(args).unwrap();
         assert_eq!(
             format!("{:?}", inject.args.values.overrides()),
-            format!("{:?}", render.flags.overrides())
+            format!("{:?}", render.flags.values.overrides())
         );
     }
 }
