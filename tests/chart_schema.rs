@@ -88,7 +88,10 @@ fn the_control_plane_lints_clean_with_its_required_values() {
 
 #[test]
 fn the_ha_overlay_lints_clean() {
-    let out = lint(&["-f", "values/values-ha.yaml"]);
+    let out = lint(&[
+        "-f",
+        "values/edge-21.4.4/linkerd-control-plane/values-ha.yaml",
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
 }

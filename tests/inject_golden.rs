@@ -9,8 +9,7 @@ use meshchart::golden::{update_requested, CaseOutcome};
 #[test]
 fn inject_golden_cases() {
     let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
-    let chart = Chart::from_dir(&Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-        .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
+    let chart = Chart::embedded().unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
     let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!reports.is_empty(), "no cases under {dir}");

@@ -185,8 +185,7 @@ fn control_plane_native_sidecars_below_kubernetes_1_29_are_an_error() {
 // ---- inject ----
 
 fn inject_values(extra: &[(&[&str], Value)]) -> Value {
-    let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let chart = meshchart::chart::Chart::from_dir(&root).expect("the chart reads");
+    let chart = meshchart::chart::Chart::embedded().expect("the chart reads");
     let mut values = chart.default_values().expect("default values");
     set_path(
         &mut values,

@@ -315,40 +315,59 @@ fn the_printed_sha256_is_the_archives() {
     assert_eq!(sha, hex);
 }
 
-#[test]
-fn the_repository_archive_holds_only_the_chart() {
-    let (archive, _) = package(Some(ROOT), &scratch_dir("repo"), &[]);
-    let names = names(&archive);
-    assert_eq!(names[0], "linkerd-control-plane/Chart.yaml");
-    for name in &names {
-        let inside = name
-            .strip_prefix("linkerd-control-plane/")
-            .unwrap_or_else(|| panic!("{name} is outside the chart folder"));
-        let allowed = matches!(
-            inside,
-            "Chart.yaml"
-                | "values.yaml"
-                | "values.schema.json"
-                | ".helmignore"
-                | "README.md"
-                | "LICENSE"
-        ) || inside.starts_with("templates/")
-            || (inside.starts_with("values/") && inside.ends_with(".yaml"));
-        assert!(
-            allowed,
-            "{name} is not part of the chart: list it in .helmignore"
-        );
+/// The files of the default line's control-plane chart in the repository, as the binary embeds
+/// them: `templates/<release>/<chart>/` holds Chart.yaml, README.md and the templates,
+/// `values/<release>/<chart>/` the values files and the schema.
+fn control_plane_chart_files() -> Vec<String> {
+    let mut files = Vec::new();
+    for top in ["templates", "values"] {
+        let dir = Path::new(ROOT)
+            .join(top)
+            .join("edge-21.4.4/linkerd-control-plane");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            files.push(match (top, name.as_str()) {
+                ("templates", "Chart.yaml" | "README.md") => name,
+                ("templates", _) => format!("templates/{name}"),
+                (_, "values.schema.json") => name,
+                // The packaged chart keeps its defaults at the root, as Helm's charts do.
+                (_, "values.yaml") => name,
+                _ => format!("values/{name}"),
+            });
+        }
     }
+    files.sort();
+    files
 }
 
 #[test]
-fn the_embedded_chart_packages_like_the_repository_root() {
-    let (_, embedded) = package(None, &scratch_dir("embedded"), &[]);
-    let (_, folder) = package(Some(ROOT), &scratch_dir("root"), &[]);
-    assert_eq!(
-        embedded, folder,
-        "the binary's chart and the repository's .helmignore disagree on the chart's files"
-    );
+fn the_embedded_chart_archive_holds_exactly_its_release_line_folders() {
+    let (archive, _) = package(None, &scratch_dir("embedded"), &[]);
+    let mut names: Vec<String> = names(&archive)
+        .iter()
+        .map(|name| {
+            name.strip_prefix("linkerd-control-plane/")
+                .unwrap_or_else(|| panic!("{name} is outside the chart folder"))
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, control_plane_chart_files());
+}
+
+#[test]
+fn a_file_dropped_in_the_repository_root_is_no_chart_of_ours() {
+    // The README's first command writes control-plane.yaml there; the root is not a chart.
+    let out = meshchart(&[
+        "package",
+        "--chart",
+        ROOT,
+        "-d",
+        &scratch_dir("root").to_string_lossy(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Chart.yaml is missing"), "{stderr}");
 }
 
 #[test]
@@ -391,7 +410,13 @@ fn rendering_the_packaged_control_plane_equals_the_embedded_render() {
         // The pinned set's issuer is valid at the golden instant, which the render checks.
         ok(&run(command(&args).env("SOURCE_DATE_EPOCH", "1700000000")))
     };
-    for extra in [&[][..], &["-f", "values/values-ha.yaml"][..]] {
+    for extra in [
+        &[][..],
+        &[
+            "-f",
+            "values/edge-21.4.4/linkerd-control-plane/values-ha.yaml",
+        ][..],
+    ] {
         let embedded = render(None, extra);
         assert!(embedded.contains("kind: Deployment"), "{embedded}");
         assert_eq!(render(Some(archive.to_str().unwrap()), extra), embedded);

@@ -25,6 +25,16 @@ pub enum ChartError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// No chart of that release line and name is compiled into this binary.
+    #[error("meshchart has no chart {chart} for Linkerd {release} (it embeds: {embedded})")]
+    NotEmbedded {
+        /// The release line asked for.
+        release: String,
+        /// The chart name asked for.
+        chart: String,
+        /// The embedded charts, `release/chart`, comma-separated.
+        embedded: String,
+    },
     /// The chart has no Chart.yaml.
     #[error("{origin}: Chart.yaml is missing (is this a chart folder?)")]
     MissingChartYaml {
@@ -131,6 +141,13 @@ pub fn ignore_rules(dir: &Utf8Path) -> Result<HelmIgnore, ChartError> {
 /// Reads every file of the chart folder `dir` that `.helmignore` keeps (Helm's loader rules,
 /// within the input rules of [`crate::input::tree`]).
 pub fn walk_chart_dir(dir: &Utf8Path, hidden: Hidden) -> Result<Walked, ChartError> {
+    // Said before the walk: a folder that is no chart (a project's root, with its build output)
+    // would otherwise be walked, and refused for its size.
+    if !dir.join("Chart.yaml").exists() {
+        return Err(ChartError::MissingChartYaml {
+            origin: dir.to_string(),
+        });
+    }
     let rules = ignore_rules(dir)?;
     let walked =
         input::tree::chart_files(dir, hidden, &|path, is_dir| rules.ignores(path, is_dir))?;
@@ -177,13 +194,43 @@ pub struct Chart {
 }
 
 mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/embedded_chart.rs"));
+    include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
+}
+
+/// The release line `meshchart` renders when none is chosen.
+pub const DEFAULT_RELEASE: &str = "edge-21.4.4";
+/// The name of a release line's control-plane chart.
+pub const CONTROL_PLANE_CHART: &str = "linkerd-control-plane";
+
+/// The charts compiled into the binary, as `(release, chart name)`, in release order.
+pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
+    embedded::CHARTS
+        .iter()
+        .map(|(release, chart, _)| (*release, *chart))
 }
 
 impl Chart {
-    /// The control-plane chart compiled into this binary.
+    /// The control-plane chart of the default release line, compiled into this binary.
     pub fn embedded() -> Result<Chart, ChartError> {
-        let files = embedded::FILES.iter().map(|(path, text)| ChartFile {
+        Chart::embedded_line(DEFAULT_RELEASE, CONTROL_PLANE_CHART)
+    }
+
+    /// Chart `name` of release line `release`, compiled into this binary.
+    pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ChartError> {
+        let Some((_, _, files)) = embedded::CHARTS
+            .iter()
+            .find(|(r, c, _)| *r == release && *c == name)
+        else {
+            return Err(ChartError::NotEmbedded {
+                release: release.to_owned(),
+                chart: name.to_owned(),
+                embedded: embedded_charts()
+                    .map(|(r, c)| format!("{r}/{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        };
+        let files = files.iter().map(|(path, text)| ChartFile {
             path: (*path).to_owned(),
             text: (*text).to_owned(),
         });

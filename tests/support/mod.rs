@@ -53,9 +53,9 @@ pub fn reference_file(name: &str) -> String {
         .unwrap_or_else(|e| panic!("cannot read reference file {}: {e}", path.display()))
 }
 
-/// The chart, read from the repository root.
+/// The default release line's control-plane chart, as the binary embeds it.
 pub fn chart() -> Chart {
-    Chart::from_dir(&repo_root()).unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
+    Chart::embedded().unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
 }
 
 /// Sets `value` at a dotted path (`identity.issuer.crtExpiry`), creating maps on the way, as
@@ -125,12 +125,14 @@ pub fn reference_values() -> Value {
     values_with(&reference_flags())
 }
 
-/// [`reference_values`] with `-f values/values-ha.yaml`.
+/// [`reference_values`] with `-f values/edge-21.4.4/linkerd-control-plane/values-ha.yaml`.
 pub fn reference_values_ha() -> Value {
     let mut flags = reference_flags();
-    flags
-        .files
-        .push(repo_root().join("values/values-ha.yaml").to_string());
+    flags.files.push(
+        repo_root()
+            .join("values/edge-21.4.4/linkerd-control-plane/values-ha.yaml")
+            .to_string(),
+    );
     values_with(&flags)
 }
 
