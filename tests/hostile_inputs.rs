@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::cli::{assert_refused, scratch_dir};
+use support::cli::{assert_refused, make_fifo, scratch_dir};
 
 /// How long a run may take before we call it a hang.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -111,32 +111,18 @@ fn write(path: &Path, bytes: &[u8]) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Makes a FIFO at `path`; says the test is skipped and returns false without `mkfifo`.
-fn mkfifo(path: &Path) -> bool {
-    let made = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !made {
-        eprintln!("skipped: no mkfifo");
-    }
-    made
-}
-
 /// A FIFO named `name` in a fresh folder, written `content` once from a thread (a second reader,
-/// which must not come, would block forever); `None` (test skipped) without `mkfifo`.
-fn fed_fifo(folder: &str, name: &str, content: &'static str) -> Option<PathBuf> {
+/// which must not come, would block forever).
+fn fed_fifo(folder: &str, name: &str, content: &'static str) -> PathBuf {
     let path = scratch_dir(folder).join(name);
-    if !mkfifo(&path) {
-        return None;
-    }
+    make_fifo(&path);
     let writer = path.clone();
     std::thread::spawn(move || {
         if let Ok(mut fifo) = std::fs::OpenOptions::new().write(true).open(&writer) {
             let _ = fifo.write_all(content.as_bytes());
         }
     });
-    Some(path)
+    path
 }
 
 // --- Unbounded reads -------------------------------------------------------------------------
@@ -187,9 +173,7 @@ fn an_inject_folder_link_out_to_a_device_is_refused_by_name() {
 fn a_fifo_inside_an_inject_folder_is_refused_without_blocking() {
     let dir = scratch_dir("inject-fifo");
     write(&dir.join("pod.yaml"), POD.as_bytes());
-    if !mkfifo(&dir.join("x.yaml")) {
-        return;
-    }
+    make_fifo(&dir.join("x.yaml"));
     let out = run(&["inject", dir.to_str().unwrap(), "-f", INJECT_VALUES]);
     assert_refused(&out, 1, &["x.yaml", "FIFO"]);
 }
@@ -240,9 +224,7 @@ fn an_input_over_the_cap_is_refused_and_the_cap_can_be_raised() {
 
 #[test]
 fn a_values_file_fifo_is_read_once_even_with_explain() {
-    let Some(fifo) = fed_fifo("values-fifo", "values.yaml", "proxy:\n  logLevel: debug\n") else {
-        return;
-    };
+    let fifo = fed_fifo("values-fifo", "values.yaml", "proxy:\n  logLevel: debug\n");
     let out = run(&["values", "-f", fifo.to_str().unwrap(), "--explain"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -254,9 +236,7 @@ fn a_values_file_fifo_is_read_once_even_with_explain() {
 
 #[test]
 fn a_set_file_fifo_is_read_once_even_with_explain() {
-    let Some(fifo) = fed_fifo("set-file-fifo", "extra.txt", "from-a-fifo") else {
-        return;
-    };
+    let fifo = fed_fifo("set-file-fifo", "extra.txt", "from-a-fifo");
     let set_file = format!("extra={}", fifo.display());
     let out = run(&["values", "--set-file", &set_file, "--explain"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

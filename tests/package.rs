@@ -6,7 +6,7 @@ mod support;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::cli::{command, helm, run, scratch_dir};
+use support::cli::{command, helm_or_skip, run, scratch_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -425,8 +425,7 @@ fn rendering_the_packaged_control_plane_equals_the_embedded_render() {
 
 #[test]
 fn helm_reads_our_chart_yaml_and_default_values() {
-    let Some(helm) = helm() else {
-        println!("SKIPPED helm_reads_our_chart_yaml_and_default_values: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
+    let Some(helm) = helm_or_skip("helm_reads_our_chart_yaml_and_default_values") else {
         return;
     };
     for chart in [Some(fixture("package-demo")), None] {

@@ -8,9 +8,8 @@
 mod support;
 
 use std::path::Path;
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use support::cli::helm;
+use support::cli::helm_or_skip;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const CHART: &str = "tests/fixtures/helm-post-renderer";
@@ -69,15 +68,6 @@ fn container_names(doc: &meshchart::values::Value, list: &str) -> Vec<String> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// Helm, or `None` after saying that `test` skipped.
-fn helm_or_skip(test: &str) -> Option<PathBuf> {
-    let found = helm();
-    if found.is_none() {
-        println!("SKIPPED {test}: helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)");
-    }
-    found
 }
 
 #[test]

@@ -46,6 +46,46 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Says that `test` did not run because `tool` is missing (`why`), where `cargo test` shows it
+/// even for a passing test: the line goes straight to stderr, past the test harness's capture.
+/// Where the environment names the tool in `MESHCHART_REQUIRED_TOOLS` (comma-separated; CI lists
+/// what it installed), a missing tool fails the test instead of skipping it.
+pub fn skip(test: &str, tool: &str, why: &str) {
+    let required = std::env::var("MESHCHART_REQUIRED_TOOLS").unwrap_or_default();
+    if required.split(',').any(|t| t.trim() == tool) {
+        panic!("{test}: {why}, but MESHCHART_REQUIRED_TOOLS says {tool} is installed");
+    }
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
+}
+
+/// Helm, or `None` after saying (see [`skip`]) that `test` skipped without it.
+pub fn helm_or_skip(test: &str) -> Option<PathBuf> {
+    let found = helm();
+    if found.is_none() {
+        skip(
+            test,
+            "helm",
+            "helm is not installed (set HELM_BIN or put helm on PATH; ../shared/tools/get-helm.sh installs it)",
+        );
+    }
+    found
+}
+
+/// Makes a FIFO (named pipe) at `path`, as `mkfifo` does, without needing that tool.
+pub fn make_fifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt as _;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL in the path");
+    // SAFETY: `name` is a valid NUL-terminated path that outlives the call.
+    let made = unsafe { libc::mkfifo(name.as_ptr(), 0o644) };
+    assert_eq!(
+        made,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
+
 /// Helm, if this machine has it: `HELM_BIN`, else `helm` on PATH.
 pub fn helm() -> Option<PathBuf> {
     if let Some(bin) = std::env::var_os("HELM_BIN").filter(|b| !b.is_empty()) {
