@@ -14,6 +14,8 @@
 //! only when something must be read from them (the issuer's expiry).
 
 mod certs_dir;
+mod clock;
+mod error;
 mod generate;
 mod issuer;
 mod pem;
@@ -22,10 +24,11 @@ mod x509;
 
 use crate::values::{Map, Value};
 use camino::{Utf8Path, Utf8PathBuf};
+use clock::{rfc3339, Clock};
+pub use error::IdentityError;
+use error::Origin;
 use std::ffi::OsStr;
-use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use time::OffsetDateTime;
 
 /// The environment variable that pins the clock for reproducible output.
 pub const SOURCE_DATE_EPOCH: &str = "SOURCE_DATE_EPOCH";
@@ -37,148 +40,6 @@ pub struct MaterialOptions {
     pub certs_dir: Option<Utf8PathBuf>,
     /// The time that certificates start from and the heartbeat schedule is derived from.
     pub now: SystemTime,
-}
-
-/// Why the identity or webhook material could not be completed.
-#[derive(Debug, thiserror::Error)]
-pub enum IdentityError {
-    /// A file refused by the input rules (see [`crate::input`]).
-    #[error(transparent)]
-    Input(#[from] crate::input::InputError),
-    /// Some, but not all, of the trust anchors and issuer certificate and key were given.
-    #[error(
-        "{} missing: give all of identityTrustAnchorsPEM, identity.issuer.tls.crtPEM and \
-         identity.issuer.tls.keyPEM, or none to generate them",
-        missing_list(.missing)
-    )]
-    IncompleteIssuer {
-        /// The values keys that are empty.
-        missing: Vec<String>,
-    },
-    /// A webhook's certificate was given without its key, or the other way round.
-    #[error(
-        "{missing} is missing: give both {component}.crtPEM and {component}.keyPEM, or neither \
-         to generate them (or set {component}.externalSecret)"
-    )]
-    IncompleteWebhook {
-        /// `proxyInjector` or `profileValidator`.
-        component: &'static str,
-        /// The values key that is empty.
-        missing: String,
-    },
-    /// An external issuer was chosen, yet an issuer certificate or key was given.
-    #[error(
-        "{key} is set but identity.issuer.scheme is {scheme:?}: an external issuer's certificate \
-         and key live in the cluster, so leave identity.issuer.tls empty"
-    )]
-    ExternalIssuerCredentials {
-        /// The values key that should be empty.
-        key: String,
-        /// The scheme given.
-        scheme: String,
-    },
-    /// A value has the wrong type.
-    #[error("{key} must be {expected}, not a {found}")]
-    WrongType {
-        /// The values key.
-        key: String,
-        /// What it must be.
-        expected: &'static str,
-        /// The type found.
-        found: &'static str,
-    },
-    /// A name that certificates are made for is not a valid DNS name.
-    #[error("{key} is {value:?}, which cannot name a certificate: {reason}")]
-    InvalidName {
-        /// The values key.
-        key: &'static str,
-        /// Its value.
-        value: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// A certificate or key does not read (bad PEM, wrong block, not P-256, …).
-    #[error("{origin}: {reason}")]
-    InvalidPem {
-        /// The values key or the file it came from.
-        origin: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The issuer certificate fails a check `linkerd install` makes (validity at the render's
-    /// instant, algorithm, CA, signed by a trust anchor).
-    #[error("{origin}: {reason}")]
-    InvalidIssuer {
-        /// The values key or the file of the certificate.
-        origin: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The issuer key is not the key of the issuer certificate.
-    #[error("{key} is not the private key of the certificate in {crt}: their public keys differ")]
-    KeyMismatch {
-        /// The values key or file of the key.
-        key: String,
-        /// The values key or file of the certificate.
-        crt: String,
-    },
-    /// The certs dir holds part of a set.
-    #[error(
-        "certs dir {dir} holds {present} but not {missing}: restore the missing files, or remove \
-         the others to generate a new set"
-    )]
-    IncompleteCertsDir {
-        /// The folder.
-        dir: Utf8PathBuf,
-        /// The files of the set that exist.
-        present: String,
-        /// The files of the set that do not.
-        missing: String,
-    },
-    /// Reading or writing the certs dir failed.
-    #[error("cannot {action} {path}: {source}")]
-    Io {
-        /// What was being done.
-        action: &'static str,
-        /// The file or folder.
-        path: Utf8PathBuf,
-        /// The system's error.
-        source: std::io::Error,
-    },
-    /// The certificate library failed.
-    #[error("cannot generate {what}: {reason}")]
-    Generate {
-        /// The certificate being made.
-        what: String,
-        /// The library's error.
-        reason: String,
-    },
-    /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
-    #[error(
-        "SOURCE_DATE_EPOCH is {value:?}: expected whole seconds since 1970-01-01T00:00:00Z, \
-         e.g. 1700000000"
-    )]
-    SourceDateEpoch {
-        /// The variable's value.
-        value: String,
-    },
-    /// The time given cannot be used for certificates or the schedule.
-    #[error(
-        "the time to generate from ({detail}) is out of range: set SOURCE_DATE_EPOCH to a time \
-         between 1970 and 9989"
-    )]
-    TimeOutOfRange {
-        /// What is wrong with it.
-        detail: String,
-    },
-}
-
-fn missing_list(missing: &[String]) -> String {
-    match missing {
-        [one] => format!("{one} is"),
-        [init @ .., last] => format!("{} and {last} are", init.join(", ")),
-        [] => "nothing is".to_owned(),
-    }
 }
 
 /// Reads SOURCE_DATE_EPOCH (seconds) or the clock: the single place a clock is read.
@@ -293,22 +154,6 @@ const WEBHOOKS: [Webhook; 2] = [
     },
 ];
 
-/// Where a certificate or key came from, for error messages.
-#[derive(Clone, Copy)]
-enum Origin<'a> {
-    Key(&'static [&'static str]),
-    File(&'a Utf8Path),
-}
-
-impl fmt::Display for Origin<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Key(path) => f.write_str(&path.join(".")),
-            Origin::File(path) => write!(f, "{path}"),
-        }
-    }
-}
-
 /// What [`complete_material`] will change, gathered before anything is changed.
 #[derive(Default)]
 struct Plan {
@@ -328,31 +173,6 @@ impl Plan {
             contents: contents.to_owned(),
             secret,
         });
-    }
-}
-
-/// The time to generate from, converted only when something needs it.
-#[derive(Clone, Copy)]
-struct Clock(SystemTime);
-
-impl Clock {
-    fn unix_seconds(self) -> Result<i64, IdentityError> {
-        let since =
-            self.0
-                .duration_since(UNIX_EPOCH)
-                .map_err(|_| IdentityError::TimeOutOfRange {
-                    detail: "before 1970".to_owned(),
-                })?;
-        i64::try_from(since.as_secs()).map_err(|_| IdentityError::TimeOutOfRange {
-            detail: format!("{} seconds after 1970", since.as_secs()),
-        })
-    }
-
-    fn datetime(self) -> Result<OffsetDateTime, IdentityError> {
-        let seconds = self.unix_seconds()?;
-        OffsetDateTime::from_unix_timestamp(seconds).map_err(|_| IdentityError::TimeOutOfRange {
-            detail: format!("{seconds} seconds after 1970"),
-        })
     }
 }
 
@@ -749,20 +569,6 @@ fn check_serves(
     }
 }
 
-/// `2030-08-26T07:13:47Z`.
-fn rfc3339(at: OffsetDateTime) -> String {
-    let at = at.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        at.year(),
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second()
-    )
-}
-
 fn namespace(values: &Value) -> Result<&str, IdentityError> {
     let namespace = text(values, NAMESPACE)?.unwrap_or("linkerd");
     check_dns_name("namespace", namespace, true)?;
@@ -930,12 +736,6 @@ mod tests {
             assert!(text.starts_with("SOURCE_DATE_EPOCH is "), "{text}");
             assert!(text.contains(&format!("{bad:?}")), "{text}");
         }
-    }
-
-    #[test]
-    fn rfc3339_is_utc_with_seconds() {
-        let at = OffsetDateTime::from_unix_timestamp(1_913_958_827).expect("in range");
-        assert_eq!(rfc3339(at), "2030-08-26T07:13:47Z");
     }
 
     #[test]

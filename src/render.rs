@@ -1,9 +1,10 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
 use crate::chart::Chart;
-use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork, Rendered};
+use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
+use crate::manifest::Rendered;
 use crate::proxy_support;
 use crate::values::{effective_values_with, KeptFiles, Value, ValueOverrides};
 use camino::{Utf8Path, Utf8PathBuf};

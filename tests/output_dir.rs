@@ -3,7 +3,7 @@
 mod support;
 
 use camino::Utf8PathBuf;
-use meshchart::engine::{Rendered, RenderedDocument};
+use meshchart::manifest::{Rendered, RenderedDocument};
 use meshchart::render::write_output_dir_with;
 use support::cli::scratch_dir;
 

@@ -1,6 +1,6 @@
 //! Moving values between our tree and minijinja's.
 
-use super::functions::MAX_LIST_ITEMS;
+use crate::limits::MAX_LIST_ITEMS;
 use crate::values::{Map, Value};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::{Error, ErrorKind};

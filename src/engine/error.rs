@@ -1,7 +1,6 @@
 //! Render errors, shaped for people: template, line, the source line, and what went wrong.
 
 use crate::chart::Chart;
-use std::fmt;
 
 /// Why a chart could not be rendered.
 #[derive(Debug, thiserror::Error)]
@@ -154,8 +153,8 @@ impl RenderError {
                             "the template used up its budget of {} steps or {} bytes of data \
                              built (an endless loop, or a string or list grown past the \
                              limit?)",
-                            crate::engine::FUEL_PER_RENDER,
-                            crate::engine::TEMPLATE_DATA_BYTES
+                            crate::limits::FUEL_PER_RENDER,
+                            crate::limits::TEMPLATE_DATA_BYTES
                         ),
                         _ => mj
                             .detail()
@@ -221,11 +220,5 @@ impl RenderError {
                 .find(|t| t.path == name)
                 .map(|t| t.text.clone())
         })
-    }
-}
-
-impl fmt::Display for crate::engine::RenderedDocument {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} ({})", self.kind, self.name, self.template)
     }
 }

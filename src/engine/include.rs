@@ -1,6 +1,6 @@
 //! `include` and `tpl`: rendering other templates and strings from inside a template.
 
-use super::MAX_STRING_BYTES;
+use crate::limits::MAX_STRING_BYTES;
 use minijinja::value::Value;
 use minijinja::{Error, ErrorKind, State};
 use std::cell::RefCell;

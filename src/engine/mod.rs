@@ -1,42 +1,30 @@
 //! The engine: compiles a chart's templates once and renders them with Helm's semantics.
 
-mod checked;
 mod context;
-mod convert;
+pub(crate) mod convert;
 mod error;
 pub mod functions;
 pub mod gofmt;
 mod include;
 mod remembered;
 
+pub use crate::limits::{FUEL_PER_RENDER, MAX_LIST_ITEMS, MAX_STRING_BYTES, TEMPLATE_DATA_BYTES};
 pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
 pub use convert::{from_jinja, to_jinja};
 pub use error::RenderError;
-pub use functions::{MAX_LIST_ITEMS, MAX_STRING_BYTES};
 pub use include::MAX_INCLUDE_DEPTH;
 
 use crate::chart::Chart;
-use crate::manifest::{self, kind_rank, HOOK_EVENTS};
+use crate::manifest::checked;
+use crate::manifest::{self, Rendered, RenderedDocument};
 use crate::values::Value;
 use crate::yaml;
 use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// How many bytes of data one template render may build in all (strings and lists made by
-/// operators, literals and function results, and its output), as minijinja's fuel counts them.
-/// Three times [`MAX_STRING_BYTES`]: a string or list doubled with `~` or `+` stops before it
-/// reaches 16 MiB, while printing one 10 MiB `repeat` still fits.
-pub const TEMPLATE_DATA_BYTES: u64 = 3 * MAX_STRING_BYTES as u64;
-/// The bytes one unit of minijinja's fuel stands for (one instruction costs one unit).
-const BYTES_PER_FUEL: u64 = 64;
-/// The fuel of one template render: [`TEMPLATE_DATA_BYTES`] of data, or as many instructions
-/// (491,520), before we call it an endless loop or a runaway value. The control-plane's
-/// templates use under 3,000.
-pub const FUEL_PER_RENDER: u64 = TEMPLATE_DATA_BYTES / BYTES_PER_FUEL;
 /// The default cap on a render's total output (`--max-output-bytes`).
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -71,73 +59,6 @@ impl Default for RenderOptions {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
-}
-
-/// One emitted document.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RenderedDocument {
-    /// The template it came from, relative to the chart root (`templates/identity.yaml`).
-    pub template: String,
-    /// The document text, trimmed.
-    pub text: String,
-    /// Its `kind` (empty when it has none).
-    pub kind: String,
-    /// Its `metadata.name` (empty when it has none).
-    pub name: String,
-    /// Its `metadata.namespace` (empty when it has none).
-    pub namespace: String,
-    /// Its `helm.sh/hook` events when it is a Helm hook (hooks print after everything else).
-    pub hook: Option<String>,
-}
-
-/// The result of rendering a chart: documents in Helm's order, and notes for stderr.
-#[derive(Clone, Debug, Default)]
-pub struct Rendered {
-    /// The chart's name (first part of `# Source:` lines).
-    pub chart_name: String,
-    /// Documents in output order.
-    pub documents: Vec<RenderedDocument>,
-    /// Informational messages (dropped hooks and the like).
-    pub notes: Vec<String>,
-}
-
-impl Rendered {
-    /// The multi-document stream `helm template` prints.
-    pub fn to_stream(&self) -> String {
-        let mut out = String::with_capacity(self.documents.iter().map(|d| d.text.len() + 64).sum());
-        for doc in &self.documents {
-            write_framed(&mut out, &self.chart_name, doc);
-        }
-        if out.is_empty() {
-            out.push('\n');
-        }
-        out
-    }
-
-    /// One file per template, as `--output-dir` writes them: (path under the dir, contents).
-    pub fn files(&self) -> Vec<(String, String)> {
-        let mut files: Vec<(String, String)> = Vec::new();
-        for doc in &self.documents {
-            let path = format!("{}/{}", self.chart_name, doc.template);
-            let index = match files.iter().position(|(p, _)| *p == path) {
-                Some(i) => i,
-                None => {
-                    files.push((path, String::new()));
-                    files.len() - 1
-                }
-            };
-            write_framed(&mut files[index].1, &self.chart_name, doc);
-        }
-        files
-    }
-}
-
-fn write_framed(out: &mut String, chart_name: &str, doc: &RenderedDocument) {
-    let _ = write!(
-        out,
-        "---\n# Source: {chart_name}/{}\n{}\n",
-        doc.template, doc.text
-    );
 }
 
 /// A chart's templates compiled once, ready to render with any values; `'source` is the
@@ -566,9 +487,7 @@ impl<'source> Engine<'source> {
         opts: &RenderOptions,
     ) -> Result<Rendered, RenderError> {
         let mut total = 0u64;
-        let mut regular = Vec::new();
-        let mut hooks = Vec::new();
-        let mut notes = Vec::new();
+        let mut all = Vec::new();
         let RenderWork {
             objects,
             templates,
@@ -589,27 +508,11 @@ impl<'source> Engine<'source> {
                 let room = opts.max_output_bytes - before;
                 return Err(self.output_too_large(name, &objects, room, opts.max_output_bytes));
             }
-            for doc in documents {
-                match &doc.hook {
-                    Some(events) if !is_known_hook(events) => notes.push(format!(
-                        "info: skipping unknown hook: {events:?} ({} {})",
-                        doc.kind, doc.name
-                    )),
-                    Some(_) => hooks.push(doc),
-                    None => regular.push(doc),
-                }
-            }
+            all.extend(documents);
         }
-        // Stable, each document's rank found once (a rank is a search of Helm's kind list);
-        // unknown kinds keep their name, to sort by it after the known ones.
-        let rank = |doc: &RenderedDocument| {
-            let (place, unknown) = kind_rank(&doc.kind);
-            (place, unknown.to_owned())
-        };
-        regular.sort_by_cached_key(rank);
-        hooks.sort_by_cached_key(rank);
-        regular.extend(hooks);
-        let documents = self.filter_show_only(regular, opts)?;
+        let (ordered, notes) = manifest::in_helm_order(all);
+        let documents = manifest::show_only(ordered, &opts.show_only)
+            .map_err(|pattern| RenderError::ShowOnlyNotFound { pattern })?;
         Ok(Rendered {
             chart_name: self.chart_name.clone(),
             documents,
@@ -675,27 +578,6 @@ impl<'source> Engine<'source> {
             line,
             limit,
         }
-    }
-
-    fn filter_show_only(
-        &self,
-        documents: Vec<RenderedDocument>,
-        opts: &RenderOptions,
-    ) -> Result<Vec<RenderedDocument>, RenderError> {
-        if opts.show_only.is_empty() {
-            return Ok(documents);
-        }
-        for pattern in &opts.show_only {
-            if !documents.iter().any(|d| glob_match(pattern, &d.template)) {
-                return Err(RenderError::ShowOnlyNotFound {
-                    pattern: pattern.clone(),
-                });
-            }
-        }
-        Ok(documents
-            .into_iter()
-            .filter(|d| opts.show_only.iter().any(|p| glob_match(p, &d.template)))
-            .collect())
     }
 
     fn template_error(&self, error: &minijinja::Error) -> RenderError {
@@ -803,27 +685,4 @@ fn line_start_offset(text: &str, line: usize) -> Option<usize> {
         return Some(0);
     }
     text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
-}
-
-/// Whether any of a hook's comma-separated events is one Helm knows (it drops the others).
-fn is_known_hook(events: &str) -> bool {
-    events
-        .split(',')
-        .map(str::trim)
-        .any(|e| HOOK_EVENTS.contains(&e))
-}
-
-/// `*` matches within one path segment, `?` one character; everything else literally.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some(b'*') => (0..=t.len())
-                .take_while(|&i| i == 0 || t[i - 1] != b'/')
-                .any(|i| go(&p[1..], &t[i..])),
-            Some(b'?') => !t.is_empty() && t[0] != b'/' && go(&p[1..], &t[1..]),
-            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
 }

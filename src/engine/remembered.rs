@@ -15,7 +15,7 @@
 //! `Values`, or that keeps missing, is rendered from then on without notes.
 
 use super::context::{ApiVersions, KubeVersion};
-use super::RenderedDocument;
+use crate::manifest::RenderedDocument;
 use minijinja::value::{Enumerator, Object, ObjectExt, Value as JValue, ValueKind};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};

@@ -5,7 +5,7 @@
 //! first and is renamed into place only once all of them were written; on any error the files
 //! and folders this call made are removed again, so the folder is left as it was.
 
-use super::IdentityError;
+use super::error::IdentityError;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::fs;
 use std::io::{ErrorKind, Write as _};

@@ -4,9 +4,10 @@
 //! A control plane rendered with anything else starts, but its identity controller cannot issue
 //! certificates that proxies accept, so each failure stops the render naming the value at fault.
 
+use super::clock::{rfc3339, Clock};
+use super::error::{IdentityError, Origin};
 use super::pem::{self, PrivateKey};
 use super::x509::{self, Certificate};
-use super::{rfc3339, Clock, IdentityError, Origin};
 use crate::digest::{sha256_of_fields, PassedChecks};
 use time::OffsetDateTime;
 

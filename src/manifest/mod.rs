@@ -1,4 +1,9 @@
-//! Rendered manifests: splitting a template's output into documents, Helm's install order, framing.
+//! Rendered manifests: splitting a template's output into documents and checking each one,
+//! Helm's install order, `--show-only`, and the framing `helm template` prints.
+
+pub mod checked;
+
+use std::fmt::{self, Write as _};
 
 /// Helm 3.17.1's install order, as observed (kinds not listed sort after these, alphabetically).
 pub const INSTALL_ORDER: &[&str] = &[
@@ -142,6 +147,157 @@ pub fn line_of(text: &str, offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// One emitted document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderedDocument {
+    /// The template it came from, relative to the chart root (`templates/identity.yaml`).
+    pub template: String,
+    /// The document text, trimmed.
+    pub text: String,
+    /// Its `kind` (empty when it has none).
+    pub kind: String,
+    /// Its `metadata.name` (empty when it has none).
+    pub name: String,
+    /// Its `metadata.namespace` (empty when it has none).
+    pub namespace: String,
+    /// Its `helm.sh/hook` events when it is a Helm hook (hooks print after everything else).
+    pub hook: Option<String>,
+}
+
+/// The result of rendering a chart: documents in Helm's order, and notes for stderr.
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    /// The chart's name (first part of `# Source:` lines).
+    pub chart_name: String,
+    /// Documents in output order.
+    pub documents: Vec<RenderedDocument>,
+    /// Informational messages (dropped hooks and the like).
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for RenderedDocument {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} ({})", self.kind, self.name, self.template)
+    }
+}
+
+impl Rendered {
+    /// The multi-document stream `helm template` prints.
+    pub fn to_stream(&self) -> String {
+        let mut out = String::with_capacity(self.documents.iter().map(|d| d.text.len() + 64).sum());
+        for doc in &self.documents {
+            write_framed(&mut out, &self.chart_name, doc);
+        }
+        if out.is_empty() {
+            out.push('\n');
+        }
+        out
+    }
+
+    /// One file per template, as `--output-dir` writes them: (path under the dir, contents).
+    pub fn files(&self) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for doc in &self.documents {
+            let path = format!("{}/{}", self.chart_name, doc.template);
+            let index = match files.iter().position(|(p, _)| *p == path) {
+                Some(i) => i,
+                None => {
+                    files.push((path, String::new()));
+                    files.len() - 1
+                }
+            };
+            write_framed(&mut files[index].1, &self.chart_name, doc);
+        }
+        files
+    }
+}
+
+fn write_framed(out: &mut String, chart_name: &str, doc: &RenderedDocument) {
+    let _ = write!(
+        out,
+        "---\n# Source: {chart_name}/{}\n{}\n",
+        doc.template, doc.text
+    );
+}
+
+/// A render's documents (in template order) as `helm template` prints them: the others in
+/// install order, then the hooks in install order; a hook none of whose events Helm knows is
+/// dropped, with a note saying so.
+pub fn in_helm_order(documents: Vec<RenderedDocument>) -> (Vec<RenderedDocument>, Vec<String>) {
+    let mut regular = Vec::new();
+    let mut hooks = Vec::new();
+    let mut notes = Vec::new();
+    for doc in documents {
+        match &doc.hook {
+            Some(events) if !is_known_hook(events) => notes.push(format!(
+                "info: skipping unknown hook: {events:?} ({} {})",
+                doc.kind, doc.name
+            )),
+            Some(_) => hooks.push(doc),
+            None => regular.push(doc),
+        }
+    }
+    let mut ordered = in_install_order(regular);
+    ordered.extend(in_install_order(hooks));
+    (ordered, notes)
+}
+
+/// Whether any of a hook's comma-separated events is one Helm knows (it drops the others).
+fn is_known_hook(events: &str) -> bool {
+    events
+        .split(',')
+        .map(str::trim)
+        .any(|e| HOOK_EVENTS.contains(&e))
+}
+
+/// Documents in Helm's install order: listed kinds by their place, then unknown kinds by name;
+/// documents of one kind keep their order (the templates' order, then their own).
+pub fn in_install_order(mut documents: Vec<RenderedDocument>) -> Vec<RenderedDocument> {
+    // Each document's rank found once (a rank is a search of Helm's kind list); unknown kinds
+    // keep their name, to sort by it after the known ones.
+    documents.sort_by_cached_key(|doc| {
+        let (place, unknown) = kind_rank(&doc.kind);
+        (place, unknown.to_owned())
+    });
+    documents
+}
+
+/// The documents of the templates `patterns` name (`--show-only`; all of them when there is
+/// none). A pattern that matches no document is the error.
+pub fn show_only(
+    documents: Vec<RenderedDocument>,
+    patterns: &[String],
+) -> Result<Vec<RenderedDocument>, String> {
+    if patterns.is_empty() {
+        return Ok(documents);
+    }
+    if let Some(unmatched) = patterns
+        .iter()
+        .find(|pattern| !documents.iter().any(|d| glob_match(pattern, &d.template)))
+    {
+        return Err(unmatched.clone());
+    }
+    Ok(documents
+        .into_iter()
+        .filter(|d| patterns.iter().any(|p| glob_match(p, &d.template)))
+        .collect())
+}
+
+/// `*` matches within one path segment, `?` one character; everything else literally.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    fn go(p: &[u8], t: &[u8]) -> bool {
+        match p.first() {
+            None => t.is_empty(),
+            Some(b'*') => (0..=t.len())
+                .take_while(|&i| i == 0 || t[i - 1] != b'/')
+                .any(|i| go(&p[1..], &t[i..])),
+            Some(b'?') => !t.is_empty() && t[0] != b'/' && go(&p[1..], &t[1..]),
+            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
+        }
+    }
+    go(pattern.as_bytes(), text.as_bytes())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! defaults a user `null` deletes the default; where the chart has no such key the `null` stays.
 
 use super::set::format_key_path;
-use super::{Map, Value};
+use crate::yaml::{Map, Value};
 
 /// Merges a later `-f` file's values into the earlier ones: maps merge key by key, anything else
 /// (lists, scalars, `null`) replaces what was there.

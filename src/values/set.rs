@@ -23,7 +23,7 @@
 //! a path that ends without `=` after an index or a dot (`a[0]`, `a.`) is an error, as are more
 //! than [`MAX_PATH_PARTS`] path parts; a `--set-file` that is not UTF-8 text is an error.
 
-use super::{Map, Value};
+use crate::yaml::{Map, Value};
 
 /// Highest list index accepted (`a[65536]=x` is the last allowed), as in Helm.
 pub const MAX_INDEX: usize = 65536;
@@ -578,7 +578,7 @@ fn describe(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Int(i) => format!("the number {i}"),
-        Value::Float(f) => format!("the number {}", super::format_go_float(*f)),
+        Value::Float(f) => format!("the number {}", crate::yaml::format_go_float(*f)),
         Value::String(s) if s.chars().count() > 40 => {
             let head: String = s.chars().take(40).collect();
             format!("the string {head:?}...")

@@ -10,8 +10,8 @@ use std::io::Read;
 
 use super::coalesce::{coalesce, merge_user_values};
 use super::set::{apply_set_with_reader, SetError, SetMode};
-use super::{Map, Value};
 use crate::input::{self, InputError};
+use crate::yaml::{Map, Value};
 
 /// The user's value flags, in the order given per flag type.
 #[derive(Default, Clone, Debug, PartialEq, Eq)]

@@ -34,7 +34,8 @@ mod ambiguous;
 mod key_order;
 
 use super::json::UnsupportedValue;
-use crate::values::{format_yaml_float, Map, Value};
+use crate::yaml::number::format_yaml_float;
+use crate::yaml::value::{Map, Value};
 use std::fmt::Write as _;
 
 /// Spaces per nesting level.

@@ -6,27 +6,17 @@
 //! full reader for aliases and merge keys. Tests hold the first two to the full reader's verdict.
 
 mod fast;
+mod manifest_head;
+
+pub use manifest_head::ManifestHead;
 
 use super::load::{
     err, is_str_tag, parse_document, position, resolve_key, resolve_plain, resolve_scalar,
     YamlError, MAX_DEPTH,
 };
-use crate::values::Value;
+use crate::yaml::value::Value;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::TScalarStyle;
-
-/// What ordering and hooks need from a rendered manifest: its kind, name, namespace and hook.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ManifestHead {
-    /// `kind` (empty when absent).
-    pub kind: String,
-    /// `metadata.name` (empty when absent).
-    pub name: String,
-    /// `metadata.namespace` (empty when absent).
-    pub namespace: String,
-    /// `metadata.annotations["helm.sh/hook"]`, when present.
-    pub hook: Option<String>,
-}
 
 /// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, and reads
 /// its head, without building the document: rendered output is checked on every render.

@@ -2,7 +2,8 @@
 //! `encoding/json`: keys in byte order, `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u` codes,
 //! control characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`, floats as Go prints them.
 
-use crate::values::{format_go_float, format_json_float, Value};
+use crate::yaml::number::{format_go_float, format_json_float};
+use crate::yaml::value::Value;
 use std::fmt::Write as _;
 
 /// A value JSON cannot hold: NaN or an infinity. Helm's `toJson` and `toYaml` print nothing then.
@@ -148,7 +149,7 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::values::Map;
+    use crate::yaml::value::Map;
 
     fn map(entries: &[(&str, Value)]) -> Value {
         Value::Map(

@@ -5,7 +5,7 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
-use crate::values::{Map, Value};
+use crate::yaml::value::{Map, Value};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
@@ -482,7 +482,7 @@ pub(crate) fn resolve_key(
         }
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => crate::values::format_go_float(f),
+        Value::Float(f) => crate::yaml::number::format_go_float(f),
         Value::String(s) => s,
         Value::Seq(_) | Value::Map(_) => text.to_owned(),
     })

@@ -1,9 +1,12 @@
-//! YAML in and out: a Helm-compatible reader and a go-yaml-v2-compatible writer.
+//! The data tree ([`Value`]) and its text forms: a Helm-compatible YAML reader, go-yaml-v2-compatible
+//! YAML and JSON writers, and Go-style number printing.
 
 pub mod emit;
 mod head;
 pub mod json;
 pub mod load;
+mod number;
+mod value;
 
 pub use emit::{to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_within, ToYamlError};
 pub use head::{
@@ -11,3 +14,5 @@ pub use head::{
 };
 pub use json::{to_json, to_pretty_json, try_to_json, try_to_pretty_json, UnsupportedValue};
 pub use load::{parse_document, parse_documents, Position, YamlError};
+pub use number::{format_go_float, format_json_float, format_yaml_float};
+pub use value::{Map, Value};

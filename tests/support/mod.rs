@@ -11,7 +11,8 @@ pub mod tree_diff;
 
 use camino::Utf8PathBuf;
 use meshchart::chart::{Chart, ChartFile};
-use meshchart::engine::{Engine, RenderOptions, Rendered};
+use meshchart::engine::{Engine, RenderOptions};
+use meshchart::manifest::Rendered;
 use meshchart::values::ValueOverrides;
 use meshchart::values::{effective_values, Map, Value};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,8 @@
 //!
 //! Values are immutable: the functions that change a map in Sprig return a changed copy here.
 
-use super::{describe, go_type, strval, Args, MAX_LIST_ITEMS};
+use super::args::{describe, go_type, strval, Args};
+use crate::limits::MAX_LIST_ITEMS;
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
 use std::collections::BTreeMap;

@@ -5,8 +5,8 @@
 //! with the reason instead: a Secret holding "illegal base64 data at input byte 4" is never what a
 //! chart meant.
 
-use super::Args;
-use crate::engine::{from_jinja, to_jinja};
+use super::args::Args;
+use crate::engine::convert::{from_jinja, to_jinja};
 use crate::values::{Map, Value as Data};
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::Engine as _;
@@ -94,7 +94,7 @@ pub fn sha1sum(args: &Args) -> Result<Value, Error> {
 /// ```
 pub fn to_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
-    crate::yaml::try_to_yaml_within(&from_jinja(&args.get(0))?, super::MAX_STRING_BYTES)
+    crate::yaml::try_to_yaml_within(&from_jinja(&args.get(0))?, crate::limits::MAX_STRING_BYTES)
         .map(Value::from)
         .map_err(|e| args.error(e))
 }

@@ -1,7 +1,7 @@
 //! Defaults, conditions and deliberate failures: `default`, `empty`, `coalesce`, `ternary`,
 //! `required`, `fail`.
 
-use super::{is_empty, Args};
+use super::args::{is_empty, Args};
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, ErrorKind};
 

@@ -5,7 +5,7 @@
 //! The float forms (`addf`, `subf`, `mulf`, `divf`) compute in decimal like Sprig, so
 //! `addf(0.1, 0.2)` is `0.3`.
 
-use super::Args;
+use super::args::Args;
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
 

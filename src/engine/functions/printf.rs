@@ -9,8 +9,11 @@
 //! One deliberate leniency: an integer given to a float verb (`%.1f` of `3`) prints as a float,
 //! because our values keep integers that Helm's values files would have made float64.
 
-use super::{go_type, Args, MAX_STRING_BYTES};
-use crate::engine::gofmt::{is_plain_object, write_list, write_map};
+use super::args::{go_type, Args};
+use crate::engine::gofmt::{
+    go_quote, is_plain_object, is_print, push_escaped, write_list, write_map,
+};
+use crate::limits::MAX_STRING_BYTES;
 use crate::values::format_go_float;
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
@@ -712,95 +715,6 @@ fn f_form(digits: &str, dp: i64, decimals: usize) -> String {
     out
 }
 
-/// Go's `unicode.IsPrint`, without Unicode tables: controls, separators other than the ASCII
-/// space, format characters, private use and non-characters are not printable.
-pub(crate) fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let n = u32::from(c);
-    let format = matches!(
-        n,
-        0xAD | 0x600..=0x605
-            | 0x61C
-            | 0x6DD
-            | 0x70F
-            | 0x890..=0x891
-            | 0x8E2
-            | 0x180E
-            | 0x200B..=0x200F
-            | 0x202A..=0x202E
-            | 0x2060..=0x2064
-            | 0x2066..=0x206F
-            | 0xFEFF
-            | 0xFFF9..=0xFFFB
-            | 0x110BD
-            | 0x110CD
-            | 0x13430..=0x1343F
-            | 0x1BCA0..=0x1BCA3
-            | 0x1D173..=0x1D17A
-            | 0xE0001
-            | 0xE0020..=0xE007F
-    );
-    let private = matches!(n, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD);
-    let noncharacter = matches!(n, 0xFDD0..=0xFDEF) || (n & 0xFFFE) == 0xFFFE;
-    !(format || private || noncharacter)
-}
-
-fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
-    if c == quote || c == '\\' {
-        out.push('\\');
-        out.push(c);
-        return;
-    }
-    let printable = if ascii_only {
-        c.is_ascii() && is_print(c)
-    } else {
-        is_print(c)
-    };
-    if printable {
-        out.push(c);
-        return;
-    }
-    match c {
-        '\u{7}' => out.push_str("\\a"),
-        '\u{8}' => out.push_str("\\b"),
-        '\u{c}' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        '\u{b}' => out.push_str("\\v"),
-        c if c < ' ' || c == '\u{7f}' => {
-            let _ = write!(out, "\\x{:02x}", u32::from(c));
-        }
-        c if u32::from(c) < 0x10000 => {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        }
-        c => {
-            let _ = write!(out, "\\U{:08x}", u32::from(c));
-        }
-    }
-}
-
-/// Go's `strconv.Quote` (or `QuoteToASCII` when `ascii_only`): `"tab\tnew\nline"`.
-pub(crate) fn go_quote(text: &str, ascii_only: bool) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    // Printable ASCII other than the quote and the backslash stands for itself: the usual case
-    // (names, images, ports), copied whole instead of character by character.
-    let plain = |b: &u8| (b' '..=b'~').contains(b) && *b != b'"' && *b != b'\\';
-    let plain_prefix = text.bytes().take_while(plain).count();
-    out.push_str(&text[..plain_prefix]);
-    for c in text[plain_prefix..].chars() {
-        push_escaped(&mut out, c, '"', ascii_only);
-    }
-    out.push('"');
-    out
-}
-
 fn quote_rune(c: char, ascii_only: bool) -> String {
     let mut out = String::from('\'');
     push_escaped(&mut out, c, '\'', ascii_only);
@@ -812,6 +726,7 @@ fn quote_rune(c: char, ascii_only: bool) -> String {
 mod tests {
     use super::sprintf;
     use crate::engine::functions::test_support::{err, ok, with_values};
+    use crate::engine::gofmt::push_escaped;
     use minijinja::value::Value;
 
     proptest::proptest! {
@@ -822,7 +737,7 @@ mod tests {
         ) {
             let mut one_by_one = String::from('"');
             for c in text.chars() {
-                super::push_escaped(&mut one_by_one, c, '"', ascii_only);
+                push_escaped(&mut one_by_one, c, '"', ascii_only);
             }
             one_by_one.push('"');
             proptest::prop_assert_eq!(super::go_quote(&text, ascii_only), one_by_one);

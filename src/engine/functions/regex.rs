@@ -5,7 +5,7 @@
 //! size, so a pathological pattern fails with a clear error instead of eating memory; compiled
 //! expressions are cached per thread because templates call them in loops.
 
-use super::{check_size, Args};
+use super::args::{check_size, Args};
 use minijinja::value::Value;
 use minijinja::Error;
 use regex::{Regex, RegexBuilder};

@@ -10,7 +10,7 @@
 //! - a version with a prerelease only matches comparators that have one themselves
 //!   (`>=1.20.0-0` lets `1.21.0-gke.1` in, `>=1.20.0` does not).
 
-use super::Args;
+use super::args::Args;
 use minijinja::value::Value;
 use minijinja::Error;
 use std::cmp::Ordering;

@@ -1,6 +1,7 @@
 //! String functions: indentation, trimming, case, quoting, splitting and joining, as Sprig has them.
 
-use super::{check_size, printf::go_quote, strval, Args};
+use super::args::{check_size, strval, Args};
+use crate::engine::gofmt::go_quote;
 use minijinja::value::{Value, ValueKind};
 use minijinja::Error;
 

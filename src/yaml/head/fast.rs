@@ -6,9 +6,9 @@
 //! complex or quoted keys, tabs, control characters, repeated head keys) gets `None`, and the
 //! caller asks the full scanner, which also produces the error message when there is one.
 
-use super::ManifestHead;
-use crate::values::Value;
+use super::manifest_head::ManifestHead;
 use crate::yaml::load::{resolve_plain, resolve_word};
+use crate::yaml::value::Value;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {

@@ -1,0 +1,163 @@
+//! Why identity or webhook material could not be completed, and where the material in question
+//! came from.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use std::fmt;
+
+/// Why the identity or webhook material could not be completed.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// A file refused by the input rules (see [`crate::input`]).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
+    /// Some, but not all, of the trust anchors and issuer certificate and key were given.
+    #[error(
+        "{} missing: give all of identityTrustAnchorsPEM, identity.issuer.tls.crtPEM and \
+         identity.issuer.tls.keyPEM, or none to generate them",
+        missing_list(.missing)
+    )]
+    IncompleteIssuer {
+        /// The values keys that are empty.
+        missing: Vec<String>,
+    },
+    /// A webhook's certificate was given without its key, or the other way round.
+    #[error(
+        "{missing} is missing: give both {component}.crtPEM and {component}.keyPEM, or neither \
+         to generate them (or set {component}.externalSecret)"
+    )]
+    IncompleteWebhook {
+        /// `proxyInjector` or `profileValidator`.
+        component: &'static str,
+        /// The values key that is empty.
+        missing: String,
+    },
+    /// An external issuer was chosen, yet an issuer certificate or key was given.
+    #[error(
+        "{key} is set but identity.issuer.scheme is {scheme:?}: an external issuer's certificate \
+         and key live in the cluster, so leave identity.issuer.tls empty"
+    )]
+    ExternalIssuerCredentials {
+        /// The values key that should be empty.
+        key: String,
+        /// The scheme given.
+        scheme: String,
+    },
+    /// A value has the wrong type.
+    #[error("{key} must be {expected}, not a {found}")]
+    WrongType {
+        /// The values key.
+        key: String,
+        /// What it must be.
+        expected: &'static str,
+        /// The type found.
+        found: &'static str,
+    },
+    /// A name that certificates are made for is not a valid DNS name.
+    #[error("{key} is {value:?}, which cannot name a certificate: {reason}")]
+    InvalidName {
+        /// The values key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A certificate or key does not read (bad PEM, wrong block, not P-256, …).
+    #[error("{origin}: {reason}")]
+    InvalidPem {
+        /// The values key or the file it came from.
+        origin: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The issuer certificate fails a check `linkerd install` makes (validity at the render's
+    /// instant, algorithm, CA, signed by a trust anchor).
+    #[error("{origin}: {reason}")]
+    InvalidIssuer {
+        /// The values key or the file of the certificate.
+        origin: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The issuer key is not the key of the issuer certificate.
+    #[error("{key} is not the private key of the certificate in {crt}: their public keys differ")]
+    KeyMismatch {
+        /// The values key or file of the key.
+        key: String,
+        /// The values key or file of the certificate.
+        crt: String,
+    },
+    /// The certs dir holds part of a set.
+    #[error(
+        "certs dir {dir} holds {present} but not {missing}: restore the missing files, or remove \
+         the others to generate a new set"
+    )]
+    IncompleteCertsDir {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The files of the set that exist.
+        present: String,
+        /// The files of the set that do not.
+        missing: String,
+    },
+    /// Reading or writing the certs dir failed.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The certificate library failed.
+    #[error("cannot generate {what}: {reason}")]
+    Generate {
+        /// The certificate being made.
+        what: String,
+        /// The library's error.
+        reason: String,
+    },
+    /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
+    #[error(
+        "SOURCE_DATE_EPOCH is {value:?}: expected whole seconds since 1970-01-01T00:00:00Z, \
+         e.g. 1700000000"
+    )]
+    SourceDateEpoch {
+        /// The variable's value.
+        value: String,
+    },
+    /// The time given cannot be used for certificates or the schedule.
+    #[error(
+        "the time to generate from ({detail}) is out of range: set SOURCE_DATE_EPOCH to a time \
+         between 1970 and 9989"
+    )]
+    TimeOutOfRange {
+        /// What is wrong with it.
+        detail: String,
+    },
+}
+
+fn missing_list(missing: &[String]) -> String {
+    match missing {
+        [one] => format!("{one} is"),
+        [init @ .., last] => format!("{} and {last} are", init.join(", ")),
+        [] => "nothing is".to_owned(),
+    }
+}
+
+/// Where a certificate or key came from, for error messages.
+#[derive(Clone, Copy)]
+pub(super) enum Origin<'a> {
+    Key(&'static [&'static str]),
+    File(&'a Utf8Path),
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Key(path) => f.write_str(&path.join(".")),
+            Origin::File(path) => write!(f, "{path}"),
+        }
+    }
+}
