@@ -50,6 +50,7 @@ const CONTROL_PLANE: &[&str] = &[
     "ha",
     "native-sidecar-ipv6",
     "external-ca-cni-await-off",
+    "many-values",
 ];
 
 const ALLOWED: &[Allowed] = &[
@@ -395,6 +396,11 @@ fn upstream_ha_values_render_as_upstream_with_identical_config_checksums() {
 #[test]
 fn native_sidecar_ipv6_and_root_proxy_init_render_as_upstream() {
     assert_matches_upstream("native-sidecar-ipv6");
+}
+
+#[test]
+fn many_optional_values_over_ha_render_as_upstream() {
+    assert_matches_upstream("many-values");
 }
 
 #[test]
