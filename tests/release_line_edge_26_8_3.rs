@@ -570,3 +570,14 @@ fn missing_policy_validator_certificate_is_an_error_naming_the_keys() {
     let err = meshchart(&cleaned).expect_err("no policy validator certificate");
     assert!(err.contains("policyValidator.crtPEM"), "{err}");
 }
+
+/// As upstream: only `nft` and `legacy`; an empty mode is not taken for `legacy`.
+#[test]
+fn iptables_mode_other_than_nft_or_legacy_fails_the_render() {
+    for mode in ["proxyInit.iptablesMode=", "proxyInit.iptablesMode=iptables"] {
+        let mut args = case_args("defaults");
+        args.extend(["--set".to_owned(), mode.to_owned()]);
+        let err = meshchart(&args).expect_err(mode);
+        assert!(err.contains("for proxyInit.iptablesMode"), "{mode}: {err}");
+    }
+}

@@ -5,9 +5,9 @@
 {%- set init = Values.proxyInit -%}
 {%- set proxy = Values.proxy -%}
 {%- set ports = proxy.ports -%}
-{%- set mode = init.iptablesMode | default("legacy") -%}
+{%- set mode = init.iptablesMode -%}
 {%- if mode not in ["nft", "legacy"] -%}
-{{ fail("Unsupported value \"" ~ init.iptablesMode ~ "\" for proxyInit.iptablesMode\nValid values: [\"nft\", \"legacy\"]") }}
+{{ fail("Unsupported value \"" ~ (init.iptablesMode | default("")) ~ "\" for proxyInit.iptablesMode\nValid values: [\"nft\", \"legacy\"]") }}
 {%- endif -%}
 {%- if init.closeWaitTimeoutSecs and not init.runAsRoot -%}
 {{ fail("proxyInit.runAsRoot must be set to use proxyInit.closeWaitTimeoutSecs") }}
