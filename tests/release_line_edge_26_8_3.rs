@@ -581,3 +581,18 @@ fn iptables_mode_other_than_nft_or_legacy_fails_the_render() {
         assert!(err.contains("for proxyInit.iptablesMode"), "{mode}: {err}");
     }
 }
+
+/// `meshchart lint` takes upstream's own values files (its `values.yaml` and `values-ha.yaml` of
+/// the tag) without an unknown key: values.schema.json declares the keys upstream's templates
+/// read that its values.yaml leaves out.
+#[test]
+fn upstreams_values_files_lint_clean() {
+    let mut lint: Vec<String> = case_args("ha");
+    lint[0] = "lint".to_owned();
+    lint.extend(["-f".to_owned(), format!("{CASES_DIR}/values.yaml")]);
+    let out = meshchart(&lint).unwrap_or_else(|e| panic!("lint failed:\n{e}"));
+    assert!(
+        !out.contains("[ERROR]") && !out.contains("[WARNING]"),
+        "{out}"
+    );
+}

@@ -99,6 +99,6 @@ volumeMounts:
 {%- if init.saMountPath %}
 - mountPath: {{ init.saMountPath.mountPath }}
   name: {{ init.saMountPath.name }}
-  readOnly: {{ init.saMountPath.readOnly }}
+  readOnly: {{ init.saMountPath.readOnly if init.saMountPath.readOnly is defined else "" }}
 {%- endif %}
 {%- endif -%}

@@ -353,5 +353,5 @@ volumeMounts:
 {%- if proxy.saMountPath %}
 - mountPath: {{ proxy.saMountPath.mountPath }}
   name: {{ proxy.saMountPath.name }}
-  readOnly: {{ proxy.saMountPath.readOnly }}
+  readOnly: {{ proxy.saMountPath.readOnly if proxy.saMountPath.readOnly is defined else "" }}
 {%- endif -%}
