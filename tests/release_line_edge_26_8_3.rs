@@ -596,3 +596,18 @@ fn upstreams_values_files_lint_clean() {
         "{out}"
     );
 }
+
+#[test]
+fn crd_chart_lints_clean_with_every_gateway_api_switch() {
+    let args: Vec<String> = [
+        "lint",
+        "--chart",
+        CRDS,
+        "--set",
+        "installGatewayAPI=true,enableHttpRoutes=false,enableTlsRoutes=true,enableTcpRoutes=false",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = meshchart(&args).unwrap_or_else(|e| panic!("lint failed:\n{e}"));
+    assert!(!out.contains("[ERROR]") && !out.contains("[WARNING]"), "{out}");
+}
