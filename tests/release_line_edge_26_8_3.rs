@@ -28,12 +28,12 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "*.description",
     ),
     (
-        "defaults, ha, classic-proxy, external-ca, await-off",
+        "defaults, ha, classic-proxy, external-ca, await-off, extras",
         "ConfigMap/linkerd-config",
         "data.values.proxy.controlPlaneAwait",
     ),
     (
-        "defaults, ha, classic-proxy, await-off",
+        "defaults, ha, classic-proxy, await-off, extras",
         "ConfigMap/linkerd-config",
         "data.values.identity.issuer.crtExpiry",
     ),
@@ -368,6 +368,11 @@ fn external_ca_with_cni_and_psp_renders_as_upstream_does() {
 }
 
 #[test]
+fn labels_scheduling_tracing_monitoring_and_extra_args_render_as_upstream_does() {
+    check_case("extras");
+}
+
+#[test]
 fn proxy_await_off_leaves_destination_and_injector_awaiting_their_proxy() {
     check_case("await-off");
 }
@@ -609,5 +614,8 @@ fn crd_chart_lints_clean_with_every_gateway_api_switch() {
     .map(String::from)
     .to_vec();
     let out = meshchart(&args).unwrap_or_else(|e| panic!("lint failed:\n{e}"));
-    assert!(!out.contains("[ERROR]") && !out.contains("[WARNING]"), "{out}");
+    assert!(
+        !out.contains("[ERROR]") && !out.contains("[WARNING]"),
+        "{out}"
+    );
 }
