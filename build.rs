@@ -56,9 +56,10 @@ fn main() {
     let root =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut code = String::from(
-        "/// The charts compiled into the binary: release line, chart name, and each file's path \
-         relative to the chart root with its text.\n\
-         pub static CHARTS: &[(&str, &str, &[(&str, &str)])] = &[\n",
+        "/// One embedded chart's files: each path relative to the chart root, with its text.\n\
+         pub type ChartFiles = &'static [(&'static str, &'static str)];\n\
+         /// The charts compiled into the binary: release line, chart name and files.\n\
+         pub static CHARTS: &[(&str, &str, ChartFiles)] = &[\n",
     );
     for top in ["templates", "values"] {
         println!("cargo:rerun-if-changed={}", root.join(top).display());

@@ -45,7 +45,7 @@ fn time(runs: usize, mut f: impl FnMut()) -> Duration {
 fn main() {
     let dir = std::env::temp_dir().join(format!("meshchart-bench-values-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let chart: Chart = ChartSource::Embedded.load().expect("embedded chart");
+    let chart: Chart = ChartSource::default_line().load().expect("embedded chart");
     println!("keys      values      values --explain   lint");
     for keys in [1_000, 10_000, 100_000] {
         let path = dir.join(format!("values-{keys}.yaml"));
@@ -67,7 +67,7 @@ fn main() {
         flags.values.files = vec![file.clone()];
         let lint = time(runs, || {
             let report =
-                meshchart::lint::lint(&ChartSource::Embedded, &flags, &mut std::io::empty());
+                meshchart::lint::lint(&ChartSource::default_line(), &flags, &mut std::io::empty());
             std::hint::black_box(report.to_text());
         });
         println!("{keys:<9} {plain:<11.2?} {explained:<18.2?} {lint:.2?}");

@@ -326,7 +326,7 @@ pub fn render_clusters(
 /// render would.
 fn shared_files(shared: &RenderRequest, stdin: &[u8]) -> KeptFiles {
     let mut stdin = stdin;
-    let mut assembler = Assembler::new(&mut stdin);
+    let mut assembler = Assembler::for_sources(shared.overrides(), &mut stdin, Default::default());
     for source in shared.overrides().sources() {
         // Errors are each cluster's to report.
         let _ = assembler.apply(&source);

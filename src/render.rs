@@ -1,6 +1,6 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
-use crate::chart::Chart;
+use crate::chart::{Chart, ChartSource};
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
 use crate::identity::{complete_material, now_from_env, MaterialOptions};
@@ -130,6 +130,49 @@ pub struct RenderOutcome {
     pub notes: Vec<String>,
 }
 
+/// The chart a command renders, chosen from its source and the user's values, with what the
+/// choice has to say (see [`choose_chart`]).
+pub struct ChosenChart {
+    /// The chart.
+    pub chart: Chart,
+    /// Warnings for stderr (a `linkerdVersion` that only sets image tags).
+    pub notes: Vec<String>,
+    /// The value sources, with what choosing read of them kept
+    /// ([`ValueOverrides::already_read`]): render with these, so that standard input or a
+    /// FIFO is read once.
+    pub overrides: ValueOverrides,
+}
+
+/// Loads the chart `source` names. An embedded chart comes from the line `--linkerd` names, or
+/// else the one the user's own `linkerdVersion` names (see [`crate::chart::releases`]), so the
+/// user's values are read first: what they read is kept in [`ChosenChart::overrides`].
+pub fn choose_chart(
+    source: &ChartSource,
+    overrides: &ValueOverrides,
+    stdin: &mut dyn Read,
+) -> Result<ChosenChart, Error> {
+    let mut overrides = overrides.clone();
+    let user = match source {
+        ChartSource::Embedded { .. } if !overrides.sources().is_empty() => {
+            let mut assembler =
+                crate::values::Assembler::for_sources(&overrides, stdin, KeptFiles::new());
+            for value_source in overrides.sources() {
+                assembler.apply(&value_source)?;
+            }
+            let user = assembler.values().clone();
+            overrides.already_read = assembler.into_kept();
+            user
+        }
+        _ => Value::Map(Default::default()),
+    };
+    let (chart, warning) = source.load_for(&user)?;
+    Ok(ChosenChart {
+        chart,
+        notes: warning.into_iter().collect(),
+        overrides,
+    })
+}
+
 /// The values a render uses: chart defaults, then the user's flags, as Helm merges them, then
 /// any identity material the chart asks for and the values lack.
 pub fn values_for(
@@ -151,7 +194,7 @@ fn values_with_kept(
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values_read()?;
     let (mut values, mut notes) =
-        effective_values_with(defaults, &request.overrides(), stdin, kept)?;
+        effective_values_with(defaults, request.overrides(), stdin, kept)?;
     notes.extend(complete_chart_material(chart, &mut values, request, clock)?);
     Ok((values, notes))
 }

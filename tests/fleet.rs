@@ -51,7 +51,7 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
         for case in members {
             let cluster = dir.join(&case.name);
             std::fs::create_dir_all(&cluster).unwrap();
-            let values = user_values(&case.request.overrides(), &mut std::io::empty()).unwrap();
+            let values = user_values(case.request.overrides(), &mut std::io::empty()).unwrap();
             std::fs::write(
                 cluster.join("values.yaml"),
                 meshchart::yaml::to_yaml(&values),

@@ -3,10 +3,8 @@
 //!
 //! Each case folder under `tests/reference/upstream/edge-24.10.2/` holds `args` (our render's
 //! arguments, one per line, paths relative to the repository root) and `helm.yaml` (Helm 3.17.1
-//! with the same values; the folder's README gives each command). A release line's chart lives
-//! in two folders (`templates/<release>/<chart>/` and `values/<release>/<chart>/`, as `build.rs`
-//! embeds it): `--chart templates/<release>/<chart>` in `args` stands for that chart, which the
-//! test assembles into one chart folder to render. Resources are matched by kind,
+//! with the same values; the folder's README gives each command); the arguments choose the
+//! embedded line with `--linkerd edge-24.10.2` (and `--crds`). Resources are matched by kind,
 //! namespace and name; each is flattened into its leaves (`spec.template.spec.containers[0].name`;
 //! `data.values` of ConfigMap linkerd-config is YAML in a string and is flattened as the tree it
 //! holds), and leaves are compared one by one.
@@ -140,67 +138,10 @@ fn render(case: &str) -> String {
     render_with(&args)
 }
 
-/// A release line's chart (`templates/<release>/<chart>`) as one chart folder, laid out as
-/// `build.rs` embeds it: Chart.yaml and README.md at the root, the templates under `templates/`,
-/// the schema at the root and the values files under `values/`.
-fn assembled_chart(chart: &str) -> PathBuf {
-    let relative = chart
-        .strip_prefix("templates/")
-        .unwrap_or_else(|| panic!("--chart {chart}: expected templates/<release>/<chart>"));
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("release_line_edge_24_10_2")
-        .join(format!("{}-{relative}", std::process::id()));
-    if out.join("Chart.yaml").exists() {
-        return out;
-    }
-    let staging = out.with_extension(format!("staging-{:?}", std::thread::current().id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    for top in ["templates", "values"] {
-        let dir = repo_root().join(top).join(relative);
-        let mut files = Vec::new();
-        collect_files(&dir, &mut files);
-        for file in files {
-            let inside = file.strip_prefix(&dir).expect("below its folder");
-            let name = inside.to_string_lossy();
-            let target = match (top, name.as_ref()) {
-                ("templates", "Chart.yaml" | "README.md") => staging.join(inside),
-                ("templates", _) => staging.join("templates").join(inside),
-                (_, "values.schema.json") => staging.join(inside),
-                _ => staging.join("values").join(inside),
-            };
-            std::fs::create_dir_all(target.parent().expect("a parent")).expect("mkdir");
-            std::fs::copy(&file, &target).expect("copy a chart file");
-        }
-    }
-    // Tests run in parallel: the first to finish its copy puts it in place.
-    std::fs::create_dir_all(out.parent().expect("a parent")).expect("mkdir");
-    if std::fs::rename(&staging, &out).is_err() {
-        let _ = std::fs::remove_dir_all(&staging);
-    }
-    out
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            collect_files(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
 fn render_with(args: &[String]) -> String {
-    let mut args = args.to_vec();
-    if let Some(i) = args.iter().position(|a| a == "--chart") {
-        let chart = assembled_chart(&args[i + 1]);
-        args[i + 1] = chart.to_string_lossy().into_owned();
-    }
     let out = Command::new(env!("CARGO_BIN_EXE_meshchart"))
         .arg("render")
-        .args(&args)
+        .args(args)
         .current_dir(repo_root())
         .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
         .output()

@@ -16,8 +16,8 @@ use std::process::Command;
 const CASES_DIR: &str = "tests/reference/upstream/edge-26.8.3";
 const DEVIATIONS_FILE: &str = "tests/reference/DEVIATIONS.md";
 const DEVIATIONS_HEADING: &str = "## edge-26.8.3 line (";
-const CONTROL_PLANE: &str = "templates/edge-26.8.3/linkerd-control-plane";
-const CRDS: &str = "templates/edge-26.8.3/linkerd-crds";
+/// Where the line's control-plane values live in the repository.
+const CONTROL_PLANE_VALUES: &str = "values/edge-26.8.3/linkerd-control-plane";
 
 /// The intended differences: (cases, resource, field path), each cell as in DEVIATIONS.md (cases
 /// comma-separated; `*` matches any run of characters).
@@ -444,7 +444,7 @@ fn yaml_file(path: &Path) -> Value {
 
 #[test]
 fn our_defaults_are_upstreams_plus_control_plane_await() {
-    let mut ours = yaml_file(&repo().join(CONTROL_PLANE).join("values/values.yaml"));
+    let mut ours = yaml_file(&repo().join(CONTROL_PLANE_VALUES).join("values.yaml"));
     let upstream = yaml_file(&repo().join(CASES_DIR).join("values.yaml"));
     let proxy = ours
         .as_map_mut()
@@ -462,7 +462,7 @@ fn our_defaults_are_upstreams_plus_control_plane_await() {
 
 #[test]
 fn our_ha_overlay_holds_upstreams_values() {
-    let ours = yaml_file(&repo().join(CONTROL_PLANE).join("values/values-ha.yaml"));
+    let ours = yaml_file(&repo().join(CONTROL_PLANE_VALUES).join("values-ha.yaml"));
     let upstream = yaml_file(&case_dir("ha").join("values-ha.yaml"));
     let mut diffs = Vec::new();
     compare("", &upstream, &ours, &mut diffs);
@@ -473,9 +473,16 @@ fn our_ha_overlay_holds_upstreams_values() {
 }
 
 fn crd_names(extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["render", "--chart", CRDS, "--namespace", "linkerd"]
-        .map(String::from)
-        .to_vec();
+    let mut args: Vec<String> = [
+        "render",
+        "--linkerd",
+        "edge-26.8.3",
+        "--crds",
+        "--namespace",
+        "linkerd",
+    ]
+    .map(String::from)
+    .to_vec();
     args.extend(extra.iter().map(|s| s.to_string()));
     let out = meshchart(&args).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
     resources(&out, "crds")
@@ -606,8 +613,9 @@ fn upstreams_values_files_lint_clean() {
 fn crd_chart_lints_clean_with_every_gateway_api_switch() {
     let args: Vec<String> = [
         "lint",
-        "--chart",
-        CRDS,
+        "--linkerd",
+        "edge-26.8.3",
+        "--crds",
         "--set",
         "installGatewayAPI=true,enableHttpRoutes=false,enableTlsRoutes=true,enableTcpRoutes=false",
     ]

@@ -2,6 +2,7 @@
 
 pub mod helmignore;
 mod metadata;
+pub mod releases;
 
 pub use crate::input::tree::{Hidden, Walked};
 pub use crate::input::{MAX_CHART_BYTES, MAX_CHART_FILES};
@@ -9,8 +10,8 @@ pub use metadata::ChartMetadata;
 
 use crate::input::archive::{read_archive_file, ArchiveError};
 use crate::input::{self, InputError};
-use crate::values::Value;
 use crate::yaml::{self, YamlError};
+use crate::yaml::{Map, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use helmignore::{HelmIgnore, HELMIGNORE};
 
@@ -24,6 +25,31 @@ pub enum ChartError {
         path: Utf8PathBuf,
         /// The OS error.
         source: std::io::Error,
+    },
+    /// A release named by `--linkerd` or `linkerdVersion` has no line in this binary.
+    #[error(
+        "{from} {release} is not a Linkerd release meshchart embeds (it embeds {embedded}); \
+         choose one with --linkerd, which also lets linkerdVersion set only the image tags"
+    )]
+    UnknownRelease {
+        /// The release asked for.
+        release: String,
+        /// Where it was asked for: `--linkerd` or `linkerdVersion`.
+        from: String,
+        /// The embedded releases, comma-separated.
+        embedded: String,
+    },
+    /// `linkerdVersion` names another embedded release than `--linkerd`.
+    #[error(
+        "linkerdVersion {version} is another release than --linkerd {line}: the {line} charts \
+         with {version} images would mix two releases. Render --linkerd {version}, or drop \
+         linkerdVersion"
+    )]
+    MixedReleases {
+        /// The line `--linkerd` chose.
+        line: String,
+        /// The user's `linkerdVersion`.
+        version: String,
     },
     /// No chart of that release line and name is compiled into this binary.
     #[error("meshchart has no chart {chart} for Linkerd {release} (it embeds: {embedded})")]
@@ -97,8 +123,14 @@ pub enum ChartError {
 /// Where a chart comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChartSource {
-    /// The control-plane chart compiled into the binary.
-    Embedded,
+    /// A release line's chart compiled into the binary (see [`releases`]).
+    Embedded {
+        /// The release line `--linkerd` names; `None` to take the user's `linkerdVersion`, or
+        /// else the default line.
+        release: Option<String>,
+        /// The line's CRD chart (`--crds`) rather than its control plane.
+        crds: bool,
+    },
     /// A chart folder on disk.
     Path(Utf8PathBuf),
     /// A chart archive (`.tgz`), read in memory.
@@ -106,21 +138,46 @@ pub enum ChartSource {
 }
 
 impl ChartSource {
-    /// `--chart` if given (a file is an archive, anything else a folder), else the embedded chart.
+    /// The default line's control plane.
+    pub fn default_line() -> ChartSource {
+        ChartSource::Embedded {
+            release: None,
+            crds: false,
+        }
+    }
+
+    /// `--chart` if given (a file is an archive, anything else a folder), else the default
+    /// line's control plane.
     pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
         match path {
             Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
             Some(p) => ChartSource::Path(p.to_owned()),
-            None => ChartSource::Embedded,
+            None => ChartSource::default_line(),
         }
     }
 
-    /// Reads the chart.
+    /// Reads the chart; an embedded one of the line `--linkerd` named, else the default line.
     pub fn load(&self) -> Result<Chart, ChartError> {
+        self.load_for(&Value::Map(Map::new()))
+            .map(|(chart, _)| chart)
+    }
+
+    /// Reads the chart for a user whose own values (`-f`/`--set`, without the chart's
+    /// defaults) are `user_values`: an embedded chart comes from the line [`releases::choose_line`]
+    /// picks, with the warning that choice gives.
+    pub fn load_for(&self, user_values: &Value) -> Result<(Chart, Option<String>), ChartError> {
         match self {
-            ChartSource::Embedded => Chart::embedded(),
-            ChartSource::Path(p) => Chart::from_dir(p),
-            ChartSource::Archive(p) => Chart::from_archive(p),
+            ChartSource::Embedded { release, crds } => {
+                let choice = releases::choose_line(release.as_deref(), user_values)?;
+                let name = if *crds {
+                    releases::CRDS_CHART
+                } else {
+                    releases::CONTROL_PLANE_CHART
+                };
+                Ok((Chart::embedded_line(&choice.release, name)?, choice.warning))
+            }
+            ChartSource::Path(p) => Ok((Chart::from_dir(p)?, None)),
+            ChartSource::Archive(p) => Ok((Chart::from_archive(p)?, None)),
         }
     }
 }
@@ -197,11 +254,6 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
 }
 
-/// The release line `meshchart` renders when none is chosen.
-pub const DEFAULT_RELEASE: &str = "edge-21.4.4";
-/// The name of a release line's control-plane chart.
-pub const CONTROL_PLANE_CHART: &str = "linkerd-control-plane";
-
 /// The charts compiled into the binary, as `(release, chart name)`, in release order.
 pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
     embedded::CHARTS
@@ -212,7 +264,7 @@ pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
 impl Chart {
     /// The control-plane chart of the default release line, compiled into this binary.
     pub fn embedded() -> Result<Chart, ChartError> {
-        Chart::embedded_line(DEFAULT_RELEASE, CONTROL_PLANE_CHART)
+        Chart::embedded_line(releases::DEFAULT_RELEASE, releases::CONTROL_PLANE_CHART)
     }
 
     /// Chart `name` of release line `release`, compiled into this binary.
@@ -234,7 +286,10 @@ impl Chart {
             path: (*path).to_owned(),
             text: (*text).to_owned(),
         });
-        Chart::from_files("embedded chart", files.collect())
+        Chart::from_files(
+            &format!("embedded chart {name} of Linkerd {release}"),
+            files.collect(),
+        )
     }
 
     /// Reads a chart folder: every file `.helmignore` keeps, hidden files and folders skipped.

@@ -4,10 +4,40 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
+use meshchart::chart::ChartSource;
 use meshchart::inject::command::InjectRequest;
 use meshchart::inject::ReportFormat;
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
+
+/// Which chart a command works on: a folder or archive, or one of the release lines compiled
+/// into meshchart.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct ChartFlags {
+    /// A chart folder or archive (.tgz) instead of an embedded Linkerd release line.
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with_all = ["linkerd", "crds"])]
+    pub chart: Option<Utf8PathBuf>,
+    /// The Linkerd release whose embedded charts to use (`meshchart releases` lists them);
+    /// default: the release your values' linkerdVersion names, else the default line.
+    #[arg(long, value_name = "RELEASE")]
+    pub linkerd: Option<String>,
+    /// The release line's CRD chart (linkerd-crds) instead of its control plane.
+    #[arg(long)]
+    pub crds: bool,
+}
+
+impl ChartFlags {
+    /// Where the chart comes from.
+    pub fn source(&self) -> ChartSource {
+        match &self.chart {
+            Some(path) => ChartSource::from_flag(Some(path)),
+            None => ChartSource::Embedded {
+                release: self.linkerd.clone(),
+                crds: self.crds,
+            },
+        }
+    }
+}
 
 /// The value flags of `helm template`: values files and the `--set` family.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
@@ -42,6 +72,7 @@ impl ValueFlags {
             set_file: self.set_file.clone(),
             set_json: self.set_json.clone(),
             set_literal: self.set_literal.clone(),
+            already_read: Default::default(),
         }
     }
 }
@@ -314,7 +345,7 @@ mod tests {
         for list in lists {
             let args = Inject::try_parse_from(*list).unwrap().args;
             let by_clap = meshchart::golden::args::InjectCaseCommand::Inject(
-                args.request(),
+                Box::new(args.request()),
                 args.report.into(),
             );
             let mut with_command = vec!["inject"];

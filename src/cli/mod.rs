@@ -5,7 +5,7 @@ pub mod flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::{InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
+use flags::{ChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
@@ -29,9 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// Render the chart to a multi-document YAML stream.
     Render {
-        /// A chart folder or archive (.tgz) to render instead of the embedded control plane.
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        chart: ChartFlags,
         /// Write one file per template under DIR instead of printing (all or nothing); with
         /// --fleet, one DIR/NAME.yaml per cluster.
         #[arg(long, value_name = "DIR")]
@@ -53,9 +52,8 @@ pub enum Command {
     /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
     #[command(disable_version_flag = true)]
     Package {
-        /// The chart folder (or archive) to package (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        chart: ChartFlags,
         /// Folder to write the archive into.
         #[arg(
             short = 'd',
@@ -73,17 +71,15 @@ pub enum Command {
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
-        /// The chart folder or archive (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        chart: ChartFlags,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
     /// Print the effective values (chart defaults, then -f files, then --set flags).
     Values {
-        /// The chart folder or archive (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
+        #[command(flatten)]
+        chart: ChartFlags,
         /// Annotate each value with where it came from (file:line or the flag).
         #[arg(long)]
         explain: bool,
@@ -152,6 +148,9 @@ pub enum Command {
     Inject(InjectArgs),
     /// Remove what `inject` added.
     Uninject(UninjectArgs),
+    /// List the Linkerd release lines meshchart embeds: release, charts and versions, the
+    /// Kubernetes versions each supports, and which is the default.
+    Releases,
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -195,6 +194,10 @@ fn failed_if(failed: bool) -> ExitCode {
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Inject(args) => inject(&args),
+        Command::Releases => {
+            write_stdout(&releases_table()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Uninject(args) => {
             let run = held_back(&mut std::io::stdout().lock(), |out| {
                 run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
@@ -208,13 +211,13 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             jobs,
             keep_going,
             flags,
-        } => render_fleet(chart, &fleet_dir, &out, jobs, keep_going, &flags),
+        } => render_fleet(&chart, &fleet_dir, &out, jobs, keep_going, &flags),
         Command::Render {
             chart,
             output_dir,
             flags,
             ..
-        } => render(chart, output_dir, &flags),
+        } => render(&chart, output_dir, &flags),
         Command::Package {
             chart,
             destination,
@@ -222,7 +225,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             app_version,
         } => {
             let options = PackageOptions::from_env(version, app_version)?;
-            let source = ChartSource::from_flag(chart.as_deref());
+            let source = chart.source();
             let (package, notes) = package::package_source(&source, &options)?;
             print_notes(&notes);
             let path = package::write_package(&package, &destination)?;
@@ -230,7 +233,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Lint { chart, flags } => {
-            let source = ChartSource::from_flag(chart.as_deref());
+            let source = chart.source();
             let report = lint::lint(&source, &flags.request(), &mut std::io::stdin().lock());
             write_stdout(&report.to_text())?;
             Ok(failed_if(report.failed()))
@@ -240,10 +243,13 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             explain,
             flags,
         } => {
-            let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+            let overrides = flags.overrides();
+            let chosen =
+                render::choose_chart(&chart.source(), &overrides, &mut std::io::stdin().lock())?;
+            print_notes(&chosen.notes);
             let (text, warnings) = render::show_values(
-                &chart,
-                &flags.overrides(),
+                &chosen.chart,
+                &chosen.overrides,
                 explain,
                 &mut std::io::stdin().lock(),
             )?;
@@ -305,8 +311,28 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
     }
 }
 
+/// What `meshchart releases` prints: one line per embedded release line.
+fn releases_table() -> Result<String, Error> {
+    let mut text = String::from("RELEASE\tCHARTS\tKUBERNETES\tDEFAULT\n");
+    for line in meshchart::chart::releases::release_lines()? {
+        let charts: Vec<String> = line
+            .charts
+            .iter()
+            .map(|(name, version)| format!("{name}-{version}"))
+            .collect();
+        text.push_str(&format!(
+            "{}\t{}\t{}\t{}\n",
+            line.release,
+            charts.join(","),
+            line.kube_version,
+            if line.default { "yes" } else { "" }
+        ));
+    }
+    Ok(text)
+}
+
 fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
-    let chart = ChartSource::Embedded.load()?;
+    let chart = ChartSource::default_line().load()?;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
         run_inject_to(&chart, &args.request(), &mut std::io::stdin().lock(), out)
     })?;
@@ -314,14 +340,21 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
 }
 
 fn render(
-    chart: Option<Utf8PathBuf>,
+    chart: &ChartFlags,
     output_dir: Option<Utf8PathBuf>,
     flags: &RenderFlags,
 ) -> Result<ExitCode, Error> {
-    let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+    let mut request = flags.request();
+    let chosen = render::choose_chart(
+        &chart.source(),
+        request.overrides(),
+        &mut std::io::stdin().lock(),
+    )?;
+    print_notes(&chosen.notes);
+    request.values = chosen.overrides;
     let outcome = render::render(
-        &chart,
-        &flags.request(),
+        &chosen.chart,
+        &request,
         &mut std::io::stdin().lock(),
         Clock::FromEnv,
     )?;
@@ -337,14 +370,14 @@ fn render(
 }
 
 fn render_fleet(
-    chart: Option<Utf8PathBuf>,
+    chart: &ChartFlags,
     fleet_dir: &camino::Utf8Path,
     out: &camino::Utf8Path,
     jobs: Option<u16>,
     keep_going: bool,
     flags: &RenderFlags,
 ) -> Result<ExitCode, Error> {
-    let chart = ChartSource::from_flag(chart.as_deref()).load()?;
+    let chart = chart.source().load()?;
     let options = fleet::FleetOptions {
         jobs: jobs.map(usize::from),
         keep_going,

@@ -18,7 +18,7 @@ use camino::Utf8PathBuf;
 #[derive(Clone, Debug, PartialEq)]
 pub enum InjectCaseCommand {
     /// `inject ...`: the request and how its report is printed.
-    Inject(InjectRequest, ReportFormat),
+    Inject(Box<InjectRequest>, ReportFormat),
     /// `uninject ...`: the inputs and how the report is printed.
     Uninject(Vec<String>, ReportFormat),
 }
@@ -255,7 +255,7 @@ pub fn inject_case<'a>(
         return Err("the following required arguments were not provided: <FILE|DIR|->...".into());
     }
     Ok(if inject {
-        InjectCaseCommand::Inject(request, report)
+        InjectCaseCommand::Inject(Box::new(request), report)
     } else {
         InjectCaseCommand::Uninject(request.inputs, report)
     })

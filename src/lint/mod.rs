@@ -14,8 +14,7 @@ pub mod keys;
 pub mod schema;
 pub mod yaml11;
 
-use crate::chart::Chart;
-use crate::chart::ChartSource;
+use crate::chart::{Chart, ChartError, ChartSource};
 use crate::engine::Engine;
 use crate::render::{complete_chart_material, Clock, RenderRequest};
 use crate::values::explain::{explain, DefaultsFile};
@@ -108,17 +107,38 @@ impl LintReport {
 pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read) -> LintReport {
     let mut report = LintReport {
         origin: match source {
-            ChartSource::Embedded => "embedded chart".to_owned(),
+            ChartSource::Embedded { .. } => "embedded chart".to_owned(),
             ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
         },
         findings: Vec::new(),
     };
-    let chart = match source.load() {
-        Ok(chart) => chart,
+    let chosen = match crate::render::choose_chart(source, request.overrides(), stdin) {
+        Ok(chosen) => chosen,
         Err(e) => {
-            report.push(Severity::Error, "Chart.yaml", e.to_string());
+            // A release the values name that has no line is the values' problem.
+            let about = match e {
+                crate::Error::Chart(
+                    ChartError::UnknownRelease { .. } | ChartError::MixedReleases { .. },
+                ) => "values",
+                crate::Error::Values(_) => "values",
+                _ => "Chart.yaml",
+            };
+            report.push(Severity::Error, about, e.to_string());
             return report;
         }
+    };
+    let chart = chosen.chart;
+    report.origin = chart.origin.clone();
+    for warning in chosen.notes {
+        let warning = warning
+            .strip_prefix("warning: ")
+            .unwrap_or(&warning)
+            .to_owned();
+        report.push(Severity::Warning, "values", warning);
+    }
+    let request = &RenderRequest {
+        values: chosen.overrides,
+        ..request.clone()
     };
     check_chart_yaml(&chart, &mut report);
     let Some(mut values) = check_values(&chart, request, stdin, &mut report) else {
@@ -245,7 +265,7 @@ fn check_values(
         text: &f.text,
     });
     // Each values file is read once, by `explain`; its kept text serves the checks below.
-    let explained = explain(defaults_file, &defaults, &overrides, stdin);
+    let explained = explain(defaults_file, &defaults, overrides, stdin);
     // YAML 1.1 booleans in the chart's defaults and in each values file.
     let mut texts: Vec<(&str, &str)> = Vec::new();
     if let Some(file) = &chart.default_values {

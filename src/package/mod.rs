@@ -122,8 +122,8 @@ pub fn package_source(
     options: &PackageOptions,
 ) -> Result<(Package, Vec<String>), PackageError> {
     let (origin, files, notes) = match source {
-        ChartSource::Embedded => {
-            let chart = Chart::embedded()?;
+        ChartSource::Embedded { .. } => {
+            let chart = source.load()?;
             (chart.origin.clone(), files_from_chart(&chart), Vec::new())
         }
         ChartSource::Path(dir) => {

@@ -62,7 +62,7 @@ pub fn explain(
     stdin: &mut dyn Read,
 ) -> Result<Explained, ValuesError> {
     let sources = overrides.sources();
-    let mut assembler = Assembler::new(stdin);
+    let mut assembler = Assembler::for_sources(overrides, stdin, Default::default());
     let mut user_origins: BTreeMap<LeafPath, String> = BTreeMap::new();
     let mut files = Vec::new();
     for source in &sources {

@@ -28,6 +28,10 @@ pub struct ValueOverrides {
     pub set_json: Vec<String>,
     /// `--set-literal` expressions.
     pub set_literal: Vec<String>,
+    /// Sources already read through the input door, by name as given (`-` for standard input):
+    /// read again from here, so that choosing a chart from the user's values and then rendering
+    /// reads a FIFO or standard input once.
+    pub already_read: KeptFiles,
 }
 
 impl ValueOverrides {
@@ -146,7 +150,7 @@ pub fn user_values_with(
     stdin: &mut dyn Read,
     kept: KeptFiles,
 ) -> Result<Value, ValuesError> {
-    let mut assembler = Assembler::with_kept(stdin, kept);
+    let mut assembler = Assembler::for_sources(o, stdin, kept);
     for source in o.sources() {
         assembler.apply(&source)?;
     }
@@ -189,6 +193,15 @@ impl<'a> Assembler<'a> {
     /// Starts with an empty map.
     pub fn new(stdin: &'a mut dyn Read) -> Self {
         Self::with_kept(stdin, KeptFiles::new())
+    }
+
+    /// Starts with an empty map, for the sources `o`: the files they have already read, and
+    /// those in `kept`, count as read.
+    pub fn for_sources(o: &ValueOverrides, stdin: &'a mut dyn Read, mut kept: KeptFiles) -> Self {
+        for (name, text) in &o.already_read {
+            kept.entry(name.clone()).or_insert_with(|| text.clone());
+        }
+        Self::with_kept(stdin, kept)
     }
 
     /// Starts with an empty map and the files in `kept` as if already read.
@@ -367,6 +380,7 @@ mod tests {
             set_string: vec!["k=string".into()],
             set_file: vec![format!("k={}", dir.file("k.txt", "fromfile"))],
             set_literal: vec!["k=literal".into()],
+            ..ValueOverrides::default()
         };
         assert_eq!(user(&o).unwrap(), yaml("k: literal"));
         let order: Vec<SetMode> = o
