@@ -406,11 +406,8 @@ pub fn run(
     clock: Clock,
 ) -> Result<FleetReport, Error> {
     let clusters = discover(dir)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.unwrap_or(0))
-        .stack_size(crate::limits::WORKER_STACK_BYTES)
-        .build()
-        .map_err(|e| Error::Usage(format!("--jobs: cannot start the threads: {e}")))?;
+    let pool =
+        crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
     let out_existed = out.exists();
     std::fs::create_dir_all(out).map_err(Error::io(out))?;
     let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));

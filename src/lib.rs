@@ -26,6 +26,7 @@ pub mod limits;
 pub mod lint;
 pub mod manifest;
 pub mod package;
+pub mod parallel;
 pub mod proxy_support;
 pub mod render;
 pub mod values;

@@ -175,12 +175,6 @@ unsafe impl GlobalAlloc for CappedAllocator {
     }
 }
 
-/// The stack of every thread that renders templates (reserved address space; only what is used
-/// becomes memory). Within its fuel a template can build a value nested about 100,000 levels
-/// deep, and minijinja drops and our converters walk nested values recursively: on a thread's
-/// default 2 MiB that aborted the process.
-pub const WORKER_STACK_BYTES: usize = 512 << 20;
-
 /// The environment variable that sets the running-time ceiling, in seconds.
 pub const MAX_SECONDS_ENV: &str = "MESHCHART_MAX_SECONDS";
 

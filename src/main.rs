@@ -20,10 +20,10 @@ fn main() -> ExitCode {
     }
     let cli = cli::Cli::parse();
     // The work runs on a thread with room for deeply nested template values (see
-    // WORKER_STACK_BYTES), as do the threads render, fleet and inject start.
+    // meshchart::parallel), as do the threads render, fleet and inject start.
     let worker = std::thread::Builder::new()
         .name("meshchart".into())
-        .stack_size(meshchart::limits::WORKER_STACK_BYTES)
+        .stack_size(meshchart::parallel::STACK_BYTES)
         .spawn(move || cli::run(cli.command));
     let outcome = match worker {
         Ok(worker) => worker.join().unwrap_or_else(|_| {

@@ -216,7 +216,8 @@ pub fn complete_chart_material(
     Ok(complete_material(values, &options)?)
 }
 
-/// Renders `chart` with the user's flags, on two threads.
+/// Renders `chart` with the user's flags, on this thread and the process's helper
+/// ([`crate::parallel::alongside`]).
 ///
 /// The templates compile on a helper thread while this one reads the values (they need nothing
 /// from each other); once the values are read, this thread compiles too, and then both render
@@ -232,46 +233,41 @@ pub fn render(
     let engine = Engine::uncompiled(chart);
     let compiling = CompileWork::default();
     let rendering: OnceLock<RenderWork> = OnceLock::new();
-    let values = std::thread::scope(|scope| {
-        // Made here, so that a panic on this thread drops `start` and the helper stops waiting.
-        let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
-        let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
-        let (engine, compiling, rendering) = (&engine, &compiling, &rendering);
-        let helper = std::thread::Builder::new()
-            .stack_size(crate::limits::WORKER_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                engine.compile(compiling);
-                let _ = compiled.send(());
-                if helper_may_render.recv() == Ok(true) {
-                    if let Some(work) = rendering.get() {
-                        engine.render_shared(work);
-                    }
+    let (helper_engine, helper_compiling, helper_rendering) = (&engine, &compiling, &rendering);
+    // Made here, so that whichever side stops early drops its ends and the other stops waiting.
+    let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
+    let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
+    let values = crate::parallel::alongside(
+        move || {
+            helper_engine.compile(helper_compiling);
+            let _ = compiled.send(());
+            if helper_may_render.recv() == Ok(true) {
+                if let Some(work) = helper_rendering.get() {
+                    helper_engine.render_shared(work);
                 }
-            });
-        let values = values_for(chart, request, stdin, clock);
-        engine.compile(compiling);
-        // The helper may still be compiling the last template it took.
-        let _ = helper_compiled.recv();
-        let prepared = engine
-            .finish_compile(compiling, chart)
-            .map_err(Error::from)
-            .and(values)
-            .and_then(|(values, notes)| {
-                let _ = rendering.set(engine.prepare(&values, &options)?);
-                Ok((values, notes))
-            });
-        let _ = start.send(prepared.is_ok());
-        if let Some(work) = rendering.get() {
-            engine.render_shared(work);
-        }
-        // Without a helper (the thread could not start), this thread compiled and rendered all.
-        if let Ok(helper) = helper {
-            helper
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
-        prepared
-    });
+            }
+        },
+        || {
+            let values = values_for(chart, request, stdin, clock);
+            engine.compile(&compiling);
+            // The helper may still be compiling the last template it took.
+            let _ = helper_compiled.recv();
+            let prepared = engine
+                .finish_compile(&compiling, chart)
+                .map_err(Error::from)
+                .and(values)
+                .and_then(|(values, notes)| {
+                    let _ = rendering.set(engine.prepare(&values, &options)?);
+                    Ok((values, notes))
+                });
+            let _ = start.send(prepared.is_ok());
+            // Without a helper, this thread compiled all, and renders all here.
+            if let Some(work) = rendering.get() {
+                engine.render_shared(work);
+            }
+            prepared
+        },
+    );
     let (values, notes) = values?;
     let Some(work) = rendering.into_inner() else {
         unreachable!("a render is prepared whenever its values are");

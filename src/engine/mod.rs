@@ -89,24 +89,6 @@ fn template_object(chart_name: &str, name: &str) -> JValue {
 /// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
 type Objects = [(&'static str, JValue); 4];
 
-/// The thread that helps [`Engine::render_with_a_helper`], started on first use and kept: a
-/// thread started per render cost its start-up every time, and took its allocator state with
-/// it when it ended (with the binary's arena, 2,000 renders in one process grew it to the
-/// arena's whole 32 MiB region).
-fn render_helper() -> Option<&'static rayon::ThreadPool> {
-    static HELPER: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    HELPER
-        .get_or_init(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .stack_size(crate::limits::WORKER_STACK_BYTES)
-                .thread_name(|_| "meshchart-render-helper".to_owned())
-                .build()
-                .ok()
-        })
-        .as_ref()
-}
-
 /// Templates still to compile, shared by the threads compiling them.
 #[derive(Default)]
 pub struct CompileWork {
@@ -424,7 +406,7 @@ impl<'source> Engine<'source> {
 
     /// [`Engine::render`] with a helper thread taking templates from the same queue as this one
     /// (for a single render; threads that already keep every core busy use `render`). The
-    /// helper is the process's one [`render_helper`] thread: renders on several threads at once
+    /// helper is the process's one helper thread ([`crate::parallel::alongside`]): renders on several threads at once
     /// share it, each taking it when it is free, and this thread renders whatever it has not.
     pub fn render_with_a_helper(
         &self,
@@ -432,14 +414,7 @@ impl<'source> Engine<'source> {
         opts: &RenderOptions,
     ) -> Result<Rendered, RenderError> {
         let work = self.prepare(values, opts)?;
-        match render_helper() {
-            Some(helper) => helper.in_place_scope(|scope| {
-                scope.spawn(|_| self.render_shared(&work));
-                self.render_shared(&work);
-            }),
-            // Without a helper (the thread could not start), this thread renders all.
-            None => self.render_shared(&work),
-        }
+        crate::parallel::alongside(|| self.render_shared(&work), || self.render_shared(&work));
         self.finish_render(work, opts)
     }
 

@@ -49,7 +49,7 @@ use mutate::{inject_template, Owner, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use uninject::uninject_template;
 use workload::{
     meta_map, pod_template_mut, set_path, spec_list, str_at, text_at, truthy, workload_kind,
@@ -729,20 +729,6 @@ struct ChunkResult {
     entries: Vec<Entry>,
 }
 
-/// The threads that transform documents, made on first use: rayon's, one per core, with the
-/// stacks template rendering needs ([`crate::limits::WORKER_STACK_BYTES`]); `None` (rayon's
-/// global pool then) if they cannot start.
-fn transform_pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .stack_size(crate::limits::WORKER_STACK_BYTES)
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
 impl Driver<'_> {
     /// Transforms a YAML stream, keeping its report entries.
     fn yaml_source<W: Write>(
@@ -779,33 +765,33 @@ impl Driver<'_> {
         let mut read_error = None;
         // One helper thread for the whole stream (a thread per batch started dozens of threads,
         // each with an empty allocator cache): it hands each batch to the pool.
-        std::thread::scope(|scope| {
-            let (to_transform, batches) = mpsc::sync_channel::<Vec<OwnedChunk>>(1);
-            let (transformed, results) = mpsc::sync_channel::<TransformedBatch>(1);
-            scope.spawn(move || {
-                for batch in batches {
-                    let transform = || {
-                        // One document per job (see fleet::render_clusters): the batch's
-                        // last documents no longer wait on one thread while the other idles.
-                        batch
-                            .par_iter()
-                            .with_max_len(1)
-                            .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
-                            .collect::<Vec<_>>()
-                    };
-                    let done = match transform_pool() {
-                        Some(pool) => pool.install(transform),
-                        None => transform(),
-                    };
-                    if transformed.send((batch, done)).is_err() {
-                        return;
-                    }
+        let (to_transform, batches) = mpsc::sync_channel::<Vec<OwnedChunk>>(1);
+        let (transformed, results) = mpsc::sync_channel::<TransformedBatch>(1);
+        let coordinate = move || {
+            for batch in batches {
+                let transform = || {
+                    // One document per job (see fleet::render_clusters): the batch's
+                    // last documents no longer wait on one thread while the other idles.
+                    batch
+                        .par_iter()
+                        .with_max_len(1)
+                        .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
+                        .collect::<Vec<_>>()
+                };
+                let done = match crate::parallel::all_cores() {
+                    Some(pool) => pool.install(transform),
+                    None => transform(),
+                };
+                if transformed.send((batch, done)).is_err() {
+                    return;
                 }
-            });
+            }
+        };
+        let read_and_write = || {
             let mut finished: Option<TransformedBatch> = None;
             while !batch.is_empty() {
                 if to_transform.send(std::mem::take(&mut batch)).is_err() {
-                    // The helper panicked; leaving the scope raises its panic here.
+                    // The coordinator panicked; leaving the scope raises its panic here.
                     break;
                 }
                 let written = write_batch(finished.take(), out, entries);
@@ -822,7 +808,8 @@ impl Driver<'_> {
             }
             drop(to_transform);
             write_batch(finished, out, entries)
-        })?;
+        };
+        crate::parallel::beside(coordinate, read_and_write).map_err(InjectError::Usage)??;
         read_error.map_or(Ok(()), Err)
     }
 
