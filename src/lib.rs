@@ -10,13 +10,15 @@
 //! review charts and renders; [`files`] the atomic file write, [`proxy_support`] what each proxy
 //! release understands, [`limits`] and [`arena`] the process's ceilings and its heap.
 
+#![warn(missing_docs)]
+
 pub mod arena;
 pub mod chart;
 pub mod diff;
-pub mod digest;
+mod digest;
 pub mod engine;
-pub mod error;
-pub mod files;
+mod error;
+mod files;
 pub mod fleet;
 pub mod golden;
 pub mod identity;

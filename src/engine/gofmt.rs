@@ -107,6 +107,8 @@ pub fn go_quote(text: &str, ascii_only: bool) -> String {
     out
 }
 
+/// Appends `c` as Go writes it inside a `quote`-quoted literal (`strconv.Quote`'s escapes;
+/// with `ascii_only`, non-ASCII characters as `\u` escapes too).
 pub fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
     if c == quote || c == '\\' {
         out.push('\\');

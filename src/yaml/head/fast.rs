@@ -59,11 +59,20 @@ pub enum LineShape {
     Fixed,
     /// `key: value` or `- key: value`: the first `value_at` bytes stay, and the value after them
     /// may be any single-line scalar.
-    EntryValue { value_at: u32 },
+    EntryValue {
+        /// The length of the part that stays: indentation, key, colon and the space after it.
+        value_at: u32,
+    },
     /// `- value`: the first `value_at` bytes stay, and the item may be any single-line scalar.
-    ItemValue { value_at: u32 },
+    ItemValue {
+        /// The length of the part that stays: indentation, dash and the space after it.
+        value_at: u32,
+    },
     /// A line of a literal or folded block: any text, with the same indentation.
-    BlockContent { width: u32 },
+    BlockContent {
+        /// The indentation every line of the block keeps.
+        width: u32,
+    },
 }
 
 /// Where the check notes each line's shape, when the caller wants them.
