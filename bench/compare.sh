@@ -7,10 +7,13 @@
 #           `render --fleet` with --jobs 1 and with --jobs 2 (re-rendering the same fleet, so
 #           after the first round its outputs are unchanged and left as they are; one more row
 #           renders two fleets by turns, so that every output changes and is written)
+#   lines   each modern release line (edge-24.10.2, edge-26.8.3): `meshchart render --linkerd L`
+#           (--crds, and the control plane) vs `helm template` of upstream's two charts at the
+#           tag (../shared/reference/upstream-charts/L), the same certificates given to both
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
 #
-# usage: bench/compare.sh [render|fleet|inject]...   (default: all three)
+# usage: bench/compare.sh [render|lines|fleet|inject]...   (default: all four)
 #   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (15, 3):
 #                     a fleet round takes about a second, and over five rounds its paired
 #                     ratio swung with the machine's noise
@@ -26,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(render fleet inject)
+[[ ${#sections[@]} -gt 0 ]] || sections=(render lines fleet inject)
 profile=${PROFILE:-dist}
 mesh=$(PROFILE=$profile bench/build-dist.sh)
 linking=$(file -b "$mesh" 2>/dev/null | grep -o 'statically linked\|dynamically linked' || true)
@@ -65,6 +68,33 @@ for section in "${sections[@]}"; do
     python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
       "meshchart render=$mesh render --namespace linkerd $certs_line" \
       "helm template=$helm template linkerd $chart --namespace linkerd $certs_line"
+    ;;
+  lines)
+    helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
+    # The pinned identity and webhook material of tests/certs (valid at SOURCE_DATE_EPOCH), with
+    # the policy validator's pair the modern lines add, and a fixed heartbeat schedule.
+    line_values=(
+      --set-file identityTrustAnchorsPEM=tests/certs/ca.crt
+      --set-file identity.issuer.tls.crtPEM=tests/certs/issuer.crt
+      --set-file identity.issuer.tls.keyPEM=tests/certs/issuer.key
+    )
+    for hook in proxyInjector:proxy-injector profileValidator:sp-validator policyValidator:policy-validator; do
+      key=${hook%%:*} file=tests/certs/${hook#*:}
+      line_values+=(--set-file "$key.crtPEM=$file.crt" --set-file "$key.keyPEM=$file.key" --set-file "$key.caBundle=$file.crt")
+    done
+    line_values+=(--set "heartbeatSchedule=1 2 * * *")
+    line_values_line=$(printf '%q ' "${line_values[@]}")
+    for line in edge-24.10.2 edge-26.8.3; do
+      upstream=$reference/upstream-charts/$line
+      echo
+      echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
+      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart render --crds=$mesh render --linkerd $line --crds --namespace linkerd" \
+        "helm template linkerd-crds=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
+      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart render=$mesh render --linkerd $line --namespace linkerd $line_values_line" \
+        "helm template linkerd-control-plane=$helm template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
+    done
     ;;
   fleet)
     echo
@@ -133,6 +163,6 @@ SH
       "inject 1,000 workloads=$inject $work/w1k.yaml" \
       "inject 10,000 workloads=$inject $work/w10k.yaml"
     ;;
-  *) echo "unknown section $section (render, fleet, inject)" >&2; exit 2 ;;
+  *) echo "unknown section $section (render, lines, fleet, inject)" >&2; exit 2 ;;
   esac
 done

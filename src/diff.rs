@@ -8,10 +8,9 @@
 use crate::chart::ChartSource;
 use crate::error::Error;
 use crate::manifest::split_documents;
-use crate::render::RenderRequest;
-use crate::render::{render, Clock};
+use crate::render::{choose_chart, render, Clock, RenderRequest};
 use crate::values::Value;
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use std::fmt::{self, Write as _};
 use std::io::Read;
 
@@ -192,20 +191,27 @@ pub struct RenderSide {
 }
 
 impl RenderSide {
-    /// Renders this side to a stream.
+    /// Renders this side to a stream; an embedded chart comes from the line its values choose
+    /// (see [`choose_chart`]).
     pub fn render(&self, clock: Clock) -> Result<String, Error> {
-        let chart = self.chart.load()?;
-        Ok(render(&chart, &self.request, &mut std::io::empty(), clock)?
-            .rendered
-            .to_stream())
+        let chosen = choose_chart(&self.chart, self.request.overrides(), &mut std::io::empty())?;
+        let request = RenderRequest {
+            values: chosen.overrides,
+            ..self.request.clone()
+        };
+        Ok(
+            render(&chosen.chart, &request, &mut std::io::empty(), clock)?
+                .rendered
+                .to_stream(),
+        )
     }
 }
 
 /// What one side of `diff --values-a/--set-a/--chart-a` adds to the shared flags.
 #[derive(Clone, Debug, Default)]
 pub struct SideRequest {
-    /// `--chart-a`/`--chart-b`, else the shared chart.
-    pub chart: Option<Utf8PathBuf>,
+    /// `--chart-a`/`--linkerd-a` (or `-b`), else the shared chart.
+    pub chart: Option<ChartSource>,
     /// Extra values files.
     pub values: Vec<String>,
     /// Extra `--set` expressions.
@@ -215,7 +221,7 @@ pub struct SideRequest {
 /// Renders the chart once per side at one instant and with one set of generated certificates,
 /// so only what the side's flags change shows in the diff.
 pub fn render_pair(
-    chart: Option<&Utf8Path>,
+    chart: &ChartSource,
     shared: &RenderRequest,
     a: &SideRequest,
     b: &SideRequest,
@@ -240,7 +246,7 @@ pub fn render_pair(
             request.certs_dir = Some(dir.clone());
         }
         RenderSide {
-            chart: ChartSource::from_flag(own.chart.as_deref().or(chart)),
+            chart: own.chart.clone().unwrap_or_else(|| chart.clone()),
             request,
         }
     };
@@ -257,7 +263,7 @@ pub fn render_pair(
 /// of the chart (see [`render_pair`]).
 pub fn compare(
     files: &[String],
-    chart: Option<&Utf8Path>,
+    chart: &ChartSource,
     shared: &RenderRequest,
     a: &SideRequest,
     b: &SideRequest,

@@ -155,6 +155,10 @@ pub struct InjectArgs {
     /// Manifests to inject: files, folders (recursively: .yaml, .yml, .json) or `-` for stdin.
     #[arg(value_name = "FILE|DIR|-", required = true)]
     pub inputs: Vec<String>,
+    /// The Linkerd release whose proxy partials inject renders (`meshchart releases` lists
+    /// them); default: the release your values' linkerdVersion names, else the default line.
+    #[arg(long, value_name = "RELEASE")]
+    pub linkerd: Option<String>,
     /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,

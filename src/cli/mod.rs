@@ -100,15 +100,21 @@ pub enum Command {
         /// Two rendered streams to compare (`-` is stdin); without them, two renders of a chart.
         #[arg(value_name = "FILE", num_args = 0..=2)]
         files: Vec<String>,
-        /// The chart both sides render (default: the embedded control plane).
-        #[arg(long, value_name = "DIR|TGZ")]
-        chart: Option<Utf8PathBuf>,
-        /// The chart side A renders (default: --chart).
-        #[arg(long, value_name = "DIR|TGZ")]
+        /// The chart both sides render (default: an embedded release line, as render chooses).
+        #[command(flatten)]
+        chart: ChartFlags,
+        /// The chart side A renders (default: --chart or --linkerd).
+        #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_a")]
         chart_a: Option<Utf8PathBuf>,
-        /// The chart side B renders (default: --chart).
-        #[arg(long, value_name = "DIR|TGZ")]
+        /// The chart side B renders (default: --chart or --linkerd).
+        #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_b")]
         chart_b: Option<Utf8PathBuf>,
+        /// The embedded release line side A renders (an upgrade's from).
+        #[arg(long, value_name = "RELEASE")]
+        linkerd_a: Option<String>,
+        /// The embedded release line side B renders (an upgrade's to).
+        #[arg(long, value_name = "RELEASE")]
+        linkerd_b: Option<String>,
         /// A values file for side A only (repeatable; after the shared -f files).
         #[arg(long = "values-a", value_name = "FILE")]
         values_a: Vec<String>,
@@ -126,9 +132,9 @@ pub enum Command {
     },
     /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
     Golden {
-        /// The chart the cases render (default: the embedded control plane).
-        #[arg(long, value_name = "DIR")]
-        chart: Option<Utf8PathBuf>,
+        /// The chart the cases render (default: an embedded release line).
+        #[command(flatten)]
+        chart: ChartFlags,
         /// The folder of cases (default: `<chart>/golden`, or tests/golden/control-plane).
         #[arg(long, value_name = "DIR")]
         cases: Option<Utf8PathBuf>,
@@ -270,19 +276,41 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             chart,
             chart_a,
             chart_b,
+            linkerd_a,
+            linkerd_b,
             values_a,
             values_b,
             set_a,
             set_b,
             flags,
         } => {
-            let side = |chart, values, set| diff::SideRequest { chart, values, set };
+            // A side's own chart: its --chart-X folder, or its --linkerd-X line (the shared
+            // --crds choosing that line's chart).
+            let side_chart =
+                |path: Option<Utf8PathBuf>, release: Option<String>| match (path, release) {
+                    (Some(path), _) => Some(ChartSource::from_flag(Some(&path))),
+                    (None, Some(release)) => Some(ChartSource::Embedded {
+                        release: Some(release),
+                        crds: chart.crds,
+                    }),
+                    (None, None) => None,
+                };
+            let a = diff::SideRequest {
+                chart: side_chart(chart_a, linkerd_a),
+                values: values_a,
+                set: set_a,
+            };
+            let b = diff::SideRequest {
+                chart: side_chart(chart_b, linkerd_b),
+                values: values_b,
+                set: set_b,
+            };
             let compared = diff::compare(
                 &files,
-                chart.as_deref(),
+                &chart.source(),
                 &flags.request(),
-                &side(chart_a, values_a, set_a),
-                &side(chart_b, values_b, set_b),
+                &a,
+                &b,
                 &mut std::io::stdin().lock(),
                 Clock::FromEnv,
             );
@@ -302,9 +330,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             cases,
             update,
         } => {
-            let source = ChartSource::from_flag(chart.as_deref());
-            let cases = cases.unwrap_or_else(|| golden::default_cases_dir(chart.as_deref()));
-            let reports = golden::run(&source.load()?, &cases, update)?;
+            let cases = cases.unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref()));
+            let reports = golden::run(&chart.source().load()?, &cases, update)?;
             write_stdout(&golden::summary(&reports))?;
             Ok(failed_if(golden::failed_count(&reports) > 0))
         }
@@ -332,9 +359,16 @@ fn releases_table() -> Result<String, Error> {
 }
 
 fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
-    let chart = ChartSource::default_line().load()?;
+    let mut request = args.request();
+    let source = ChartSource::Embedded {
+        release: args.linkerd.clone(),
+        crds: false,
+    };
+    let chosen = render::choose_chart(&source, &request.overrides, &mut std::io::stdin().lock())?;
+    print_notes(&chosen.notes);
+    request.overrides = chosen.overrides;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_inject_to(&chart, &args.request(), &mut std::io::stdin().lock(), out)
+        run_inject_to(&chosen.chart, &request, &mut std::io::stdin().lock(), out)
     })?;
     Ok(finish(run, args.report.into()))
 }
