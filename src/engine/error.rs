@@ -56,13 +56,17 @@ pub enum RenderError {
     },
     /// The chart says it needs another Kubernetes version.
     #[error(
-        "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {actual}"
+        "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes \
+         {actual}{}",
+        reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
     )]
     KubeVersion {
         /// Chart.yaml's constraint.
         constraint: String,
         /// The version rendered for.
         actual: String,
+        /// Why the chart has that range, when it says (`meshchart.io/kube-version-reason`).
+        reason: Option<String>,
     },
     /// Chart.yaml's `kubeVersion` is not a version constraint.
     #[error("Chart.yaml: kubeVersion {constraint:?} is not a version constraint: {reason}")]

@@ -28,6 +28,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The default cap on a render's total output (`--max-output-bytes`).
 pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The `Chart.yaml` annotation that says why a chart's `kubeVersion` range is what it is; the
+/// error for a Kubernetes version outside the range quotes it.
+pub const KUBE_VERSION_REASON_ANNOTATION: &str = "meshchart.io/kube-version-reason";
+
 /// The release-level inputs of a render (`helm template`'s flags besides values).
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
@@ -71,6 +75,8 @@ pub struct Engine<'source> {
     /// Each template's `Template` object, made once rather than for every render.
     template_objects: HashMap<String, JValue>,
     kube_version_constraint: Option<String>,
+    /// Why the chart has that range: its `meshchart.io/kube-version-reason` annotation.
+    kube_version_reason: Option<String>,
     /// Documents checked in earlier renders, when this engine renders many similar ones.
     checked: Option<checked::CheckedDocuments>,
     /// Template outputs of earlier renders, with the values each read.
@@ -249,6 +255,13 @@ impl<'source> Engine<'source> {
                 })
                 .collect(),
             kube_version_constraint: chart.metadata.kube_version.clone(),
+            kube_version_reason: chart
+                .metadata
+                .fields
+                .get("annotations")
+                .and_then(|a| a.get_path(&[KUBE_VERSION_REASON_ANNOTATION]))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned),
             checked: None,
             remembered: None,
         }
@@ -317,6 +330,7 @@ impl<'source> Engine<'source> {
             Ok(false) => Err(RenderError::KubeVersion {
                 constraint: constraint.clone(),
                 actual,
+                reason: self.kube_version_reason.clone(),
             }),
             Err(reason) => Err(RenderError::BadKubeVersionConstraint {
                 constraint: constraint.clone(),
