@@ -1,0 +1,252 @@
+//! What the modern release lines need to start on a real cluster, read from the sources of each
+//! release (the release-lines issue's B1-B7): each check names what would fail without it.
+//! The field-by-field comparisons with Helm's renders (`release_line_edge_*.rs`) cover these
+//! too; here each is one stated requirement, for edge-24.10.2 and edge-26.8.3 alike.
+
+mod support;
+
+use meshchart::values::Value;
+use support::cli::command;
+
+const LINES: [&str; 2] = ["edge-24.10.2", "edge-26.8.3"];
+
+/// The pinned identity and webhook material, so the renders need nothing generated.
+fn material() -> Vec<String> {
+    let mut args = Vec::new();
+    let mut file = |key: &str, path: &str| {
+        args.push("--set-file".to_owned());
+        args.push(format!("{key}=tests/certs/{path}"));
+    };
+    file("identityTrustAnchorsPEM", "ca.crt");
+    file("identity.issuer.tls.crtPEM", "issuer.crt");
+    file("identity.issuer.tls.keyPEM", "issuer.key");
+    for (key, name) in [
+        ("proxyInjector", "proxy-injector"),
+        ("profileValidator", "sp-validator"),
+        ("policyValidator", "policy-validator"),
+    ] {
+        file(&format!("{key}.crtPEM"), &format!("{name}.crt"));
+        file(&format!("{key}.keyPEM"), &format!("{name}.key"));
+        file(&format!("{key}.caBundle"), &format!("{name}.crt"));
+    }
+    args
+}
+
+/// The documents of `meshchart render --linkerd LINE [extra]`.
+fn render(line: &str, extra: &[String]) -> Vec<Value> {
+    let out = command(&["render", "--linkerd", line, "-n", "linkerd"])
+        .args(extra)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .expect("run meshchart");
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    meshchart::yaml::parse_documents(&String::from_utf8(out.stdout).expect("UTF-8"))
+        .expect("the render reads back")
+}
+
+fn control_plane(line: &str) -> Vec<Value> {
+    render(line, &material())
+}
+
+fn crds(line: &str) -> Vec<Value> {
+    render(line, &["--crds".to_owned()])
+}
+
+fn text<'v>(value: &'v Value, path: &[&str]) -> &'v str {
+    value.get_path(path).and_then(Value::as_str).unwrap_or("")
+}
+
+fn find<'d>(docs: &'d [Value], kind: &str, name: &str) -> Option<&'d Value> {
+    docs.iter()
+        .find(|d| text(d, &["kind"]) == kind && text(d, &["metadata", "name"]) == name)
+}
+
+fn list<'v>(value: &'v Value, path: &[&str]) -> &'v [Value] {
+    match value.get_path(path) {
+        Some(Value::Seq(items)) => items,
+        _ => &[],
+    }
+}
+
+/// Every container of a Deployment's pod, init containers (native sidecars) included.
+fn containers<'d>(deployment: &'d Value) -> impl Iterator<Item = &'d Value> {
+    let spec = ["spec", "template", "spec"];
+    list(deployment, &[spec[0], spec[1], spec[2], "initContainers"])
+        .iter()
+        .chain(list(deployment, &[spec[0], spec[1], spec[2], "containers"]))
+}
+
+fn container<'d>(deployment: &'d Value, name: &str) -> &'d Value {
+    containers(deployment)
+        .find(|c| text(c, &["name"]) == name)
+        .unwrap_or_else(|| panic!("no container {name}"))
+}
+
+fn deployment<'d>(docs: &'d [Value], name: &str) -> &'d Value {
+    find(docs, "Deployment", name).unwrap_or_else(|| panic!("no Deployment {name}"))
+}
+
+fn env_names(container: &Value) -> Vec<&str> {
+    list(container, &["env"])
+        .iter()
+        .map(|e| text(e, &["name"]))
+        .collect()
+}
+
+fn mount_paths(container: &Value) -> Vec<&str> {
+    list(container, &["volumeMounts"])
+        .iter()
+        .map(|m| text(m, &["mountPath"]))
+        .collect()
+}
+
+#[test]
+fn every_proxy_knows_its_policy_service_or_it_exits_at_start() {
+    for line in LINES {
+        let docs = control_plane(line);
+        for name in [
+            "linkerd-destination",
+            "linkerd-identity",
+            "linkerd-proxy-injector",
+        ] {
+            let env = env_names(container(deployment(&docs, name), "linkerd-proxy"));
+            for var in [
+                "LINKERD2_PROXY_POLICY_SVC_ADDR",
+                "LINKERD2_PROXY_POLICY_WORKLOAD",
+            ] {
+                assert!(env.contains(&var), "{line} {name}: no {var}");
+            }
+        }
+    }
+}
+
+#[test]
+fn identity_and_the_injector_read_the_trust_roots_from_their_config_map() {
+    for line in LINES {
+        let docs = control_plane(line);
+        assert!(
+            find(&docs, "ConfigMap", "linkerd-identity-trust-roots").is_some(),
+            "{line}: no trust-roots ConfigMap"
+        );
+        for (name, main) in [
+            ("linkerd-identity", "identity"),
+            ("linkerd-proxy-injector", "proxy-injector"),
+        ] {
+            let mounts = mount_paths(container(deployment(&docs, name), main));
+            assert!(
+                mounts
+                    .iter()
+                    .any(|m| m.starts_with("/var/run/linkerd/identity/trust-roots")),
+                "{line} {name}: trust roots not mounted: {mounts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn destination_gets_the_ipv6_flag_with_endpoint_slices_on() {
+    for line in LINES {
+        let docs = control_plane(line);
+        let args: Vec<&str> = list(
+            container(deployment(&docs, "linkerd-destination"), "destination"),
+            &["args"],
+        )
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+        assert!(
+            args.iter().any(|a| a.starts_with("-enable-ipv6=")),
+            "{line}: {args:?}"
+        );
+        assert!(
+            args.contains(&"-enable-endpoint-slices=true"),
+            "{line}: {args:?}"
+        );
+    }
+}
+
+#[test]
+fn the_resources_destination_watches_are_served_and_granted() {
+    for line in LINES {
+        let crds = crds(line);
+        let servers = find(
+            &crds,
+            "CustomResourceDefinition",
+            "servers.policy.linkerd.io",
+        )
+        .expect("the Server CRD");
+        assert!(
+            list(servers, &["spec", "versions"])
+                .iter()
+                .any(|v| text(v, &["name"]) == "v1beta3"
+                    && v.get_path(&["served"]) == Some(&Value::Bool(true))),
+            "{line}: Server v1beta3 not served"
+        );
+        assert!(find(
+            &crds,
+            "CustomResourceDefinition",
+            "externalworkloads.workload.linkerd.io"
+        )
+        .is_some());
+        let docs = control_plane(line);
+        let granted: Vec<&str> = ["linkerd-linkerd-destination", "linkerd-policy"]
+            .iter()
+            .filter_map(|role| find(&docs, "ClusterRole", role))
+            .flat_map(|role| list(role, &["rules"]))
+            .flat_map(|rule| list(rule, &["resources"]))
+            .filter_map(Value::as_str)
+            .collect();
+        for resource in ["externalworkloads", "servers", "endpointslices"] {
+            assert!(
+                granted.contains(&resource),
+                "{line}: {resource} not granted"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_policy_controller_and_its_service_webhook_and_role_are_there() {
+    for line in LINES {
+        let docs = control_plane(line);
+        container(deployment(&docs, "linkerd-destination"), "policy");
+        assert!(find(&docs, "Service", "linkerd-policy").is_some(), "{line}");
+        assert!(
+            find(&docs, "ClusterRole", "linkerd-policy").is_some(),
+            "{line}"
+        );
+        assert!(
+            find(
+                &docs,
+                "ValidatingWebhookConfiguration",
+                "linkerd-policy-validator-webhook-config"
+            )
+            .is_some(),
+            "{line}"
+        );
+        assert!(find(
+            &crds(line),
+            "CustomResourceDefinition",
+            "httproutes.policy.linkerd.io"
+        )
+        .is_some());
+    }
+}
+
+#[test]
+fn linkerd_config_carries_the_iptables_mode_the_injector_reads() {
+    for line in LINES {
+        let docs = control_plane(line);
+        let config = find(&docs, "ConfigMap", "linkerd-config").expect("linkerd-config");
+        let values = meshchart::yaml::parse_document(text(config, &["data", "values"]))
+            .expect("its values read");
+        assert!(
+            !text(&values, &["proxyInit", "iptablesMode"]).is_empty(),
+            "{line}: no proxyInit.iptablesMode"
+        );
+    }
+}
