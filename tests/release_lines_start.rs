@@ -73,7 +73,7 @@ fn list<'v>(value: &'v Value, path: &[&str]) -> &'v [Value] {
 }
 
 /// Every container of a Deployment's pod, init containers (native sidecars) included.
-fn containers<'d>(deployment: &'d Value) -> impl Iterator<Item = &'d Value> {
+fn containers(deployment: &Value) -> impl Iterator<Item = &Value> {
     let spec = ["spec", "template", "spec"];
     list(deployment, &[spec[0], spec[1], spec[2], "initContainers"])
         .iter()
