@@ -42,14 +42,6 @@ struct Allowed {
 /// The control-plane cases in which upstream puts a freshly generated certificate in each
 /// webhook's caBundle (no caBundle given, no externalSecret).
 const RANDOM_CA_BUNDLE: &[&str] = &["defaults"];
-/// Every control-plane case.
-const CONTROL_PLANE: &[&str] = &[
-    "defaults",
-    "ha",
-    "native-sidecar-ipv6",
-    "external-ca-cni-await-off",
-    "many-values",
-];
 
 const ALLOWED: &[Allowed] = &[
     Allowed {
@@ -71,11 +63,6 @@ const ALLOWED: &[Allowed] = &[
         cases: RANDOM_CA_BUNDLE,
         resource: "ConfigMap/linkerd-config",
         path: "data.values.*.caBundle",
-    },
-    Allowed {
-        cases: CONTROL_PLANE,
-        resource: "ConfigMap/linkerd-config",
-        path: "data.values.identity.issuer.crtExpiry",
     },
     Allowed {
         cases: &["external-ca-cni-await-off"],
