@@ -487,3 +487,23 @@ fn identity_proxy_stays_a_regular_container_with_native_sidecars() {
     assert_eq!(text_at(proxy, &["restartPolicy"]), "Always");
     assert!(proxy.get_path(&["startupProbe"]).is_some());
 }
+
+/// `meshchart render` of the control plane with no values at all: everything is generated, kept
+/// in `--certs-dir`, and a second render from that folder is byte for byte the first.
+#[test]
+fn render_without_values_is_reproducible_from_the_certs_dir() {
+    let certs = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("edge-24.10.2-no-values-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&certs);
+    let args: Vec<String> = ["--linkerd", "edge-24.10.2", "-n", "linkerd", "--certs-dir"]
+        .map(String::from)
+        .into_iter()
+        .chain([certs.to_string_lossy().into_owned()])
+        .collect();
+    let first = render_with(&args);
+    assert!(certs.join("policy-validator.crt").is_file());
+    let second = render_with(&args);
+    let _ = std::fs::remove_dir_all(&certs);
+    assert!(first == second, "the second render differs from the first");
+    assert!(first.contains("name: linkerd-policy-validator-k8s-tls"));
+}

@@ -660,3 +660,30 @@ fn crd_chart_lints_clean_with_every_gateway_api_switch() {
         "{out}"
     );
 }
+
+/// `meshchart render` of the control plane with no values at all: everything is generated, kept
+/// in `--certs-dir`, and a second render from that folder is byte for byte the first.
+#[test]
+fn render_without_values_is_reproducible_from_the_certs_dir() {
+    let certs = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("edge-26.8.3-no-values-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&certs);
+    let args: Vec<String> = [
+        "render",
+        "--linkerd",
+        "edge-26.8.3",
+        "--namespace",
+        "linkerd",
+        "--certs-dir",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([certs.to_string_lossy().into_owned()])
+    .collect();
+    let first = meshchart(&args).unwrap_or_else(|e| panic!("no values: {e}"));
+    assert!(certs.join("policy-validator.crt").is_file());
+    let second = meshchart(&args).unwrap_or_else(|e| panic!("from the certs dir: {e}"));
+    let _ = std::fs::remove_dir_all(&certs);
+    assert!(first == second, "the second render differs from the first");
+    assert!(first.contains("name: linkerd-policy-validator-k8s-tls"));
+}
