@@ -253,7 +253,7 @@ impl MaterialTargets {
     }
 
     fn declares(&self, path: &[&str]) -> bool {
-        self.declared.iter().any(|p| *p == path)
+        self.declared.contains(&path)
     }
 
     /// The namespace the chart's Services are in, checked as a DNS label.
