@@ -890,6 +890,49 @@ mod tests {
         }
     }
 
+    fn yaml(text: &str) -> Value {
+        crate::yaml::parse_document(text).expect("test YAML")
+    }
+
+    #[test]
+    fn a_key_is_declared_by_the_defaults_the_schema_or_both_along_its_path() {
+        let defaults = yaml("identity:\n  issuer:\n    scheme: linkerd.io/tls\n    crtExpiry:\n");
+        let schema: Json = serde_json::from_str(
+            r#"{"properties": {"identity": {"properties": {"issuer": {"properties":
+                {"tls": {"properties": {"crtPEM": {}}}}}}}, "heartbeatSchedule": {}}}"#,
+        )
+        .expect("test JSON");
+        // A null default still declares its key.
+        assert!(declared_in(Some(&defaults), None, CRT_EXPIRY));
+        assert!(!declared_in(Some(&defaults), None, ISSUER_CRT));
+        // identity.issuer from the defaults, tls.crtPEM from the schema.
+        assert!(declared_in(Some(&defaults), Some(&schema), ISSUER_CRT));
+        assert!(!declared_in(Some(&defaults), Some(&schema), ISSUER_KEY));
+        assert!(declared_in(Some(&defaults), Some(&schema), SCHEDULE));
+        // Below a scalar default nothing is declared.
+        assert!(!declared_in(
+            Some(&defaults),
+            None,
+            &["identity", "issuer", "scheme", "x"]
+        ));
+    }
+
+    #[test]
+    fn the_namespace_value_names_the_services_only_where_the_defaults_have_it() {
+        let old = MaterialTargets::new(&yaml("namespace: linkerd\n"), None, "mesh");
+        assert_eq!(old.namespace, ServiceNamespace::Value);
+        let new = MaterialTargets::new(&yaml("clusterDomain: cluster.local\n"), None, "mesh");
+        assert_eq!(new.namespace, ServiceNamespace::Release("mesh".to_owned()));
+    }
+
+    #[test]
+    fn a_schema_that_is_not_json_declares_nothing() {
+        let targets = MaterialTargets::new(&yaml("heartbeatSchedule: ''\n"), Some("{"), "x");
+        assert!(targets.declares(SCHEDULE));
+        assert!(!targets.declares(CRT_EXPIRY));
+        assert!(targets.webhooks().is_empty());
+    }
+
     #[test]
     fn dns_names_follow_rfc_1123() {
         assert!(check_dns_name("namespace", "linkerd", true).is_ok());
