@@ -10,6 +10,11 @@
 //! - the only clock is [`MaterialOptions::now`], which [`now_from_env`] takes from
 //!   `SOURCE_DATE_EPOCH` when it is set.
 //!
+//! What a chart takes differs between release lines, so it is read from the chart
+//! ([`MaterialTargets`]): which webhooks carry a serving certificate, whether the Services live
+//! in the `namespace` value (the 2021 chart) or in the release namespace (later charts), and
+//! which keys the chart declares at all; nothing is written to a key the chart does not declare.
+//!
 //! With everything given it only checks the PEM framing of what is there; certificates are parsed
 //! only when something must be read from them (the issuer's expiry).
 
@@ -27,6 +32,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clock::{rfc3339, Clock};
 pub use error::IdentityError;
 use error::Origin;
+use serde_json::Value as Json;
+use std::cell::OnceCell;
 use std::ffi::OsStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -119,7 +126,10 @@ const LINKERD_TLS: &str = "linkerd.io/tls";
 /// The certs dir's trust anchor and issuer set, in this order.
 const ISSUER_FILES: [&str; 4] = ["ca.crt", "ca.key", "issuer.crt", "issuer.key"];
 
-/// One admission webhook whose serving certificate the chart carries.
+/// One admission webhook whose serving certificate a chart may carry. A chart carries it when it
+/// declares the webhook's `crtPEM` and `keyPEM` (see [`MaterialTargets::new`]); this table only
+/// knows the Service and file names, which the values do not say.
+#[derive(Debug)]
 struct Webhook {
     /// Its values subtree.
     component: &'static str,
@@ -131,9 +141,14 @@ struct Webhook {
     crt: &'static [&'static str],
     key: &'static [&'static str],
     ca_bundle: &'static [&'static str],
+    /// cert-manager's injection of the caBundle (later charts only): the chart then writes no
+    /// caBundle, and refuses one beside it.
+    inject_ca_from: &'static [&'static str],
+    inject_ca_from_secret: &'static [&'static str],
 }
 
-const WEBHOOKS: [Webhook; 2] = [
+/// Every webhook meshchart can make a certificate for, in the order they are planned.
+const WEBHOOKS: [Webhook; 3] = [
     Webhook {
         component: "proxyInjector",
         service: "linkerd-proxy-injector",
@@ -142,6 +157,8 @@ const WEBHOOKS: [Webhook; 2] = [
         crt: &["proxyInjector", "crtPEM"],
         key: &["proxyInjector", "keyPEM"],
         ca_bundle: &["proxyInjector", "caBundle"],
+        inject_ca_from: &["proxyInjector", "injectCaFrom"],
+        inject_ca_from_secret: &["proxyInjector", "injectCaFromSecret"],
     },
     Webhook {
         component: "profileValidator",
@@ -151,20 +168,138 @@ const WEBHOOKS: [Webhook; 2] = [
         crt: &["profileValidator", "crtPEM"],
         key: &["profileValidator", "keyPEM"],
         ca_bundle: &["profileValidator", "caBundle"],
+        inject_ca_from: &["profileValidator", "injectCaFrom"],
+        inject_ca_from_secret: &["profileValidator", "injectCaFromSecret"],
+    },
+    // The policy controller's validating webhook (edge-24.10.2 and later).
+    Webhook {
+        component: "policyValidator",
+        service: "linkerd-policy-validator",
+        files: ["policy-validator.crt", "policy-validator.key"],
+        external: &["policyValidator", "externalSecret"],
+        crt: &["policyValidator", "crtPEM"],
+        key: &["policyValidator", "keyPEM"],
+        ca_bundle: &["policyValidator", "caBundle"],
+        inject_ca_from: &["policyValidator", "injectCaFrom"],
+        inject_ca_from_secret: &["policyValidator", "injectCaFromSecret"],
     },
 ];
 
+/// Where a chart's control-plane Services live, which the webhook certificates must name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ServiceNamespace {
+    /// The `namespace` value (default `linkerd`): the 2021 chart, whose defaults have that key.
+    Value,
+    /// The release namespace (`-n`, Helm's `Release.Namespace`): later charts, which have no
+    /// `namespace` value.
+    Release(String),
+}
+
+/// What a chart takes of the material: read from its default values and `values.schema.json`
+/// by [`MaterialTargets::new`], so that each release line gets what its templates read.
+#[derive(Clone, Debug)]
+pub struct MaterialTargets {
+    /// The webhooks the chart carries a serving certificate for.
+    webhooks: Vec<&'static Webhook>,
+    /// The namespace its Services (and so the certificates' names) are in.
+    namespace: ServiceNamespace,
+    /// The keys the material step may write that the chart declares.
+    declared: Vec<&'static [&'static str]>,
+}
+
+impl MaterialTargets {
+    /// Reads what a chart takes from its default values (`defaults`) and its
+    /// `values.schema.json` (`schema`, the file's text; read only when the defaults do not
+    /// settle a key, and ignored when it is not JSON, which lint reports).
+    ///
+    /// A key is declared when the defaults have it or the schema lists it under `properties`
+    /// (the modern charts declare `heartbeatSchedule` only there, as upstream's values.yaml has it
+    /// commented out). A webhook is carried when its `crtPEM` and `keyPEM` are declared. The
+    /// Services are named after the `namespace` value when the defaults have that key (the 2021
+    /// chart), else after `release_namespace`.
+    pub fn new(defaults: &Value, schema: Option<&str>, release_namespace: &str) -> MaterialTargets {
+        let parsed: OnceCell<Option<Json>> = OnceCell::new();
+        let declares = |path: &[&str]| {
+            declared_in(Some(defaults), None, path)
+                || parsed
+                    .get_or_init(|| schema.and_then(|text| serde_json::from_str(text).ok()))
+                    .as_ref()
+                    .is_some_and(|schema| declared_in(Some(defaults), Some(schema), path))
+        };
+        let webhooks: Vec<&'static Webhook> = WEBHOOKS
+            .iter()
+            .filter(|w| declares(w.crt) && declares(w.key))
+            .collect();
+        let mut candidates: Vec<&'static [&'static str]> =
+            vec![ANCHORS, ISSUER_CRT, ISSUER_KEY, CRT_EXPIRY, SCHEDULE];
+        for webhook in &webhooks {
+            candidates.extend([webhook.crt, webhook.key, webhook.ca_bundle]);
+        }
+        let declared = candidates.into_iter().filter(|p| declares(p)).collect();
+        let namespace = match defaults {
+            Value::Map(map) if map.contains_key(NAMESPACE[0]) => ServiceNamespace::Value,
+            _ => ServiceNamespace::Release(release_namespace.to_owned()),
+        };
+        MaterialTargets {
+            webhooks,
+            namespace,
+            declared,
+        }
+    }
+
+    /// The values keys of the webhooks the chart carries (`proxyInjector`, ...), in order.
+    pub fn webhooks(&self) -> Vec<&'static str> {
+        self.webhooks.iter().map(|w| w.component).collect()
+    }
+
+    fn declares(&self, path: &[&str]) -> bool {
+        self.declared.contains(&path)
+    }
+
+    /// The namespace the chart's Services are in, checked as a DNS label.
+    fn namespace<'v>(&'v self, values: &'v Value) -> Result<&'v str, IdentityError> {
+        match &self.namespace {
+            ServiceNamespace::Value => namespace(values),
+            ServiceNamespace::Release(namespace) => {
+                check_dns_name("the release namespace (--namespace)", namespace, true)?;
+                Ok(namespace)
+            }
+        }
+    }
+}
+
+/// Whether `path` is declared, walking the defaults and the schema's `properties` together (a
+/// key may be in either at each level).
+fn declared_in(defaults: Option<&Value>, schema: Option<&Json>, path: &[&str]) -> bool {
+    let Some((key, rest)) = path.split_first() else {
+        return true;
+    };
+    let default = match defaults {
+        Some(Value::Map(map)) => map.get(*key),
+        _ => None,
+    };
+    let property = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(*key));
+    (default.is_some() || property.is_some()) && declared_in(default, property, rest)
+}
+
 /// What [`complete_material`] will change, gathered before anything is changed.
-#[derive(Default)]
-struct Plan {
+struct Plan<'t> {
+    /// The chart: keys it does not declare are not written.
+    chart: &'t MaterialTargets,
     edits: Vec<(&'static [&'static str], Value)>,
     files: Vec<certs_dir::NewFile>,
     notes: Vec<String>,
 }
 
-impl Plan {
+impl Plan<'_> {
+    /// Sets `path`, when the chart declares it: a key no template reads would only show up in
+    /// linkerd-config's copy of the values.
     fn set(&mut self, path: &'static [&'static str], value: impl Into<Value>) {
-        self.edits.push((path, value.into()));
+        if self.chart.declares(path) {
+            self.edits.push((path, value.into()));
+        }
     }
 
     fn keep(&mut self, name: &'static str, contents: &str, secret: bool) {
@@ -176,23 +311,34 @@ impl Plan {
     }
 }
 
-/// Fills whatever of the identity/webhook material and heartbeat schedule the values lack.
-/// Returns notes for stderr (what was generated or reused, and where).
+/// Fills whatever of the identity/webhook material and heartbeat schedule the values lack, for
+/// the keys `chart` takes. Returns notes for stderr (what was generated or reused, and where).
 ///
 /// Nothing changes on error: neither `values` nor the certs dir.
 pub fn complete_material(
     values: &mut Value,
+    chart: &MaterialTargets,
     opts: &MaterialOptions,
 ) -> Result<Vec<String>, IdentityError> {
     let clock = Clock(opts.now);
     let dir = opts.certs_dir.as_deref();
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        chart,
+        edits: Vec::new(),
+        files: Vec::new(),
+        notes: Vec::new(),
+    };
 
-    plan_issuer(values, clock, dir, &mut plan)?;
-    for webhook in &WEBHOOKS {
+    // A chart without the issuer's keys (an extension, say) has no issuer to make.
+    if chart.declares(ISSUER_CRT) && chart.declares(ISSUER_KEY) {
+        plan_issuer(values, clock, dir, &mut plan)?;
+    }
+    for webhook in &chart.webhooks {
         plan_webhook(values, webhook, clock, dir, &mut plan)?;
     }
-    plan_schedule(values, clock, &mut plan)?;
+    if chart.declares(SCHEDULE) {
+        plan_schedule(values, clock, &mut plan)?;
+    }
 
     for (path, _) in &plan.edits {
         check_settable(values, path)?;
@@ -217,7 +363,7 @@ fn plan_issuer(
     values: &Value,
     clock: Clock,
     dir: Option<&Utf8Path>,
-    plan: &mut Plan,
+    plan: &mut Plan<'_>,
 ) -> Result<(), IdentityError> {
     let scheme = text(values, ISSUER_SCHEME)?.unwrap_or(LINKERD_TLS);
     let anchors = text(values, ANCHORS)?;
@@ -251,7 +397,7 @@ fn plan_issuer(
                 ],
                 clock,
             )?;
-            if !has_expiry {
+            if !has_expiry && plan.chart.declares(CRT_EXPIRY) {
                 plan.notes.push(format!(
                     "set identity.issuer.crtExpiry to {expiry}, the notAfter of \
                      identity.issuer.tls.crtPEM"
@@ -283,7 +429,7 @@ fn reuse_issuer(
     [ca_crt, ca_key, crt, key]: [String; 4],
     has_expiry: bool,
     clock: Clock,
-    plan: &mut Plan,
+    plan: &mut Plan<'_>,
 ) -> Result<(), IdentityError> {
     let paths = ISSUER_FILES.map(|name| dir.join(name));
     private_key(&ca_key, Origin::File(&paths[1]))?;
@@ -312,9 +458,9 @@ fn generate_issuer(
     clock: Clock,
     dir: Option<&Utf8Path>,
     has_expiry: bool,
-    plan: &mut Plan,
+    plan: &mut Plan<'_>,
 ) -> Result<(), IdentityError> {
-    let namespace = namespace(values)?;
+    let namespace = plan.chart.namespace(values)?;
     let trust_domain = match text(values, TRUST_DOMAIN)? {
         Some(domain) => (domain, "identityTrustDomain"),
         None => (
@@ -363,7 +509,7 @@ fn plan_webhook(
     webhook: &Webhook,
     clock: Clock,
     dir: Option<&Utf8Path>,
-    plan: &mut Plan,
+    plan: &mut Plan<'_>,
 ) -> Result<(), IdentityError> {
     if flag(values, webhook.external)? {
         return Ok(());
@@ -374,12 +520,17 @@ fn plan_webhook(
     if let Some(bundle) = ca_bundle {
         certificates(bundle, Origin::Key(webhook.ca_bundle))?;
     }
+    // With cert-manager injecting the caBundle the chart writes none, and refuses one given
+    // beside the injection: filling it in would make that refusal the user's error.
+    let injected = text(values, webhook.inject_ca_from)?.is_some()
+        || text(values, webhook.inject_ca_from_secret)?.is_some();
+    let fill_ca_bundle = ca_bundle.is_none() && !injected && plan.chart.declares(webhook.ca_bundle);
     let component = webhook.component;
     let (crt, key) = match (crt, key) {
         (Some(crt), Some(key)) => {
             certificates(crt, Origin::Key(webhook.crt))?;
             private_key(key, Origin::Key(webhook.key))?;
-            if ca_bundle.is_none() {
+            if fill_ca_bundle {
                 plan.notes
                     .push(format!("set {component}.caBundle to {component}.crtPEM"));
                 plan.set(webhook.ca_bundle, crt);
@@ -395,7 +546,7 @@ fn plan_webhook(
                 Some((dir, [crt, key])) => {
                     let crt_path = dir.join(webhook.files[0]);
                     let der = certificates(&crt, Origin::File(&crt_path))?.swap_remove(0);
-                    let host = format!("{}.{}.svc", webhook.service, namespace(values)?);
+                    let host = format!("{}.{}.svc", webhook.service, plan.chart.namespace(values)?);
                     check_serves(&der, &host, &crt_path, webhook.files)?;
                     private_key(&key, Origin::File(&dir.join(webhook.files[1])))?;
                     plan.notes.push(format!(
@@ -404,7 +555,7 @@ fn plan_webhook(
                     (crt, key)
                 }
                 None => {
-                    let namespace = namespace(values)?;
+                    let namespace = plan.chart.namespace(values)?;
                     let host = format!("{}.{namespace}.svc", webhook.service);
                     let made =
                         generate::serving_cert(&host, clock.datetime()?).map_err(|reason| {
@@ -439,7 +590,8 @@ fn plan_webhook(
         }
     };
     match ca_bundle {
-        None => plan.set(webhook.ca_bundle, crt.clone()),
+        None if fill_ca_bundle => plan.set(webhook.ca_bundle, crt.clone()),
+        None => {}
         Some(bundle) if bundle != crt => plan.notes.push(format!(
             "kept the given {component}.caBundle: it must verify the {component} serving \
              certificate, or the API server will fail to call the webhook"
@@ -451,7 +603,7 @@ fn plan_webhook(
     Ok(())
 }
 
-fn plan_schedule(values: &Value, clock: Clock, plan: &mut Plan) -> Result<(), IdentityError> {
+fn plan_schedule(values: &Value, clock: Clock, plan: &mut Plan<'_>) -> Result<(), IdentityError> {
     if flag(values, DISABLE_HEARTBEAT)? {
         return Ok(());
     }
@@ -736,6 +888,49 @@ mod tests {
             assert!(text.starts_with("SOURCE_DATE_EPOCH is "), "{text}");
             assert!(text.contains(&format!("{bad:?}")), "{text}");
         }
+    }
+
+    fn yaml(text: &str) -> Value {
+        crate::yaml::parse_document(text).expect("test YAML")
+    }
+
+    #[test]
+    fn a_key_is_declared_by_the_defaults_the_schema_or_both_along_its_path() {
+        let defaults = yaml("identity:\n  issuer:\n    scheme: linkerd.io/tls\n    crtExpiry:\n");
+        let schema: Json = serde_json::from_str(
+            r#"{"properties": {"identity": {"properties": {"issuer": {"properties":
+                {"tls": {"properties": {"crtPEM": {}}}}}}}, "heartbeatSchedule": {}}}"#,
+        )
+        .expect("test JSON");
+        // A null default still declares its key.
+        assert!(declared_in(Some(&defaults), None, CRT_EXPIRY));
+        assert!(!declared_in(Some(&defaults), None, ISSUER_CRT));
+        // identity.issuer from the defaults, tls.crtPEM from the schema.
+        assert!(declared_in(Some(&defaults), Some(&schema), ISSUER_CRT));
+        assert!(!declared_in(Some(&defaults), Some(&schema), ISSUER_KEY));
+        assert!(declared_in(Some(&defaults), Some(&schema), SCHEDULE));
+        // Below a scalar default nothing is declared.
+        assert!(!declared_in(
+            Some(&defaults),
+            None,
+            &["identity", "issuer", "scheme", "x"]
+        ));
+    }
+
+    #[test]
+    fn the_namespace_value_names_the_services_only_where_the_defaults_have_it() {
+        let old = MaterialTargets::new(&yaml("namespace: linkerd\n"), None, "mesh");
+        assert_eq!(old.namespace, ServiceNamespace::Value);
+        let new = MaterialTargets::new(&yaml("clusterDomain: cluster.local\n"), None, "mesh");
+        assert_eq!(new.namespace, ServiceNamespace::Release("mesh".to_owned()));
+    }
+
+    #[test]
+    fn a_schema_that_is_not_json_declares_nothing() {
+        let targets = MaterialTargets::new(&yaml("heartbeatSchedule: ''\n"), Some("{"), "x");
+        assert!(targets.declares(SCHEDULE));
+        assert!(!targets.declares(CRT_EXPIRY));
+        assert!(targets.webhooks().is_empty());
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
-use crate::chart::{Chart, ChartSource};
+use crate::chart::{Chart, ChartSource, SCHEMA_FILE};
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
-use crate::identity::{complete_material, now_from_env, MaterialOptions};
+use crate::identity::{complete_material, now_from_env, MaterialOptions, MaterialTargets};
 use crate::manifest::Rendered;
 use crate::proxy_support;
 use crate::values::{effective_values_with, KeptFiles, Value, ValueOverrides};
@@ -209,11 +209,24 @@ pub fn complete_chart_material(
     if !wants_identity_material(chart) {
         return Ok(Vec::new());
     }
+    let targets = material_targets(chart, &request.namespace)?;
     let options = MaterialOptions {
         certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
     };
-    Ok(complete_material(values, &options)?)
+    Ok(complete_material(values, &targets, &options)?)
+}
+
+/// What `chart` takes of the identity material (its webhooks, the namespace its Services are
+/// in, the keys it declares), read from its defaults and `values.schema.json`; a render into
+/// `release_namespace`.
+pub fn material_targets(chart: &Chart, release_namespace: &str) -> Result<MaterialTargets, Error> {
+    let schema = chart.file(SCHEMA_FILE).map(|f| f.text.as_str());
+    Ok(MaterialTargets::new(
+        chart.default_values_read()?,
+        schema,
+        release_namespace,
+    ))
 }
 
 /// Renders `chart` with the user's flags, on this thread and the process's helper

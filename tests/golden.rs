@@ -35,16 +35,37 @@ fn control_plane_golden_cases_match() {
     );
 }
 
+/// The release lines after the 2021 chart, each with its control plane's cases in
+/// `tests/golden/control-plane-<release>/`.
+const RELEASE_LINES: [&str; 2] = ["edge-24.10.2", "edge-26.8.3"];
+
+#[test]
+fn release_line_golden_cases_match() {
+    for release in RELEASE_LINES {
+        check(
+            &Chart::embedded_line(release, "linkerd-control-plane").unwrap(),
+            &repo().join(format!("tests/golden/control-plane-{release}")),
+        );
+    }
+}
+
 #[test]
 fn every_golden_case_is_listed_in_its_readme() {
-    let dir = repo().join("tests/golden/control-plane");
-    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-    for case in golden::discover(&dir).unwrap() {
-        assert!(
-            readme.contains(&format!("`{}`", case.name)),
-            "README.md has no line for case {}",
-            case.name
-        );
+    let dirs = std::iter::once("tests/golden/control-plane".to_owned()).chain(
+        RELEASE_LINES
+            .iter()
+            .map(|release| format!("tests/golden/control-plane-{release}")),
+    );
+    for dir in dirs {
+        let dir = repo().join(dir);
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        for case in golden::discover(&dir).unwrap() {
+            assert!(
+                readme.contains(&format!("`{}`", case.name)),
+                "{dir}/README.md has no line for case {}",
+                case.name
+            );
+        }
     }
 }
 

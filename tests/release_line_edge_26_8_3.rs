@@ -33,11 +33,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "data.values.proxy.controlPlaneAwait",
     ),
     (
-        "defaults, ha, classic-proxy, await-off, extras",
-        "ConfigMap/linkerd-config",
-        "data.values.identity.issuer.crtExpiry",
-    ),
-    (
         "await-off",
         "Deployment/linkerd-destination",
         "spec.template.spec.initContainers[name=linkerd-proxy].startupProbe",
@@ -565,8 +560,11 @@ fn control_plane_await_off_drops_only_the_control_planes_startup_probes() {
     );
 }
 
+/// Without `policyValidator` material the render still succeeds: meshchart's identity-material
+/// step makes the policy validator a serving certificate for its Service in the release
+/// namespace, and sets its caBundle to it (upstream's template makes a throwaway one).
 #[test]
-fn missing_policy_validator_certificate_is_an_error_naming_the_keys() {
+fn missing_policy_validator_certificate_is_generated_for_the_release_namespace() {
     let args: Vec<String> = case_args("defaults")
         .into_iter()
         .filter(|a| !a.starts_with("policyValidator."))
@@ -579,8 +577,43 @@ fn missing_policy_validator_certificate_is_an_error_naming_the_keys() {
         }
         cleaned.push(a.clone());
     }
-    let err = meshchart(&cleaned).expect_err("no policy validator certificate");
-    assert!(err.contains("policyValidator.crtPEM"), "{err}");
+    let out = resources(&meshchart(&cleaned).expect("renders"), "no policyValidator");
+    let key = |kind: &str, name: &str| (kind.to_owned(), String::new(), name.to_owned());
+    let secret = &out[&(
+        "Secret".to_owned(),
+        "linkerd".to_owned(),
+        "linkerd-policy-validator-k8s-tls".to_owned(),
+    )];
+    let config = &out[&key(
+        "ValidatingWebhookConfiguration",
+        "linkerd-policy-validator-webhook-config",
+    )];
+    let crt = secret
+        .get_path(&["data", "tls.crt"])
+        .and_then(Value::as_str)
+        .expect("tls.crt");
+    let Some(Value::Seq(hooks)) = config.get_path(&["webhooks"]) else {
+        panic!("no webhooks: {config:?}");
+    };
+    assert_eq!(
+        hooks[0].get_path(&["clientConfig", "caBundle"]),
+        Some(&Value::String(crt.to_owned())),
+        "the caBundle is the generated self-signed certificate"
+    );
+    let pinned = std::fs::read_to_string(repo().join("tests/certs/policy-validator.crt"))
+        .expect("the pinned pair");
+    assert!(
+        !decode(crt).contains(pinned.trim()),
+        "generated, not the pinned pair"
+    );
+}
+
+fn decode(base64_text: &str) -> String {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(base64_text)
+        .expect("base64");
+    String::from_utf8(bytes).expect("PEM text")
 }
 
 /// As upstream: only `nft` and `legacy`; an empty mode is not taken for `legacy`.
@@ -626,4 +659,31 @@ fn crd_chart_lints_clean_with_every_gateway_api_switch() {
         !out.contains("[ERROR]") && !out.contains("[WARNING]"),
         "{out}"
     );
+}
+
+/// `meshchart render` of the control plane with no values at all: everything is generated, kept
+/// in `--certs-dir`, and a second render from that folder is byte for byte the first.
+#[test]
+fn render_without_values_is_reproducible_from_the_certs_dir() {
+    let certs = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("edge-26.8.3-no-values-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&certs);
+    let args: Vec<String> = [
+        "render",
+        "--linkerd",
+        "edge-26.8.3",
+        "--namespace",
+        "linkerd",
+        "--certs-dir",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([certs.to_string_lossy().into_owned()])
+    .collect();
+    let first = meshchart(&args).unwrap_or_else(|e| panic!("no values: {e}"));
+    assert!(certs.join("policy-validator.crt").is_file());
+    let second = meshchart(&args).unwrap_or_else(|e| panic!("from the certs dir: {e}"));
+    let _ = std::fs::remove_dir_all(&certs);
+    assert!(first == second, "the second render differs from the first");
+    assert!(first.contains("name: linkerd-policy-validator-k8s-tls"));
 }

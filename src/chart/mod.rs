@@ -254,6 +254,10 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
 }
 
+/// The schema file's name inside a chart (at its root): `lint` validates values against it, and
+/// the identity material reads the keys it declares.
+pub const SCHEMA_FILE: &str = "values.schema.json";
+
 /// The charts compiled into the binary, as `(release, chart name)`, in release order.
 pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
     embedded::CHARTS

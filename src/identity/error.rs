@@ -26,7 +26,7 @@ pub enum IdentityError {
          to generate them (or set {component}.externalSecret)"
     )]
     IncompleteWebhook {
-        /// `proxyInjector` or `profileValidator`.
+        /// The webhook's values key: `proxyInjector`, `profileValidator` or `policyValidator`.
         component: &'static str,
         /// The values key that is empty.
         missing: String,

@@ -3,8 +3,8 @@
 use crate::values::{Map, Value};
 use serde_json::{json, Value as Json};
 
-/// The schema file's name inside a chart.
-pub const SCHEMA_FILE: &str = "values.schema.json";
+/// The schema file's name inside a chart (kept with the chart's layout).
+pub use crate::chart::SCHEMA_FILE;
 
 /// A value as JSON (integers stay integers; NaN and infinities become null).
 pub fn to_json(value: &Value) -> Json {

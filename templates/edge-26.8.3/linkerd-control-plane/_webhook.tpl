@@ -7,11 +7,12 @@
     Context: Values, Release, key (the webhook's values key, e.g. profileValidator), component,
     service (its Service name, e.g. linkerd-sp-validator), kind (Validating or Mutating),
     rules (the webhook's `rules:` entries as text at column 2), mutating extras: objectSelector,
-    timeout. meshchart fills crtPEM/keyPEM/caBundle for proxyInjector and profileValidator when
-    they are empty; the policy validator's must be given (or an external secret used). -#}
+    timeout. Templates make no certificates (no randomness): meshchart's identity-material step
+    fills crtPEM/keyPEM/caBundle of every webhook whose values are empty before rendering (the
+    Chart.yaml annotation asks for it), so only a render without that step finds them empty. -#}
 {%- set hook = Values[key] -%}
 {%- set ns = Release.Namespace -%}
-{%- set missing = "meshchart does not generate the " ~ key ~ " certificate: pass " ~ key ~ ".crtPEM, .keyPEM and .caBundle (e.g. with --set-file), or use " ~ key ~ ".externalSecret" -%}
+{%- set missing = key ~ ".crtPEM, .keyPEM and .caBundle are empty and templates cannot make a certificate: pass them (e.g. with --set-file), use " ~ key ~ ".externalSecret, or keep the annotation meshchart.io/identity-material in Chart.yaml so meshchart fills them in" -%}
 {{- include("_webhook-validation.tpl", {"hook": hook, "name": key}) -}}
 {%- if not hook.externalSecret %}
 kind: Secret
