@@ -5,8 +5,9 @@
 //! unified diff, and added and removed resources are listed by name. Documents without a kind
 //! (comment-only ones) are matched by their `# Source:` line.
 
-use crate::chart::ChartSource;
+use crate::chart::{Chart, ChartSource};
 use crate::error::Error;
+use crate::lint::keys::KnownKeys;
 use crate::manifest::split_documents;
 use crate::render::{choose_chart, render, Clock, RenderRequest};
 use crate::values::Value;
@@ -119,12 +120,18 @@ pub struct DiffReport {
     pub added: Vec<ResourceKey>,
     /// Resources only in A.
     pub removed: Vec<ResourceKey>,
+    /// Values keys the user sets that A's chart reads and B's does not (an upgrade across
+    /// release lines would silently ignore them): key, A's chart, B's chart.
+    pub unread_keys: Vec<(String, String, String)>,
 }
 
 impl DiffReport {
     /// Whether the two sides are the same.
     pub fn is_empty(&self) -> bool {
-        self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty()
+        self.changed.is_empty()
+            && self.added.is_empty()
+            && self.removed.is_empty()
+            && self.unread_keys.is_empty()
     }
 
     /// The diffs, then the added and removed resources, then a count; empty when equal.
@@ -141,6 +148,12 @@ impl DiffReport {
         }
         for key in &self.removed {
             let _ = writeln!(out, "removed: {key}");
+        }
+        for (key, a, b) in &self.unread_keys {
+            let _ = writeln!(
+                out,
+                "values key {key}: read by A ({a}), not by B ({b}): B would ignore it"
+            );
         }
         let _ = writeln!(
             out,
@@ -190,21 +203,87 @@ pub struct RenderSide {
     pub request: RenderRequest,
 }
 
+/// One side rendered: its stream, the chart that rendered it and the user's own values.
+pub struct RenderedSide {
+    /// The multi-document stream.
+    pub stream: String,
+    /// The chart it came from.
+    pub chart: Chart,
+    /// The user's values (`-f`/`--set`, without the chart's defaults).
+    pub user_values: Value,
+}
+
 impl RenderSide {
-    /// Renders this side to a stream; an embedded chart comes from the line its values choose
-    /// (see [`choose_chart`]).
-    pub fn render(&self, clock: Clock) -> Result<String, Error> {
+    /// Renders this side; an embedded chart comes from the line its values choose (see
+    /// [`choose_chart`]).
+    pub fn render(&self, clock: Clock) -> Result<RenderedSide, Error> {
         let chosen = choose_chart(&self.chart, self.request.overrides(), &mut std::io::empty())?;
+        let user_values = crate::values::user_values(&chosen.overrides, &mut std::io::empty())?;
         let request = RenderRequest {
             values: chosen.overrides,
             ..self.request.clone()
         };
-        Ok(
-            render(&chosen.chart, &request, &mut std::io::empty(), clock)?
-                .rendered
-                .to_stream(),
-        )
+        let stream = render(&chosen.chart, &request, &mut std::io::empty(), clock)?
+            .rendered
+            .to_stream();
+        Ok(RenderedSide {
+            stream,
+            chart: chosen.chart,
+            user_values,
+        })
     }
+}
+
+/// The keys of the user's values (`user_values`, the upgrade's side B) that chart A reads and
+/// chart B does not: after the upgrade they would be silently ignored. Each is the shortest
+/// path B does not know, once.
+pub fn keys_no_longer_read(
+    a: &Chart,
+    b: &Chart,
+    user_values: &Value,
+) -> Result<Vec<String>, Error> {
+    let (a_defaults, b_defaults) = (a.default_values()?, b.default_values()?);
+    let schema = |chart: &Chart| {
+        chart
+            .file(crate::chart::SCHEMA_FILE)
+            .and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok())
+    };
+    let (a_schema, b_schema) = (schema(a), schema(b));
+    let known_a = KnownKeys::new(&a_defaults, a_schema.as_ref());
+    let known_b = KnownKeys::new(&b_defaults, b_schema.as_ref());
+    let mut dropped: Vec<String> = Vec::new();
+    for path in leaf_paths(user_values) {
+        if known_a.unknown_prefix(&path).is_some() {
+            continue;
+        }
+        if let Some(prefix) = known_b.unknown_prefix(&path) {
+            let key = prefix.join(".");
+            if !dropped.contains(&key) {
+                dropped.push(key);
+            }
+        }
+    }
+    Ok(dropped)
+}
+
+/// Every leaf's path in `value` (an empty map is a leaf too: it was set).
+fn leaf_paths(value: &Value) -> Vec<Vec<String>> {
+    fn walk(value: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match value {
+            Value::Map(map) if !map.is_empty() => {
+                for (key, child) in map {
+                    path.push(key.clone());
+                    walk(child, path, out);
+                    path.pop();
+                }
+            }
+            _ if !path.is_empty() => out.push(path.clone()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut Vec::new(), &mut out);
+    out
 }
 
 /// What one side of `diff --values-a/--set-a/--chart-a` adds to the shared flags.
@@ -226,7 +305,7 @@ pub fn render_pair(
     a: &SideRequest,
     b: &SideRequest,
     clock: Clock,
-) -> Result<(String, String), Error> {
+) -> Result<(RenderedSide, RenderedSide), Error> {
     let clock = Clock::Fixed(clock.now()?);
     let scratch = match shared.certs_dir {
         Some(_) => None,
@@ -280,7 +359,17 @@ pub fn compare(
         ),
         [] => {
             let (a, b) = render_pair(chart, shared, a, b, clock)?;
-            (a, "A".to_owned(), b, "B".to_owned())
+            let unread = if a.chart.origin == b.chart.origin {
+                Vec::new()
+            } else {
+                keys_no_longer_read(&a.chart, &b.chart, &b.user_values)?
+            };
+            let mut report = diff_streams(&a.stream, "A", &b.stream, "B")?;
+            report.unread_keys = unread
+                .into_iter()
+                .map(|key| (key, a.chart.origin.clone(), b.chart.origin.clone()))
+                .collect();
+            return Ok(report);
         }
         _ => {
             return Err(Error::Usage(

@@ -124,3 +124,38 @@ fn trouble_exits_2_naming_the_problem() {
     let out = meshchart(&["diff", &bad]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn an_upgrade_across_release_lines_names_the_keys_the_new_line_no_longer_reads() {
+    // The pinned certificates are valid at the golden instant.
+    let out = support::cli::run(
+        support::cli::command(&[
+            "diff",
+            "--linkerd-a",
+            "edge-24.10.2",
+            "--linkerd-b",
+            "edge-26.8.3",
+            "-n",
+            "linkerd",
+            "--certs-dir",
+            "tests/certs",
+            "--set",
+            "proxyInit.image.version=v2.4.1,proxy.logLevel=debug",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // edge-26.8.3 runs proxy-init from the proxy image: its proxyInit.image is gone.
+    assert!(
+        stdout.contains("values key proxyInit.image: read by A (embedded chart linkerd-control-plane of Linkerd edge-24.10.2), not by B (embedded chart linkerd-control-plane of Linkerd edge-26.8.3)"),
+        "{stdout}"
+    );
+    // Both lines read proxy.logLevel.
+    assert!(!stdout.contains("values key proxy.logLevel"), "{stdout}");
+}
