@@ -47,12 +47,14 @@ impl fmt::Display for ResourceKey {
 }
 
 /// One document of a stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
     /// Its identity.
     pub key: ResourceKey,
     /// Its text (trimmed, framing comments included).
     pub text: String,
+    /// Its data: two resources that read as the same data are the same, however written.
+    pub data: Value,
 }
 
 fn field<'a>(map: &'a crate::values::Map, path: &[&str]) -> &'a str {
@@ -106,9 +108,128 @@ pub fn resources(stream: &str, label: &str) -> Result<Vec<Resource>, Error> {
                 occurrence,
             },
             text: doc.text.to_owned(),
+            data: parsed,
         });
     }
     Ok(out)
+}
+
+/// How secret material is shown in a diff.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Secrets {
+    /// Masked: a Secret's `data` and `stringData` values and every private key's PEM body
+    /// become `<masked sha256:...>` (the first 12 hex digits of the value's digest), so a
+    /// review shows that a secret changed without showing it.
+    #[default]
+    Masked,
+    /// As written (`--show-secrets`).
+    Shown,
+}
+
+/// `text` with its secret material masked (see [`Secrets::Masked`]): in a Secret
+/// (`is_secret`), each entry of the top-level `data:` and `stringData:` maps, multi-line values
+/// whole; anywhere, the lines of every `PRIVATE KEY` PEM block.
+pub fn mask_secrets(text: &str, is_secret: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Inside a Secret's data map: the indentation of its entries once seen, and the entry
+    // being collected (its line up to the colon, and its value's lines).
+    let mut in_secret_map = false;
+    let mut entry_indent: Option<usize> = None;
+    let mut entry: Option<(String, String)> = None;
+    let mut pem: Option<(String, String)> = None;
+    let flush = |out: &mut String, entry: &mut Option<(String, String)>| {
+        if let Some((head, value)) = entry.take() {
+            let _ = writeln!(
+                out,
+                "{head}: <masked sha256:{}>",
+                short_digest(value.as_bytes())
+            );
+        }
+    };
+    for line in text.lines() {
+        let content = line.trim_start();
+        let indent = line.len() - content.len();
+        if in_secret_map {
+            let deeper = indent > 0 || content.is_empty();
+            if deeper {
+                let at_entry = entry_indent.is_none_or(|i| i == indent) && content.contains(':');
+                if at_entry && !content.is_empty() {
+                    flush(&mut out, &mut entry);
+                    entry_indent = Some(indent);
+                    let (key, value) = content.split_once(':').unwrap_or((content, ""));
+                    entry = Some((format!("{}{key}", &line[..indent]), value.trim().to_owned()));
+                } else if let Some((_, value)) = &mut entry {
+                    value.push('\n');
+                    value.push_str(content);
+                }
+                continue;
+            }
+            flush(&mut out, &mut entry);
+            in_secret_map = false;
+            entry_indent = None;
+        }
+        if let Some((prefix, body)) = &mut pem {
+            body.push_str(content);
+            body.push('\n');
+            if content.starts_with("-----END ") {
+                let digest = short_digest(body.as_bytes());
+                let _ = writeln!(out, "{prefix}<masked private key sha256:{digest}>");
+                pem = None;
+            }
+            continue;
+        }
+        if content.starts_with("-----BEGIN ") && content.contains("PRIVATE KEY-----") {
+            pem = Some((line[..indent].to_owned(), format!("{content}\n")));
+            continue;
+        }
+        if is_secret && indent == 0 && (content == "data:" || content == "stringData:") {
+            in_secret_map = true;
+        }
+        if let Some((head, value)) = base64_private_key(line) {
+            let _ = writeln!(
+                out,
+                "{head}<masked private key sha256:{}>",
+                short_digest(value.as_bytes())
+            );
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    flush(&mut out, &mut entry);
+    if let Some((prefix, body)) = pem {
+        // An unterminated block is still masked whole.
+        let _ = writeln!(
+            out,
+            "{prefix}<masked private key sha256:{}>",
+            short_digest(body.as_bytes())
+        );
+    }
+    out
+}
+
+/// A `key: value` line whose value is a base64-encoded PEM private key (as a Secret's data
+/// holds one, or any field that carries one): the line up to the value, and the value.
+fn base64_private_key(line: &str) -> Option<(&str, &str)> {
+    use base64::Engine as _;
+    // "-----BEGIN " in base64, at the start of an encoded value.
+    let at = line.find("LS0tLS1CRUdJTi")?;
+    let value = line[at..].trim_end().trim_end_matches(['"', '\'']);
+    let head = line[..at].trim_end_matches(['"', '\'']);
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(value)
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    text.contains("PRIVATE KEY-----").then_some((head, value))
+}
+
+/// The first 12 hex digits of `bytes`' SHA-256.
+fn short_digest(bytes: &[u8]) -> String {
+    crate::digest::sha256(bytes)
+        .iter()
+        .take(6)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// How two streams differ.
@@ -167,15 +288,25 @@ impl DiffReport {
 }
 
 /// Compares two streams resource by resource.
-pub fn diff_streams(a: &str, a_label: &str, b: &str, b_label: &str) -> Result<DiffReport, Error> {
+pub fn diff_streams(
+    a: &str,
+    a_label: &str,
+    b: &str,
+    b_label: &str,
+    secrets: Secrets,
+) -> Result<DiffReport, Error> {
     let a = resources(a, a_label)?;
     let b = resources(b, b_label)?;
     let mut report = DiffReport::default();
+    let shown = |resource: &Resource| match secrets {
+        Secrets::Shown => format!("{}\n", resource.text),
+        Secrets::Masked => mask_secrets(&resource.text, resource.key.kind == "Secret"),
+    };
     for old in &a {
         match b.iter().find(|r| r.key == old.key) {
             None => report.removed.push(old.key.clone()),
-            Some(new) if new.text != old.text => {
-                let (old_text, new_text) = (format!("{}\n", old.text), format!("{}\n", new.text));
+            Some(new) if new.data != old.data => {
+                let (old_text, new_text) = (shown(old), shown(new));
                 let diff = similar::TextDiff::from_lines(&old_text, &new_text)
                     .unified_diff()
                     .context_radius(3)
@@ -338,19 +469,41 @@ pub fn render_pair(
     result
 }
 
-/// What `meshchart diff` compares: the two `files` (`-` reads `stdin`), or with none, two renders
+/// What `meshchart diff` is asked to compare.
+#[derive(Clone, Debug)]
+pub struct DiffRequest {
+    /// Two rendered streams (`-` is standard input); with none, two renders of `chart`.
+    pub files: Vec<String>,
+    /// The chart both sides render unless a side names its own.
+    pub chart: ChartSource,
+    /// The render request both sides share.
+    pub shared: RenderRequest,
+    /// What side A adds.
+    pub a: SideRequest,
+    /// What side B adds.
+    pub b: SideRequest,
+    /// Whether secret material is masked (the default) or shown.
+    pub secrets: Secrets,
+}
+
+/// What `meshchart diff` compares: the two files (`-` reads `stdin`), or with none, two renders
 /// of the chart (see [`render_pair`]).
 pub fn compare(
-    files: &[String],
-    chart: &ChartSource,
-    shared: &RenderRequest,
-    a: &SideRequest,
-    b: &SideRequest,
+    request: &DiffRequest,
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<DiffReport, Error> {
+    let DiffRequest {
+        files,
+        chart,
+        shared,
+        a,
+        b,
+        secrets,
+    } = request;
+    let secrets = *secrets;
     let mut kept_stdin = None;
-    let (a, a_label, b, b_label) = match files {
+    let (a, a_label, b, b_label) = match files.as_slice() {
         [a, b] => (
             read_input(a, stdin, &mut kept_stdin)?,
             a.clone(),
@@ -364,7 +517,7 @@ pub fn compare(
             } else {
                 keys_no_longer_read(&a.chart, &b.chart, &b.user_values)?
             };
-            let mut report = diff_streams(&a.stream, "A", &b.stream, "B")?;
+            let mut report = diff_streams(&a.stream, "A", &b.stream, "B", secrets)?;
             report.unread_keys = unread
                 .into_iter()
                 .map(|key| (key, a.chart.origin.clone(), b.chart.origin.clone()))
@@ -377,7 +530,7 @@ pub fn compare(
             ))
         }
     };
-    diff_streams(&a, &a_label, &b, &b_label)
+    diff_streams(&a, &a_label, &b, &b_label, secrets)
 }
 
 /// A file's text, or `stdin`'s for `-`, through the input door. Standard input is read once:
@@ -408,14 +561,14 @@ mod tests {
 
     #[test]
     fn equal_streams_have_no_differences() {
-        let report = diff_streams(A, "a", A, "b").unwrap();
+        let report = diff_streams(A, "a", A, "b", Secrets::Masked).unwrap();
         assert!(report.is_empty());
         assert_eq!(report.to_text(), "");
     }
 
     #[test]
     fn changed_added_and_removed_resources_are_reported() {
-        let report = diff_streams(A, "a", B, "b").unwrap();
+        let report = diff_streams(A, "a", B, "b", Secrets::Masked).unwrap();
         assert_eq!(report.changed.len(), 1);
         assert_eq!(report.changed[0].0.to_string(), "ConfigMap linkerd/cfg");
         assert!(
@@ -440,7 +593,9 @@ mod tests {
             &A[A.find("---\n# Source: c/templates/b").unwrap()..],
             &A[..A.find("---\n# Source: c/templates/b").unwrap()]
         );
-        assert!(diff_streams(A, "a", &swapped, "b").unwrap().is_empty());
+        assert!(diff_streams(A, "a", &swapped, "b", Secrets::Masked)
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -448,5 +603,34 @@ mod tests {
         let doc = "---\nkind: ConfigMap\nmetadata:\n  name: x\n";
         let r = resources(&format!("{doc}{doc}"), "s").unwrap();
         assert_eq!(r[1].key.to_string(), "ConfigMap x (#2)");
+    }
+
+    #[test]
+    fn a_plain_pem_private_key_is_masked_whole_and_certificates_stay() {
+        let text = "data:\n  values: |\n    keyPEM: |\n      -----BEGIN EC PRIVATE KEY-----\n      c2VjcmV0\n      -----END EC PRIVATE KEY-----\n    crtPEM: |\n      -----BEGIN CERTIFICATE-----\n      cHVibGlj\n      -----END CERTIFICATE-----\n";
+        let masked = mask_secrets(text, false);
+        assert!(
+            !masked.contains("c2VjcmV0") && !masked.contains("PRIVATE KEY-----"),
+            "{masked}"
+        );
+        assert!(
+            masked.contains("      <masked private key sha256:"),
+            "{masked}"
+        );
+        assert!(masked.contains("cHVibGlj"), "{masked}");
+    }
+
+    #[test]
+    fn a_secrets_multi_line_value_is_masked_with_all_its_lines() {
+        let a = mask_secrets(
+            "kind: Secret\nstringData:\n  k: |\n    one\n    two\nother: x\n",
+            true,
+        );
+        let b = mask_secrets(
+            "kind: Secret\nstringData:\n  k: |\n    one\n    three\nother: x\n",
+            true,
+        );
+        assert!(!a.contains("two") && a.contains("other: x"), "{a}");
+        assert_ne!(a, b, "a change inside the value changes its digest");
     }
 }

@@ -159,3 +159,73 @@ fn an_upgrade_across_release_lines_names_the_keys_the_new_line_no_longer_reads()
     // Both lines read proxy.logLevel.
     assert!(!stdout.contains("values key proxy.logLevel"), "{stdout}");
 }
+
+#[test]
+fn a_private_key_never_appears_in_a_diff() {
+    // Two renders, each generating its own material: every certificate and key differs.
+    let render = |name: &str| {
+        let out = meshchart(&["render"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        scratch_file(name, &stdout(&out))
+    };
+    let (a, b) = (render("keys-a.yaml"), render("keys-b.yaml"));
+    // The issuer and webhook keys, base64 in their Secrets.
+    assert!(std::fs::read_to_string(&a)
+        .unwrap()
+        .contains("LS0tLS1CRUdJTiBFQyBQUklWQVRF"));
+    let out = meshchart(&["diff", &a, &b]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("PRIVATE KEY-----"), "{stdout}");
+    // Base64 of "-----BEGIN EC PRIVATE" and "-----BEGIN PRIVATE" (certificates, public, show).
+    for encoded in ["LS0tLS1CRUdJTiBFQyBQUklWQVRF", "LS0tLS1CRUdJTiBQUklWQVRF"] {
+        assert!(!stdout.contains(encoded), "{stdout}");
+    }
+    assert!(stdout.contains("key.pem: <masked sha256:"), "{stdout}");
+}
+
+#[test]
+fn show_secrets_shows_them_as_written() {
+    let a = scratch_file(
+        "secret-a.yaml",
+        "kind: Secret\napiVersion: v1\nmetadata:\n  name: s\ndata:\n  tls.key: b2xk\n",
+    );
+    let b = scratch_file(
+        "secret-b.yaml",
+        "kind: Secret\napiVersion: v1\nmetadata:\n  name: s\ndata:\n  tls.key: bmV3\n",
+    );
+    let masked = stdout(&meshchart(&["diff", &a, &b]));
+    assert!(
+        !masked.contains("b2xk") && !masked.contains("bmV3"),
+        "{masked}"
+    );
+    assert!(masked.contains("-  tls.key: <masked sha256:"), "{masked}");
+    let shown = stdout(&meshchart(&["diff", "--show-secrets", &a, &b]));
+    assert!(
+        shown.contains("-  tls.key: b2xk") && shown.contains("+  tls.key: bmV3"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn resources_with_the_same_data_written_differently_are_equal() {
+    let a = scratch_file(
+        "data-a.yaml",
+        "kind: ConfigMap\nmetadata: {name: c}\ndata: {a: '1', b: x}\n",
+    );
+    let b = scratch_file(
+        "data-b.yaml",
+        "kind: ConfigMap\nmetadata:\n  name: c\ndata:\n  b: \"x\"\n  a: \"1\"\n",
+    );
+    let out = meshchart(&["diff", &a, &b]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

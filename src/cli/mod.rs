@@ -127,6 +127,10 @@ pub enum Command {
         /// A --set for side B only.
         #[arg(long = "set-b", value_name = "KEY=VALUE")]
         set_b: Vec<String>,
+        /// Show Secret data and private keys as written (masked by default: a review diff
+        /// shows that a secret changed, by its digest, not what it is).
+        #[arg(long)]
+        show_secrets: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -282,6 +286,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             values_b,
             set_a,
             set_b,
+            show_secrets,
             flags,
         } => {
             // A side's own chart: its --chart-X folder, or its --linkerd-X line (the shared
@@ -305,15 +310,19 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                 values: values_b,
                 set: set_b,
             };
-            let compared = diff::compare(
-                &files,
-                &chart.source(),
-                &flags.request(),
-                &a,
-                &b,
-                &mut std::io::stdin().lock(),
-                Clock::FromEnv,
-            );
+            let request = diff::DiffRequest {
+                files,
+                chart: chart.source(),
+                shared: flags.request(),
+                a,
+                b,
+                secrets: if show_secrets {
+                    diff::Secrets::Shown
+                } else {
+                    diff::Secrets::Masked
+                },
+            };
+            let compared = diff::compare(&request, &mut std::io::stdin().lock(), Clock::FromEnv);
             match compared {
                 Ok(report) => {
                     write_stdout(&report.to_text())?;
