@@ -349,11 +349,14 @@ impl RenderSide {
     /// [`choose_chart`]).
     pub fn render(&self, clock: Clock) -> Result<RenderedSide, Error> {
         let chosen = choose_chart(&self.chart, self.request.overrides(), &mut std::io::empty())?;
-        let user_values = crate::values::user_values(&chosen.overrides, &mut std::io::empty())?;
-        let request = RenderRequest {
+        let mut request = RenderRequest {
             values: chosen.overrides,
             ..self.request.clone()
         };
+        if request.ha {
+            crate::render::with_ha_overlay(&chosen.chart, &mut request.values)?;
+        }
+        let user_values = crate::values::user_values(&request.values, &mut std::io::empty())?;
         let stream = render(&chosen.chart, &request, &mut std::io::empty(), clock)?
             .rendered
             .to_stream();

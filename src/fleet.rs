@@ -405,6 +405,11 @@ pub fn run(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<FleetReport, Error> {
+    let mut with_ha = shared.clone();
+    if shared.ha {
+        crate::render::with_ha_overlay(chart, &mut with_ha.values)?;
+    }
+    let shared = &with_ha;
     let clusters = discover(dir)?;
     let pool =
         crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;

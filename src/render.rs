@@ -23,6 +23,9 @@ pub struct RenderRequest {
     pub values: ValueOverrides,
     /// `Release.Namespace` (Helm's default: `default`).
     pub namespace: String,
+    /// Whether the chart's high-availability overlay goes under the user's values (`--ha`,
+    /// see [`with_ha_overlay`]); applied where the chart is chosen.
+    pub ha: bool,
     /// `Release.Name` (Helm's default for `helm template`: `release-name`).
     pub release_name: String,
     /// `Capabilities.KubeVersion` as given (`1.30.0`, `v1.30.0`); `None` for the default.
@@ -45,6 +48,7 @@ impl Default for RenderRequest {
         RenderRequest {
             values: ValueOverrides::default(),
             namespace: "default".into(),
+            ha: false,
             release_name: "release-name".into(),
             kube_version: None,
             api_versions: Vec::new(),
@@ -171,6 +175,28 @@ pub fn choose_chart(
         notes: warning.into_iter().collect(),
         overrides,
     })
+}
+
+/// The name of a chart's high-availability overlay (`render --ha`), in its `values/` folder.
+pub const HA_OVERLAY: &str = "values-ha.yaml";
+
+/// Puts the chart's [`HA_OVERLAY`] first among the value sources, as `linkerd install --ha`
+/// does: the user's own `-f` files and `--set` flags still win over it. It is read from the
+/// chart (compiled into the binary for an embedded line), named `<chart origin>/values-ha.yaml`
+/// in `values --explain`. A chart without the overlay is an error.
+pub fn with_ha_overlay(chart: &Chart, overrides: &mut ValueOverrides) -> Result<(), Error> {
+    let overlay = chart.overlay(HA_OVERLAY).ok_or_else(|| {
+        Error::Usage(format!(
+            "--ha: {} has no {HA_OVERLAY} overlay to apply",
+            chart.origin
+        ))
+    })?;
+    let name = format!("{}/{}", chart.metadata.name, overlay.path);
+    overrides
+        .already_read
+        .insert(name.clone(), overlay.text.clone());
+    overrides.files.insert(0, name);
+    Ok(())
 }
 
 /// The values a render uses: chart defaults, then the user's flags, as Helm merges them, then

@@ -167,3 +167,55 @@ fn a_reader_that_stops_early_ends_the_render_quietly() {
     assert!(output.status.success(), "{:?}\n{stderr}", output.status);
     assert!(!stderr.contains("error"), "{stderr}");
 }
+
+#[test]
+fn ha_applies_the_lines_own_overlay_under_the_users_values() {
+    let render = |extra: &[&str]| {
+        let mut args = vec![
+            "render",
+            "--linkerd",
+            "edge-26.8.3",
+            "-n",
+            "linkerd",
+            "--certs-dir",
+            "tests/certs",
+        ];
+        args.extend(extra);
+        let out = meshchart(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let with_file = render(&[
+        "-f",
+        "values/edge-26.8.3/linkerd-control-plane/values-ha.yaml",
+    ]);
+    assert_eq!(
+        render(&["--ha"]),
+        with_file,
+        "--ha is the overlay as a first -f file"
+    );
+    assert!(with_file.contains("replicas: 3"));
+    // The user's values still win over the overlay.
+    let two = render(&["--ha", "--set", "controllerReplicas=2"]);
+    assert!(
+        two.contains("replicas: 2") && !two.contains("replicas: 3"),
+        "{two}"
+    );
+}
+
+#[test]
+fn ha_on_a_chart_without_an_overlay_is_an_error_naming_the_chart() {
+    let out = meshchart(&["render", "--linkerd", "edge-26.8.3", "--crds", "--ha"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "--ha: embedded chart linkerd-crds of Linkerd edge-26.8.3 has no values-ha.yaml"
+        ),
+        "{stderr}"
+    );
+}

@@ -86,6 +86,10 @@ pub struct RenderFlags {
     /// `Release.Namespace`.
     #[arg(short = 'n', long, default_value = "default")]
     pub namespace: String,
+    /// Apply the chart's high-availability values (its values-ha.yaml) under your own -f and
+    /// --set values, as `linkerd install --ha` does.
+    #[arg(long)]
+    pub ha: bool,
     /// `Release.Name`.
     #[arg(long, default_value = "release-name")]
     pub release_name: String,
@@ -119,6 +123,7 @@ impl RenderFlags {
         RenderRequest {
             values: self.values.overrides(),
             namespace: self.namespace.clone(),
+            ha: self.ha,
             release_name: self.release_name.clone(),
             kube_version: self.kube_version.clone(),
             api_versions: self.api_versions.clone(),

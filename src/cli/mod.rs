@@ -395,6 +395,9 @@ fn render(
     )?;
     print_notes(&chosen.notes);
     request.values = chosen.overrides;
+    if request.ha {
+        render::with_ha_overlay(&chosen.chart, &mut request.values)?;
+    }
     let outcome = render::render(
         &chosen.chart,
         &request,

@@ -180,6 +180,7 @@ pub fn render_request<'a>(
                 request.max_output_bytes = Some(parse_size(&text)?);
             }
             "--is-upgrade" if flag.attached.is_none() => request.is_upgrade = true,
+            "--ha" if flag.attached.is_none() => request.ha = true,
             _ => return Err(unexpected(&flag)),
         }
     }

@@ -136,10 +136,17 @@ pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read)
             .to_owned();
         report.push(Severity::Warning, "values", warning);
     }
-    let request = &RenderRequest {
+    let mut request = RenderRequest {
         values: chosen.overrides,
         ..request.clone()
     };
+    if request.ha {
+        if let Err(e) = crate::render::with_ha_overlay(&chart, &mut request.values) {
+            report.push(Severity::Error, "values", e.to_string());
+            return report;
+        }
+    }
+    let request = &request;
     check_chart_yaml(&chart, &mut report);
     let Some(mut values) = check_values(&chart, request, stdin, &mut report) else {
         return report;
