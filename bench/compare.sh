@@ -8,8 +8,10 @@
 #           after the first round its outputs are unchanged and left as they are; one more row
 #           renders two fleets by turns, so that every output changes and is written)
 #   lines   each modern release line (edge-24.10.2, edge-26.8.3): `meshchart render --linkerd L`
-#           (--crds, and the control plane) vs `helm template` of upstream's two charts at the
-#           tag (../shared/reference/upstream-charts/L), the same certificates given to both
+#           vs `helm template` of upstream's two charts at the tag
+#           (../shared/reference/upstream-charts/L), the same certificates given to both: the
+#           whole line (both charts, a process each, by a shell script on each side), then the
+#           CRD chart and the control plane alone
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
 #
@@ -97,6 +99,23 @@ for section in "${sections[@]}"; do
       upstream=$reference/upstream-charts/$line
       echo
       echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
+      # The whole line, as an install renders it: both charts, one process each, on each side.
+      cat >"$work/$line-meshchart.sh" <<SH
+#!/usr/bin/env bash
+set -e
+"$mesh" render --linkerd $line --crds --namespace linkerd >/dev/null
+"$mesh" render --linkerd $line --namespace linkerd $line_values_line >/dev/null
+SH
+      cat >"$work/$line-helm.sh" <<SH
+#!/usr/bin/env bash
+set -e
+"$helm" template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 >/dev/null
+"$helm" template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line >/dev/null
+SH
+      chmod +x "$work/$line-meshchart.sh" "$work/$line-helm.sh"
+      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart, both charts=$work/$line-meshchart.sh" \
+        "helm template, both charts=$work/$line-helm.sh"
       python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
         "meshchart render --crds=$mesh render --linkerd $line --crds --namespace linkerd" \
         "helm template linkerd-crds=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
