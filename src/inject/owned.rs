@@ -65,8 +65,14 @@ pub const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER];
 pub const OWNED_DEBUG_CONTAINER: &str = DEBUG_CONTAINER;
 /// Containers inject adds to `initContainers` (the proxy too, where a native sidecar put it).
 pub const OWNED_INIT_CONTAINERS: &[&str] = &[INIT_CONTAINER, PROXY_CONTAINER];
-/// Volumes inject adds (and `linkerd-identity-token`, which later upstream versions add).
-pub const OWNED_VOLUMES: &[&str] = &[IDENTITY_VOLUME, XTABLES_VOLUME, "linkerd-identity-token"];
+/// Volumes inject adds: the 2021 chart's two, and those the release lines' charts declare
+/// (the projected identity token; the pod-info files a tracing proxy reads).
+pub const OWNED_VOLUMES: &[&str] = &[
+    IDENTITY_VOLUME,
+    XTABLES_VOLUME,
+    "linkerd-identity-token",
+    "linkerd-podinfo",
+];
 
 /// Something inject created that uninject cannot recognise without being told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
