@@ -1,0 +1,345 @@
+//! `meshchart inject` with each release line's own chart, compared with that release's
+//! `linkerd inject` (upstream's CLI fixtures at the tag, copied into
+//! `tests/reference/inject-<release>/`; see the README there), resource by resource and field by
+//! field.
+//!
+//! Every difference must be listed, with its reason, in the line's inject table of
+//! `tests/reference/DEVIATIONS.md` (`## <release> inject`; columns: case, resource, field path,
+//! reason; `*` matches any run of characters), and every row must match a difference: the test
+//! fails on a difference no row lists and on a row no difference matches.
+//!
+//! Upstream's test settings (`cli/cmd/inject_test.go` and `install_test.go` at the tag): the
+//! chart's defaults with `linkerdVersion`, the proxy and debug image versions set to test
+//! strings and the trust anchors of `testdata/valid-trust-anchors.pem` (the same file as our
+//! `tests/reference/valid-trust-anchors.pem`); a case's own settings are given as `--set`.
+//!
+//! `INJECT_LINES_COUNTS=1 cargo test --test inject_release_lines -- --nocapture` also prints,
+//! per case, the leaf differences: leaves only in the golden, only in ours, and differing.
+
+mod support;
+
+use meshchart::chart::Chart;
+use meshchart::inject::command::{run_inject, InjectRequest};
+use meshchart::values::{Value, ValueOverrides};
+use std::collections::BTreeMap;
+use support::deviations::{read_table, unmatched};
+use support::tree_diff::TreeDiff;
+
+/// One fixture pair, run with the line's chart.
+struct Case {
+    /// The name used in DEVIATIONS.md.
+    name: &'static str,
+    input: &'static str,
+    golden: &'static str,
+    /// Values upstream's test case sets on top of its defaults.
+    set: &'static [&'static str],
+}
+
+const fn case(name: &'static str, input: &'static str, golden: &'static str) -> Case {
+    Case {
+        name,
+        input,
+        golden,
+        set: &[],
+    }
+}
+
+/// The cases both lines run (the same inputs; each tag has its own goldens).
+const COMMON: &[Case] = &[
+    case(
+        "deployment",
+        "inject_emojivoto_deployment.input.yml",
+        "inject_emojivoto_deployment.golden.yml",
+    ),
+    case(
+        "pod",
+        "inject_emojivoto_pod.input.yml",
+        "inject_emojivoto_pod.golden.yml",
+    ),
+    case(
+        "statefulset",
+        "inject_emojivoto_statefulset.input.yml",
+        "inject_emojivoto_statefulset.golden.yml",
+    ),
+    case(
+        "list",
+        "inject_emojivoto_list.input.yml",
+        "inject_emojivoto_list.golden.yml",
+    ),
+    case(
+        "deployment_udp",
+        "inject_emojivoto_deployment_udp.input.yml",
+        "inject_emojivoto_deployment_udp.golden.yml",
+    ),
+    case(
+        "deployment_capabilities",
+        "inject_emojivoto_deployment_capabilities.input.yml",
+        "inject_emojivoto_deployment_capabilities.golden.yml",
+    ),
+    case(
+        "contour",
+        "inject_contour.input.yml",
+        "inject_contour.golden.yml",
+    ),
+    case(
+        "already_injected",
+        "inject_emojivoto_already_injected.input.yml",
+        "inject_emojivoto_already_injected.golden.yml",
+    ),
+    Case {
+        set: &["proxy.nativeSidecar=true"],
+        ..case(
+            "deployment_native_sidecar",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_native_sidecar.golden.yml",
+        )
+    },
+];
+
+/// The release lines whose inject is compared.
+const LINES: &[&str] = &["edge-24.10.2", "edge-26.8.3"];
+
+/// A difference between our output and upstream's golden.
+struct Difference {
+    case: String,
+    resource: String,
+    path: String,
+    message: String,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} | {} | {} | {}",
+            self.case, self.resource, self.path, self.message
+        )
+    }
+}
+
+fn fixture(release: &str, name: &str) -> String {
+    support::reference_file(&format!("inject-{release}/{name}"))
+}
+
+fn chart(release: &str) -> Chart {
+    Chart::embedded_line(release, "linkerd-control-plane")
+        .unwrap_or_else(|e| panic!("{release}: {e}"))
+}
+
+/// Injects `case`'s input with `release`'s chart and upstream's test settings.
+fn inject(release: &str, chart: &Chart, case: &Case) -> Result<String, String> {
+    let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+    let mut set = vec![
+        "linkerdVersion=test-inject-control-plane-version".to_owned(),
+        "proxy.image.version=test-inject-proxy-version".to_owned(),
+        "debugContainer.image.version=test-inject-debug-version".to_owned(),
+    ];
+    set.extend(case.set.iter().map(|s| (*s).to_owned()));
+    let input = fixture(release, case.input);
+    let mut stdin = input.as_bytes();
+    run_inject(
+        chart,
+        &InjectRequest {
+            inputs: vec!["-".into()],
+            overrides: ValueOverrides {
+                set,
+                set_file: vec![format!("identityTrustAnchorsPEM={}", anchors.display())],
+                ..ValueOverrides::default()
+            },
+            ..InjectRequest::default()
+        },
+        &mut stdin,
+    )
+    .map(|run| run.transformed.output)
+    .map_err(|e| e.to_string())
+}
+
+/// The resources of a stream, a `List` counting as one.
+fn documents(text: &str) -> Vec<Value> {
+    meshchart::yaml::parse_documents(text)
+        .expect("YAML parses")
+        .into_iter()
+        .filter(|d| !matches!(d, Value::Null))
+        .collect()
+}
+
+fn resource_name(doc: &Value) -> String {
+    let at = |path: &[&str]| {
+        doc.get_path(path)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    format!("{}/{}", at(&["kind"]), at(&["metadata", "name"]))
+}
+
+/// `case`'s resources, ours and the golden's, paired in order (`None` on the side that lacks
+/// one); `Err` when inject failed.
+type Pairs = Vec<(String, Option<Value>, Option<Value>)>;
+
+fn pairs(release: &str, chart: &Chart, case: &Case) -> Result<Pairs, String> {
+    let output = inject(release, chart, case)?;
+    let expected = documents(&fixture(release, case.golden));
+    let got = documents(&output);
+    let mut out = Vec::new();
+    for i in 0..expected.len().max(got.len()) {
+        let (e, g) = (expected.get(i).cloned(), got.get(i).cloned());
+        match (&e, &g) {
+            (Some(ev), Some(gv)) if resource_name(ev) != resource_name(gv) => {
+                out.push((resource_name(ev), e, None));
+                out.push((resource_name(gv), None, g));
+            }
+            _ => {
+                let name = resource_name(e.as_ref().or(g.as_ref()).expect("one side"));
+                out.push((name, e, g));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn differences(release: &str, chart: &Chart, case: &Case) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut diff = |resource: &str, path: &str, message: String| {
+        out.push(Difference {
+            case: case.name.to_owned(),
+            resource: resource.to_owned(),
+            path: path.to_owned(),
+            message,
+        })
+    };
+    let pairs = match pairs(release, chart, case) {
+        Ok(p) => p,
+        Err(e) => {
+            diff("*", "(case)", format!("failed: {e}"));
+            return out;
+        }
+    };
+    for (name, expected, got) in pairs {
+        match (expected, got) {
+            (Some(e), Some(g)) => {
+                for (p, m) in TreeDiff::default().run(&e, &g) {
+                    diff(&name, &p, m);
+                }
+            }
+            (Some(_), None) => diff(&name, "(resource)", "only in the golden".into()),
+            (None, _) => diff(&name, "(resource)", "only in ours".into()),
+        }
+    }
+    out
+}
+
+#[test]
+fn each_lines_inject_matches_its_release_except_listed_deviations() {
+    let mut failures = String::new();
+    for release in LINES {
+        let chart = chart(release);
+        let found: Vec<Difference> = COMMON
+            .iter()
+            .flat_map(|case| differences(release, &chart, case))
+            .collect();
+        let heading = format!("## {release} inject");
+        let rows = read_table(&heading, &["case", "resource", "field path", "reason"]);
+        failures.push_str(&unmatched(&heading, &rows, &found, |d| {
+            vec![d.case.clone(), d.resource.clone(), d.path.clone()]
+        }));
+    }
+    assert!(failures.is_empty(), "{failures}");
+}
+
+/// Every leaf of a tree by path (named list items as `[name=...]`, as [`TreeDiff`] addresses
+/// them; an empty map or list is a leaf).
+fn leaves(value: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match value {
+        Value::Map(map) if !map.is_empty() => {
+            for (k, v) in map {
+                leaves(v, join(k), out);
+            }
+        }
+        Value::Seq(items) if !items.is_empty() => {
+            let named: Option<Vec<&str>> = items
+                .iter()
+                .map(|i| i.get_path(&["name"]).and_then(Value::as_str))
+                .collect();
+            let unique = named.as_ref().is_some_and(|n| {
+                let mut sorted = n.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                sorted.len() == n.len()
+            });
+            for (i, item) in items.iter().enumerate() {
+                let at = match (&named, unique) {
+                    (Some(names), true) => format!("{path}[name={}]", names[i]),
+                    _ => format!("{path}[{i}]"),
+                };
+                leaves(item, at, out);
+            }
+        }
+        _ => {
+            out.insert(path, value.clone());
+        }
+    }
+}
+
+/// Leaves only in the golden, only in ours, and differing, over the pair.
+fn leaf_counts(expected: Option<&Value>, got: Option<&Value>) -> (usize, usize, usize) {
+    let flat = |v: Option<&Value>| {
+        let mut out = BTreeMap::new();
+        if let Some(v) = v {
+            leaves(v, String::new(), &mut out);
+        }
+        out
+    };
+    let (e, g) = (flat(expected), flat(got));
+    let only_golden = e.keys().filter(|k| !g.contains_key(*k)).count();
+    let only_ours = g.keys().filter(|k| !e.contains_key(*k)).count();
+    let differing = e
+        .iter()
+        .filter(|(k, v)| g.get(*k).is_some_and(|gv| gv != *v))
+        .count();
+    (only_golden, only_ours, differing)
+}
+
+/// Prints the leaf counts when `INJECT_LINES_COUNTS` is set (for reports; asserts nothing
+/// beyond inject succeeding).
+#[test]
+fn leaf_difference_counts() {
+    let print = std::env::var_os("INJECT_LINES_COUNTS").is_some();
+    for release in LINES {
+        let chart = chart(release);
+        for case in COMMON {
+            let pairs = pairs(release, &chart, case)
+                .unwrap_or_else(|e| panic!("{release} {}: {e}", case.name));
+            let mut totals = (0, 0, 0);
+            for (_, e, g) in &pairs {
+                let (a, b, c) = leaf_counts(e.as_ref(), g.as_ref());
+                totals = (totals.0 + a, totals.1 + b, totals.2 + c);
+            }
+            if print {
+                println!(
+                    "{release} {:<26} only-golden {:>3}  only-ours {:>3}  differing {:>3}",
+                    case.name, totals.0, totals.1, totals.2
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_2021_line_declares_no_pod_additions_and_the_release_lines_do() {
+    let has = |chart: &Chart| chart.templates.iter().any(|t| t.path == "_inject.tpl");
+    assert!(
+        !has(&chart("edge-21.4.4")),
+        "the 2021 line's additions are built in"
+    );
+    for release in LINES {
+        assert!(has(&chart(release)), "{release} declares its pod additions");
+    }
+}
