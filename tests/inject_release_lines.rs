@@ -44,6 +44,14 @@ const fn case(name: &'static str, input: &'static str, golden: &'static str) -> 
     }
 }
 
+/// The settings of upstream's `TestRunInjectCmd` cases (`testInjectCmd`): `testInstallValues`
+/// with the proxy version `testinjectversion`, over the `TestUninjectAndInject` ones.
+const INJECT_CMD: [&str; 3] = [
+    "linkerdVersion=install-control-plane-version",
+    "proxy.image.version=testinjectversion",
+    "debugContainer.image.version=install-debug-version",
+];
+
 /// The cases both lines run (the same inputs; each tag has its own goldens).
 const COMMON: &[Case] = &[
     case(
@@ -86,6 +94,14 @@ const COMMON: &[Case] = &[
         "inject_emojivoto_already_injected.input.yml",
         "inject_emojivoto_already_injected.golden.yml",
     ),
+    Case {
+        set: &INJECT_CMD,
+        ..case(
+            "deployment_automountServiceAccountToken_false",
+            "inject_emojivoto_deployment_automountServiceAccountToken_false.input.yml",
+            "inject_emojivoto_deployment_automountServiceAccountToken_false.golden.yml",
+        )
+    },
     Case {
         set: &["proxy.nativeSidecar=true"],
         ..case(

@@ -418,7 +418,14 @@ impl Transform for Injector<'_> {
         let pod = self.resolved(&layers, &facts, &pod_extras(template), kind, at)?;
         let values = &pod.values;
         let identity = !truthy(values, &["proxy", "disableIdentity"]);
-        if identity && workload::is_false(spec, "automountServiceAccountToken") {
+        // The proxy proves its identity with the pod's default token unless the chart gives it
+        // a projected one of its own (`identity.serviceAccountTokenProjection`, the release
+        // lines' default), which does not need the automount.
+        let reads_default_token = !truthy(values, &["identity", "serviceAccountTokenProjection"]);
+        if identity
+            && reads_default_token
+            && workload::is_false(spec, "automountServiceAccountToken")
+        {
             return skip(SkipReason::AutomountDisabled);
         }
         if identity
