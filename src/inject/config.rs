@@ -450,12 +450,23 @@ pub const SETTINGS: &[Setting] = &[
     setting!(
         "config.linkerd.io/proxy-cpu-limit",
         true,
-        "proxy.resources.cpu.limit, proxy.cores",
+        "proxy.resources.cpu.limit, proxy.cores (proxy.runtime.workers.maximum)",
         |t, a| {
             let q = quantity(t)?;
             set(a.values, "proxy.resources.cpu.limit", q.canonical().into());
             let cores = i64::try_from(q.ceil_units()).unwrap_or(i64::MAX);
-            set(a.values, "proxy.cores", Value::Int(cores));
+            // A chart whose proxy has a worker range (proxy.runtime.workers, edge-26.8.3)
+            // bounds it from above, as that release's injector does; older ones pin the count.
+            let has_worker_range = matches!(
+                a.values.get_path(&["proxy", "runtime", "workers"]),
+                Some(Value::Map(_))
+            );
+            let key = if has_worker_range {
+                "proxy.runtime.workers.maximum"
+            } else {
+                "proxy.cores"
+            };
+            set(a.values, key, Value::Int(cores));
             Ok(())
         }
     ),
@@ -844,6 +855,31 @@ mod tests {
         assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
         assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
         assert_eq!(config.mode, InjectMode::Ingress);
+    }
+
+    #[test]
+    fn a_cpu_limit_bounds_the_worker_range_of_charts_that_have_one() {
+        let pod = annotations(&[("config.linkerd.io/proxy-cpu-limit", "1500m")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let mut values = base();
+        set_path(
+            &mut values,
+            &["proxy", "runtime", "workers", "minimum"],
+            Value::Int(1),
+        );
+        let config = resolve(&values, &layers, &PodFacts::default(), &workload()).unwrap();
+        let at = |p: &[&str]| config.values.get_path(p).cloned();
+        assert_eq!(
+            at(&["proxy", "runtime", "workers", "maximum"]),
+            Some(Value::Int(2))
+        );
+        assert_eq!(
+            at(&["proxy", "cores"]),
+            base().get_path(&["proxy", "cores"]).cloned()
+        );
     }
 
     #[test]
