@@ -358,10 +358,14 @@ impl Injector<'_> {
         let sidecar = Sidecar {
             additions,
             proxy: render(Part::Proxy)?,
-            init: if truthy(values, &["cniEnabled"]) {
-                None
-            } else {
+            // With the CNI plugin the chart's network validator (if it has one) stands in for
+            // linkerd-init, in its place.
+            init: if !truthy(values, &["cniEnabled"]) {
                 Some(render(Part::Init)?)
+            } else if self.sidecars.provides(Part::NetworkValidator) {
+                Some(render(Part::NetworkValidator)?)
+            } else {
+                None
             },
             debug: if pod.debug {
                 Some(render(Part::Debug)?)

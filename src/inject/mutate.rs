@@ -4,7 +4,9 @@ use super::owned::{
     marker_value, Added, ADDED_MARKER, CONTROL_PLANE_NS_LABEL, DEFAULT_CONTAINER,
     IDENTITY_MODE_ANNOTATION, PROXY_VERSION_ANNOTATION, WORKLOAD_NS_LABEL,
 };
-use super::sidecar::{identity_volume, xtables_volume, PodAdditions, XTABLES_VOLUME};
+use super::sidecar::{
+    identity_volume, xtables_volume, PodAdditions, INIT_CONTAINER, XTABLES_VOLUME,
+};
 use super::workload::{item_name, text_at, truthy, WorkloadKind};
 use crate::values::{Map, Value};
 
@@ -16,7 +18,8 @@ pub struct Sidecar {
     pub additions: Option<PodAdditions>,
     /// `linkerd-proxy`.
     pub proxy: Value,
-    /// `linkerd-init` (none when the CNI plugin does its job).
+    /// `linkerd-init`, or with the CNI plugin doing its job the chart's network validator, or
+    /// none.
     pub init: Option<Value>,
     /// `linkerd-debug`, when asked for.
     pub debug: Option<Value>,
@@ -109,7 +112,10 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, mut
     let additions = sidecar.additions.take();
     let placement = ProxyPlacement::from_values(values);
     let identity = !truthy(values, &["proxy", "disableIdentity"]);
-    let has_init = sidecar.init.is_some();
+    let has_init = sidecar
+        .init
+        .as_ref()
+        .is_some_and(|init| item_name(init) == INIT_CONTAINER);
     let first_app = template
         .get("spec")
         .and_then(Value::as_map)

@@ -24,6 +24,9 @@ pub enum Part {
     Init,
     /// `linkerd-debug`.
     Debug,
+    /// `linkerd-network-validator`: with the CNI plugin doing linkerd-init's job, the init
+    /// container that checks the pod's traffic is redirected (from charts that have it).
+    NetworkValidator,
 }
 
 impl Part {
@@ -33,6 +36,7 @@ impl Part {
             Part::Proxy => "_proxy.tpl",
             Part::Init => "_proxy-init.tpl",
             Part::Debug => "_debug.tpl",
+            Part::NetworkValidator => "_network-validator.tpl",
         }
     }
 
@@ -42,6 +46,7 @@ impl Part {
             Part::Proxy => PROXY_CONTAINER,
             Part::Init => INIT_CONTAINER,
             Part::Debug => DEBUG_CONTAINER,
+            Part::NetworkValidator => NETWORK_VALIDATOR_CONTAINER,
         }
     }
 }
@@ -52,6 +57,8 @@ pub const PROXY_CONTAINER: &str = "linkerd-proxy";
 pub const INIT_CONTAINER: &str = "linkerd-init";
 /// The debug container's name.
 pub const DEBUG_CONTAINER: &str = "linkerd-debug";
+/// The CNI network validator's name.
+pub const NETWORK_VALIDATOR_CONTAINER: &str = "linkerd-network-validator";
 /// The proxy's identity volume.
 pub const IDENTITY_VOLUME: &str = "linkerd-identity-end-entity";
 /// The init container's xtables lock volume (its name comes from `proxyInit.xtMountPath.name`).
@@ -87,6 +94,12 @@ pub trait SidecarSource: Sync {
     /// The container `part` as a map, rendered with `values`.
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError>;
 
+    /// Whether the source can render `part` at all: every source renders the proxy, linkerd-init
+    /// and linkerd-debug; the network validator only comes from charts that have it.
+    fn provides(&self, part: Part) -> bool {
+        part != Part::NetworkValidator
+    }
+
     /// What the chart adds to a pod besides the containers, rendered with `values`; `None` when
     /// the chart declares nothing (then inject adds what the 2021 chart's era did).
     fn additions(&self, _values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
@@ -100,13 +113,17 @@ pub struct ChartSidecars<'chart> {
     options: RenderOptions,
     /// Whether the chart has an [`INJECT_PARTIAL`].
     declares_additions: bool,
+    /// Whether the chart has the network validator's partial.
+    has_network_validator: bool,
 }
 
 impl<'chart> ChartSidecars<'chart> {
     /// Compiles `chart`'s templates, to render for the default Kubernetes version (render's),
     /// with `Release.Namespace` the [`DEFAULT_CONTROL_PLANE_NAMESPACE`].
     pub fn new(chart: &'chart Chart) -> Result<ChartSidecars<'chart>, RenderError> {
-        let declares_additions = chart.templates.iter().any(|t| t.path == INJECT_PARTIAL);
+        let has = |name: &str| chart.templates.iter().any(|t| t.path == name);
+        let declares_additions = has(INJECT_PARTIAL);
+        let has_network_validator = has(Part::NetworkValidator.template());
         Ok(ChartSidecars {
             engine: Engine::new(chart)?,
             options: RenderOptions {
@@ -114,6 +131,7 @@ impl<'chart> ChartSidecars<'chart> {
                 ..RenderOptions::default()
             },
             declares_additions,
+            has_network_validator,
         })
     }
 
@@ -139,6 +157,10 @@ impl SidecarSource for ChartSidecars<'_> {
             .engine
             .render_template(part.template(), values, &self.options)?;
         container_from_text(part, &text)
+    }
+
+    fn provides(&self, part: Part) -> bool {
+        part != Part::NetworkValidator || self.has_network_validator
     }
 
     fn additions(&self, values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
