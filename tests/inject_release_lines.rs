@@ -52,6 +52,12 @@ const INJECT_CMD: [&str; 3] = [
     "debugContainer.image.version=install-debug-version",
 ];
 
+/// upstream's `proxyIgnorePortsConfig`.
+const PROXY_IGNORES: [&str; 2] = [
+    "proxyInit.ignoreInboundPorts=22\\,8100-8102",
+    "proxyInit.ignoreOutboundPorts=5432",
+];
+
 /// The cases both lines run (the same inputs; each tag has its own goldens).
 const COMMON: &[Case] = &[
     case(
@@ -100,6 +106,136 @@ const COMMON: &[Case] = &[
             "deployment_automountServiceAccountToken_false",
             "inject_emojivoto_deployment_automountServiceAccountToken_false.input.yml",
             "inject_emojivoto_deployment_automountServiceAccountToken_false.golden.yml",
+        )
+    },
+    Case {
+        set: &["proxy.ports.admin=1234"],
+        ..case(
+            "deployment_overridden",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_overridden.golden.yml",
+        )
+    },
+    Case {
+        set: &["proxy.accessLog=apache"],
+        ..case(
+            "deployment_access_log",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_access_log.golden.yml",
+        )
+    },
+    case(
+        "deployment_hostNetwork_false",
+        "inject_emojivoto_deployment_hostNetwork_false.input.yml",
+        "inject_emojivoto_deployment_hostNetwork_false.golden.yml",
+    ),
+    case(
+        "deployment_controller_name",
+        "inject_emojivoto_deployment_controller_name.input.yml",
+        "inject_emojivoto_deployment_controller_name.golden.yml",
+    ),
+    Case {
+        set: &[
+            "proxy.resources.cpu.request=110m",
+            "proxy.resources.cpu.limit=160m",
+            "proxy.resources.memory.request=100Mi",
+            "proxy.resources.memory.limit=150Mi",
+        ],
+        ..case(
+            "pod_with_requests",
+            "inject_emojivoto_pod_with_requests.input.yml",
+            "inject_emojivoto_pod_with_requests.golden.yml",
+        )
+    },
+    case(
+        "deployment_empty_resources",
+        "inject_emojivoto_deployment_empty_resources.input.yml",
+        "inject_emojivoto_deployment_empty_resources.golden.yml",
+    ),
+    case(
+        "list_empty_resources",
+        "inject_emojivoto_list_empty_resources.input.yml",
+        "inject_emojivoto_list_empty_resources.golden.yml",
+    ),
+    Case {
+        set: &["cniEnabled=true"],
+        ..case(
+            "deployment_no_init_container",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_no_init_container.golden.yml",
+        )
+    },
+    Case {
+        set: &["proxy.image.version=override"],
+        ..case(
+            "deployment_config_overrides",
+            "inject_emojivoto_deployment_config_overrides.input.yml",
+            "inject_emojivoto_deployment_config_overrides.golden.yml",
+        )
+    },
+    Case {
+        set: &["debugContainer.enabled=true"],
+        ..case(
+            "deployment_debug",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_debug.golden.yml",
+        )
+    },
+    Case {
+        set: &["debugContainer.enabled=true"],
+        ..case(
+            "tap_deployment_debug",
+            "inject_tap_deployment.input.yml",
+            "inject_tap_deployment_debug.golden.yml",
+        )
+    },
+    Case {
+        set: &PROXY_IGNORES,
+        ..case(
+            "deployment_proxyignores",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_proxyignores.golden.yml",
+        )
+    },
+    Case {
+        set: &PROXY_IGNORES,
+        ..case(
+            "pod_proxyignores",
+            "inject_emojivoto_pod.input.yml",
+            "inject_emojivoto_pod_proxyignores.golden.yml",
+        )
+    },
+    Case {
+        set: &["proxy.opaquePorts=3000\\,5000-6000\\,mysql"],
+        ..case(
+            "deployment_opaque_ports",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_opaque_ports.golden.yml",
+        )
+    },
+    Case {
+        set: &["proxy.isIngress=true"],
+        ..case(
+            "pod_ingress",
+            "inject_emojivoto_pod.input.yml",
+            "inject_emojivoto_pod_ingress.golden.yml",
+        )
+    },
+    Case {
+        // Upstream's test replaces proxy.inbound and proxy.outbound whole: null deletes the
+        // defaults' keys, as in Helm.
+        set: &[
+            "proxy.inbound.server=null",
+            "proxy.outbound.server=null",
+            "proxy.inbound.scope.proto.appleSauce=valueA",
+            "proxy.inbound.scope.proto.blueberry=3.14",
+            "proxy.outbound.scope.proto.applesauce=valueA",
+            "proxy.outbound.scope.proto.blueBerry=true",
+        ],
+        ..case(
+            "deployment_params",
+            "inject_emojivoto_deployment.input.yml",
+            "inject_emojivoto_deployment_params.golden.yml",
         )
     },
     Case {
@@ -166,7 +302,16 @@ fn inject(release: &str, chart: &Chart, case: &Case) -> Result<String, String> {
         },
         &mut stdin,
     )
-    .map(|run| run.transformed.output)
+    .map(|run| {
+        if std::env::var_os("INJECT_LINES_REPORTS").is_some() {
+            eprintln!(
+                "{release} {}:\n{}",
+                case.name,
+                run.transformed.report.render(Default::default())
+            );
+        }
+        run.transformed.output
+    })
     .map_err(|e| e.to_string())
 }
 
