@@ -504,3 +504,69 @@ fn the_2021_line_declares_no_pod_additions_and_the_release_lines_do() {
         assert!(has(&chart(release)), "{release} declares its pod additions");
     }
 }
+
+/// `uninject` takes out exactly what each line's inject put in: the input comes back, parsed
+/// (upstream's already-injected and tap inputs hold a mesh to start with, so they are left out).
+#[test]
+fn uninject_restores_each_lines_inputs() {
+    for release in LINES {
+        let chart = chart(release);
+        let meshed_inputs = ["already_injected", "tap_deployment_debug"];
+        for case in COMMON.iter().filter(|c| !meshed_inputs.contains(&c.name)) {
+            let injected = inject(release, &chart, case)
+                .unwrap_or_else(|e| panic!("{release} {}: {e}", case.name));
+            let mut stdin = injected.as_bytes();
+            let restored = meshchart::inject::command::run_uninject(&["-".into()], &mut stdin)
+                .unwrap_or_else(|e| panic!("{release} {}: {e}", case.name))
+                .transformed
+                .output;
+            assert_eq!(
+                documents(&restored),
+                documents(&fixture(release, case.input)),
+                "{release} {}: uninject did not restore the input",
+                case.name
+            );
+        }
+    }
+}
+
+/// `inject --config` with upstream's own `linkerd-config` of the release (Helm's render of its
+/// chart, `tests/reference/upstream/<release>/defaults/helm.yaml`) injects what the line's chart
+/// defaults with the same trust anchors inject: the line reads its release's config.
+#[test]
+fn inject_with_the_releases_own_linkerd_config_is_inject_with_its_defaults() {
+    let input = "inject_emojivoto_deployment.input.yml";
+    for release in LINES {
+        let chart = chart(release);
+        let run = |request: InjectRequest| {
+            let text = fixture(release, input);
+            let mut stdin = text.as_bytes();
+            run_inject(&chart, &request, &mut stdin)
+                .unwrap_or_else(|e| panic!("{release}: {e}"))
+                .transformed
+                .output
+        };
+        let config = support::repo_root().join(format!(
+            "tests/reference/upstream/{release}/defaults/helm.yaml"
+        ));
+        let from_config = run(InjectRequest {
+            inputs: vec!["-".into()],
+            config: Some(config.to_string()),
+            ..InjectRequest::default()
+        });
+        let anchors = support::repo_root().join("tests/certs/ca.crt");
+        let from_defaults = run(InjectRequest {
+            inputs: vec!["-".into()],
+            overrides: ValueOverrides {
+                set_file: vec![format!("identityTrustAnchorsPEM={anchors}")],
+                ..ValueOverrides::default()
+            },
+            ..InjectRequest::default()
+        });
+        assert_eq!(
+            documents(&from_config),
+            documents(&from_defaults),
+            "{release}: --config with upstream's linkerd-config"
+        );
+    }
+}
