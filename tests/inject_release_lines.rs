@@ -570,3 +570,73 @@ fn inject_with_the_releases_own_linkerd_config_is_inject_with_its_defaults() {
         );
     }
 }
+
+/// The release lines' own annotations reach their partials (no upstream fixture sets them; the
+/// env var names and value forms are those of upstream's injector at the tags).
+#[test]
+fn the_release_lines_annotations_configure_their_proxies() {
+    let annotations = [
+        ("config.linkerd.io/access-log", "apache"),
+        ("config.linkerd.io/shutdown-grace-period", "1m"),
+        ("config.linkerd.io/proxy-gid", "2103"),
+        ("config.linkerd.io/skip-subnets", "10.0.0.0/8"),
+        ("config.linkerd.io/proxy-admin-shutdown", "enabled"),
+        ("config.linkerd.io/proxy-log-http-headers", "insecure"),
+        (
+            "config.linkerd.io/proxy-inbound-discovery-cache-unused-timeout",
+            "2m",
+        ),
+        (
+            "config.linkerd.io/proxy-disable-outbound-protocol-detect-timeout",
+            "true",
+        ),
+    ];
+    let mut input = fixture("edge-24.10.2", "inject_emojivoto_deployment.input.yml");
+    let block: String = annotations
+        .iter()
+        .map(|(k, v)| format!("        {k}: {v:?}\n"))
+        .collect();
+    input = input.replacen(
+        "    metadata:\n      labels:",
+        &format!("    metadata:\n      annotations:\n{block}      labels:"),
+        1,
+    );
+    for release in LINES {
+        let chart = chart(release);
+        let mut stdin = input.as_bytes();
+        let run = run_inject(
+            &chart,
+            &InjectRequest {
+                inputs: vec!["-".into()],
+                overrides: ValueOverrides {
+                    set_file: vec![format!(
+                        "identityTrustAnchorsPEM={}",
+                        support::reference_dir()
+                            .join("valid-trust-anchors.pem")
+                            .display()
+                    )],
+                    ..ValueOverrides::default()
+                },
+                ..InjectRequest::default()
+            },
+            &mut stdin,
+        )
+        .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let text = run.transformed.output;
+        for needle in [
+            "name: LINKERD2_PROXY_ACCESS_LOG\n          value: apache",
+            "name: LINKERD2_PROXY_SHUTDOWN_GRACE_PERIOD\n          value: 60000ms",
+            "name: LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED\n          value: \"true\"",
+            "name: LINKERD2_PROXY_LOG\n          value: warn,linkerd=info,hickory=error\n",
+            "name: LINKERD2_PROXY_INBOUND_DISCOVERY_IDLE_TIMEOUT\n          value: 120s",
+            "name: LINKERD2_PROXY_OUTBOUND_DETECT_TIMEOUT\n          value: 365d",
+            "runAsGroup: 2103",
+            "- --subnets-to-ignore\n        - 10.0.0.0/8",
+            "- --proxy-gid\n        - \"2103\"",
+        ] {
+            assert!(text.contains(needle), "{release}: no {needle:?} in\n{text}");
+        }
+        let report = run.transformed.report.render(Default::default());
+        assert!(!report.contains("warning"), "{release}: {report}");
+    }
+}

@@ -44,7 +44,7 @@ pub use input::{open_inputs, read_sources, Source, Stream};
 pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
-use config::{inject_mode, resolve, Layers, PodFacts};
+use config::{inject_mode, resolve_for_chart, Layers, PodFacts};
 use input::{leading_comments, parse_yaml_chunk, split_json};
 use input::{Chunk, OwnedChunk};
 use mutate::{inject_template, Owner, Sidecar};
@@ -318,7 +318,9 @@ impl Injector<'_> {
         if let Some(found) = configs.get(&key) {
             return Ok(found.clone());
         }
-        let config = resolve(self.values, layers, facts, at)?;
+        let config = resolve_for_chart(self.values, layers, facts, at, &|path| {
+            self.sidecars.declares_value(path)
+        })?;
         let resolved = Arc::new(ResolvedPod {
             values: pod_values(config.values, extras, kind),
             debug: config.debug,

@@ -100,6 +100,12 @@ pub trait SidecarSource: Sync {
         part != Part::NetworkValidator
     }
 
+    /// Whether the chart declares the values key `path` (dotted) in its values schema, even
+    /// without a default (a setting its partials read only when given).
+    fn declares_value(&self, _path: &str) -> bool {
+        false
+    }
+
     /// What the chart adds to a pod besides the containers, rendered with `values`; `None` when
     /// the chart declares nothing (then inject adds what the 2021 chart's era did).
     fn additions(&self, _values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
@@ -115,6 +121,8 @@ pub struct ChartSidecars<'chart> {
     declares_additions: bool,
     /// Whether the chart has the network validator's partial.
     has_network_validator: bool,
+    /// The dotted paths of the properties of the chart's `values.schema.json`.
+    schema_keys: std::collections::BTreeSet<String>,
 }
 
 impl<'chart> ChartSidecars<'chart> {
@@ -132,6 +140,7 @@ impl<'chart> ChartSidecars<'chart> {
             },
             declares_additions,
             has_network_validator,
+            schema_keys: schema_keys(chart),
         })
     }
 
@@ -163,6 +172,10 @@ impl SidecarSource for ChartSidecars<'_> {
         part != Part::NetworkValidator || self.has_network_validator
     }
 
+    fn declares_value(&self, path: &str) -> bool {
+        self.schema_keys.contains(path)
+    }
+
     fn additions(&self, values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
         if !self.declares_additions {
             return Ok(None);
@@ -172,6 +185,35 @@ impl SidecarSource for ChartSidecars<'_> {
             .render_template(INJECT_PARTIAL, values, &self.options)?;
         additions_from_text(&text).map(Some)
     }
+}
+
+/// The dotted paths of every property `chart`'s values schema names (none without a schema,
+/// or with one that does not parse: it only widens what inject accepts).
+fn schema_keys(chart: &Chart) -> std::collections::BTreeSet<String> {
+    fn walk(schema: &Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+        let Some(Value::Map(properties)) = schema.get_path(&["properties"]) else {
+            return;
+        };
+        for (name, property) in properties {
+            let path = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}.{name}")
+            };
+            walk(property, &path, out);
+            out.insert(path);
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    let schema = chart
+        .other_files
+        .iter()
+        .find(|f| f.path == "values.schema.json")
+        .and_then(|f| crate::yaml::parse_document(&f.text).ok());
+    if let Some(schema) = schema {
+        walk(&schema, "", &mut out);
+    }
+    out
 }
 
 /// Parses an [`INJECT_PARTIAL`]'s output.
