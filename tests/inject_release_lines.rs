@@ -640,3 +640,60 @@ fn the_release_lines_annotations_configure_their_proxies() {
         assert!(!report.contains("warning"), "{release}: {report}");
     }
 }
+
+/// An annotation whose setting the line's chart does not have (the 2021 era's
+/// `disable-identity`; `init-image`, gone with proxy-init's own image at edge-26.8.3) changes
+/// nothing, and the report says so.
+#[test]
+fn annotations_a_lines_chart_lacks_are_warned_about_not_applied() {
+    let input = fixture("edge-24.10.2", "inject_emojivoto_deployment.input.yml").replacen(
+        "    metadata:\n      labels:",
+        "    metadata:\n      annotations:\n        config.linkerd.io/disable-identity: \"true\"\n        \
+         config.linkerd.io/init-image: example.com/proxy-init\n      labels:",
+        1,
+    );
+    for (release, lacking) in [
+        ("edge-24.10.2", &["disable-identity"][..]),
+        ("edge-26.8.3", &["init-image", "disable-identity"][..]),
+    ] {
+        let chart = chart(release);
+        let mut stdin = input.as_bytes();
+        let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+        let run = run_inject(
+            &chart,
+            &InjectRequest {
+                inputs: vec!["-".into()],
+                overrides: ValueOverrides {
+                    set_file: vec![format!("identityTrustAnchorsPEM={}", anchors.display())],
+                    ..ValueOverrides::default()
+                },
+                ..InjectRequest::default()
+            },
+            &mut stdin,
+        )
+        .unwrap_or_else(|e| panic!("{release}: {e}"));
+        let report = run.transformed.report.render(Default::default());
+        for name in lacking {
+            assert!(
+                report.contains(&format!("config.linkerd.io/{name} has no effect")),
+                "{release}: {report}"
+            );
+        }
+        assert_eq!(
+            report.matches("has no effect").count(),
+            lacking.len(),
+            "{release}: {report}"
+        );
+        let output = run.transformed.output;
+        assert!(
+            output.contains("LINKERD2_PROXY_IDENTITY_DIR"),
+            "{release}: {output}"
+        );
+        // edge-24.10.2 still has proxy-init's own image, so there the annotation applies.
+        assert_eq!(
+            output.contains(" image: example.com/proxy-init"),
+            !lacking.contains(&"init-image"),
+            "{release}: {output}"
+        );
+    }
+}

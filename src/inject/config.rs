@@ -841,17 +841,21 @@ pub fn resolve(
     facts: &PodFacts,
     workload: &WorkloadRef,
 ) -> Result<PodConfig, InjectError> {
-    resolve_for_chart(base, layers, facts, workload, &|_| false)
+    resolve_for_chart(base, layers, facts, workload, &|_| None)
 }
 
-/// [`resolve`], where a [`CHART_KEYED_SETTINGS`] annotation also applies when
-/// `chart_declares` its values key (dotted), though the base values have none.
+/// [`resolve`] for a chart that may say which values keys it has: `chart_declares(path)` is
+/// whether its values schema names `path` (dotted), `None` without a schema. An annotation
+/// whose values key neither the base values nor the schema have is not applied and the report
+/// warns (it would have no effect with this chart, as the 2021 line's `disable-identity` with
+/// a later release's chart); a [`CHART_KEYED_SETTINGS`] annotation needs its key declared even
+/// without a schema.
 pub fn resolve_for_chart(
     base: &Value,
     layers: &Layers<'_>,
     facts: &PodFacts,
     workload: &WorkloadRef,
-    chart_declares: &dyn Fn(&str) -> bool,
+    chart_declares: &dyn Fn(&str) -> Option<bool>,
 ) -> Result<PodConfig, InjectError> {
     let mode = inject_mode(layers, workload)?;
     let mut values = base.clone();
@@ -869,11 +873,23 @@ pub fn resolve_for_chart(
         let Some(Found { key, text, origin }) = layers.lookup(&keys, setting.inheritable) else {
             continue;
         };
-        let path: Vec<&str> = setting.values_key.split('.').collect();
-        if keyed && base.get_path(&path).is_none() && !chart_declares(setting.values_key) {
+        // The values key the setting is known by: the first path of its description.
+        let values_key = setting
+            .values_key
+            .split([',', ' '])
+            .next()
+            .filter(|k| k.contains('.'));
+        let undeclared = values_key.is_some_and(|key| {
+            let path: Vec<&str> = key.split('.').collect();
+            let schema = chart_declares(key);
+            base.get_path(&path).is_none()
+                && schema != Some(true)
+                && (keyed || schema == Some(false))
+        });
+        if undeclared {
             warnings.push(Warning::NotInChart {
                 annotation: setting.key,
-                values_key: setting.values_key,
+                values_key: values_key.unwrap_or(setting.values_key),
             });
             continue;
         }

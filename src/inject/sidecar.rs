@@ -100,10 +100,11 @@ pub trait SidecarSource: Sync {
         part != Part::NetworkValidator
     }
 
-    /// Whether the chart declares the values key `path` (dotted) in its values schema, even
-    /// without a default (a setting its partials read only when given).
-    fn declares_value(&self, _path: &str) -> bool {
-        false
+    /// Whether the chart's values schema declares the values key `path` (dotted), even without
+    /// a default (a setting its partials read only when given); `None` when the source has no
+    /// schema to tell.
+    fn declares_value(&self, _path: &str) -> Option<bool> {
+        None
     }
 
     /// What the chart adds to a pod besides the containers, rendered with `values`; `None` when
@@ -172,8 +173,8 @@ impl SidecarSource for ChartSidecars<'_> {
         part != Part::NetworkValidator || self.has_network_validator
     }
 
-    fn declares_value(&self, path: &str) -> bool {
-        self.schema_keys.contains(path)
+    fn declares_value(&self, path: &str) -> Option<bool> {
+        (!self.schema_keys.is_empty()).then(|| self.schema_keys.contains(path))
     }
 
     fn additions(&self, values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
