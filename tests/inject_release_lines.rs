@@ -19,7 +19,7 @@
 mod support;
 
 use meshchart::chart::Chart;
-use meshchart::inject::command::{run_inject, InjectRequest};
+use meshchart::inject::command::{run_inject, InjectRequest, Run};
 use meshchart::values::{Value, ValueOverrides};
 use std::collections::BTreeMap;
 use support::deviations::{read_table, unmatched};
@@ -106,6 +106,37 @@ const COMMON: &[Case] = &[
             "deployment_automountServiceAccountToken_false",
             "inject_emojivoto_deployment_automountServiceAccountToken_false.input.yml",
             "inject_emojivoto_deployment_automountServiceAccountToken_false.golden.yml",
+        )
+    },
+    // Upstream fails the whole stream on these three (exit 1, empty output); we pass the
+    // workload through untouched and report it skipped.
+    Case {
+        set: &[
+            "linkerdVersion=install-control-plane-version",
+            "proxy.image.version=testinjectversion",
+            "debugContainer.image.version=install-debug-version",
+            "identity.serviceAccountTokenProjection=false",
+        ],
+        ..case(
+            "deployment_automountServiceAccountToken_false_volumeProjection_disabled",
+            "inject_emojivoto_deployment_automountServiceAccountToken_false.input.yml",
+            "inject_emojivoto_deployment_automountServiceAccountToken_false_volumeProjection_disabled.golden.yml",
+        )
+    },
+    Case {
+        set: &INJECT_CMD,
+        ..case(
+            "istio",
+            "inject_emojivoto_istio.input.yml",
+            "inject_emojivoto_istio.golden.yml",
+        )
+    },
+    Case {
+        set: &INJECT_CMD,
+        ..case(
+            "deployment_hostNetwork_true",
+            "inject_emojivoto_deployment_hostNetwork_true.input.yml",
+            "inject_emojivoto_deployment_hostNetwork_true.golden.yml",
         )
     },
     Case {
@@ -278,8 +309,22 @@ fn chart(release: &str) -> Chart {
         .unwrap_or_else(|e| panic!("{release}: {e}"))
 }
 
-/// Injects `case`'s input with `release`'s chart and upstream's test settings.
+/// Injects `case`'s input with `release`'s chart and upstream's test settings: the output.
 fn inject(release: &str, chart: &Chart, case: &Case) -> Result<String, String> {
+    run(release, chart, case).map(|run| {
+        if std::env::var_os("INJECT_LINES_REPORTS").is_some() {
+            eprintln!(
+                "{release} {}:\n{}",
+                case.name,
+                run.transformed.report.render(Default::default())
+            );
+        }
+        run.transformed.output
+    })
+}
+
+/// Injects `case`'s input with `release`'s chart and upstream's test settings.
+fn run(release: &str, chart: &Chart, case: &Case) -> Result<Run, String> {
     let anchors = support::reference_dir().join("valid-trust-anchors.pem");
     let mut set = vec![
         "linkerdVersion=test-inject-control-plane-version".to_owned(),
@@ -302,16 +347,6 @@ fn inject(release: &str, chart: &Chart, case: &Case) -> Result<String, String> {
         },
         &mut stdin,
     )
-    .map(|run| {
-        if std::env::var_os("INJECT_LINES_REPORTS").is_some() {
-            eprintln!(
-                "{release} {}:\n{}",
-                case.name,
-                run.transformed.report.render(Default::default())
-            );
-        }
-        run.transformed.output
-    })
     .map_err(|e| e.to_string())
 }
 
@@ -695,5 +730,41 @@ fn annotations_a_lines_chart_lacks_are_warned_about_not_applied() {
             !lacking.contains(&"init-image"),
             "{release}: {output}"
         );
+    }
+}
+
+/// The workloads upstream refuses (failing the whole stream) come out exactly as they went in,
+/// and the report says why each was skipped.
+#[test]
+fn what_upstream_refuses_passes_through_untouched_and_is_reported_skipped() {
+    let refused = [
+        (
+            "deployment_automountServiceAccountToken_false_volumeProjection_disabled",
+            "automount_service_account_token_false",
+        ),
+        ("istio", "sidecar_already_exists"),
+        ("deployment_hostNetwork_true", "host_network_enabled"),
+    ];
+    for release in LINES {
+        let chart = chart(release);
+        for (name, reason) in refused {
+            let case = COMMON
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap_or_else(|| panic!("no case {name}"));
+            let output =
+                inject(release, &chart, case).unwrap_or_else(|e| panic!("{release} {name}: {e}"));
+            assert_eq!(
+                documents(&output),
+                documents(&fixture(release, case.input)),
+                "{release} {name}"
+            );
+            let report = run(release, &chart, case)
+                .unwrap_or_else(|e| panic!("{release} {name}: {e}"))
+                .transformed
+                .report
+                .render(meshchart::inject::ReportFormat::Json);
+            assert!(report.contains(reason), "{release} {name}: {report}");
+        }
     }
 }
