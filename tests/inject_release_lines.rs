@@ -768,3 +768,59 @@ fn what_upstream_refuses_passes_through_untouched_and_is_reported_skipped() {
         }
     }
 }
+
+/// `uninject` of what the release's own `linkerd inject` wrote gives back the input, as
+/// upstream's `uninject_test.go` at the tag pairs them (its fixtures, read the other way).
+#[test]
+fn uninject_takes_out_what_the_releases_inject_put_in() {
+    let pairs = [
+        (
+            "inject_emojivoto_deployment.golden.yml",
+            "inject_emojivoto_deployment.input.yml",
+        ),
+        (
+            "inject_emojivoto_list.golden.yml",
+            "inject_emojivoto_list.input.yml",
+        ),
+        (
+            "inject_emojivoto_deployment_controller_name.golden.yml",
+            "inject_emojivoto_deployment_controller_name.input.yml",
+        ),
+        (
+            "inject_emojivoto_statefulset.golden.yml",
+            "inject_emojivoto_statefulset.input.yml",
+        ),
+        (
+            "inject_emojivoto_pod.golden.yml",
+            "inject_emojivoto_pod.input.yml",
+        ),
+        (
+            "inject_emojivoto_pod_nativesidecar.golden.yml",
+            "inject_emojivoto_pod.input.yml",
+        ),
+        (
+            "inject_emojivoto_deployment_udp.golden.yml",
+            "inject_emojivoto_deployment_udp.input.yml",
+        ),
+        ("inject_contour.golden.yml", "inject_contour.input.yml"),
+        (
+            "inject_emojivoto_deployment_config_overrides.golden.yml",
+            "inject_emojivoto_deployment_config_overrides.input.yml",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for release in LINES {
+        for (injected, original) in pairs {
+            let text = fixture(release, injected);
+            let mut stdin = text.as_bytes();
+            let restored = meshchart::inject::command::run_uninject(&["-".into()], &mut stdin)
+                .unwrap_or_else(|e| panic!("{release} {injected}: {e}"))
+                .transformed
+                .output;
+            if documents(&restored) != documents(&fixture(release, original)) {
+                failures.push(format!("{release} {injected}:\n{restored}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
