@@ -279,6 +279,44 @@ const COMMON: &[Case] = &[
     },
 ];
 
+/// Upstream's `uninject_test.go` pairs at the tags: an injected golden and the input it
+/// came from.
+const UNINJECT_PAIRS: &[(&str, &str)] = &[
+    (
+        "inject_emojivoto_deployment.golden.yml",
+        "inject_emojivoto_deployment.input.yml",
+    ),
+    (
+        "inject_emojivoto_list.golden.yml",
+        "inject_emojivoto_list.input.yml",
+    ),
+    (
+        "inject_emojivoto_deployment_controller_name.golden.yml",
+        "inject_emojivoto_deployment_controller_name.input.yml",
+    ),
+    (
+        "inject_emojivoto_statefulset.golden.yml",
+        "inject_emojivoto_statefulset.input.yml",
+    ),
+    (
+        "inject_emojivoto_pod.golden.yml",
+        "inject_emojivoto_pod.input.yml",
+    ),
+    (
+        "inject_emojivoto_pod_nativesidecar.golden.yml",
+        "inject_emojivoto_pod.input.yml",
+    ),
+    (
+        "inject_emojivoto_deployment_udp.golden.yml",
+        "inject_emojivoto_deployment_udp.input.yml",
+    ),
+    ("inject_contour.golden.yml", "inject_contour.input.yml"),
+    (
+        "inject_emojivoto_deployment_config_overrides.golden.yml",
+        "inject_emojivoto_deployment_config_overrides.input.yml",
+    ),
+];
+
 /// The release lines whose inject is compared.
 const LINES: &[&str] = &["edge-24.10.2", "edge-26.8.3"];
 
@@ -773,44 +811,9 @@ fn what_upstream_refuses_passes_through_untouched_and_is_reported_skipped() {
 /// upstream's `uninject_test.go` at the tag pairs them (its fixtures, read the other way).
 #[test]
 fn uninject_takes_out_what_the_releases_inject_put_in() {
-    let pairs = [
-        (
-            "inject_emojivoto_deployment.golden.yml",
-            "inject_emojivoto_deployment.input.yml",
-        ),
-        (
-            "inject_emojivoto_list.golden.yml",
-            "inject_emojivoto_list.input.yml",
-        ),
-        (
-            "inject_emojivoto_deployment_controller_name.golden.yml",
-            "inject_emojivoto_deployment_controller_name.input.yml",
-        ),
-        (
-            "inject_emojivoto_statefulset.golden.yml",
-            "inject_emojivoto_statefulset.input.yml",
-        ),
-        (
-            "inject_emojivoto_pod.golden.yml",
-            "inject_emojivoto_pod.input.yml",
-        ),
-        (
-            "inject_emojivoto_pod_nativesidecar.golden.yml",
-            "inject_emojivoto_pod.input.yml",
-        ),
-        (
-            "inject_emojivoto_deployment_udp.golden.yml",
-            "inject_emojivoto_deployment_udp.input.yml",
-        ),
-        ("inject_contour.golden.yml", "inject_contour.input.yml"),
-        (
-            "inject_emojivoto_deployment_config_overrides.golden.yml",
-            "inject_emojivoto_deployment_config_overrides.input.yml",
-        ),
-    ];
     let mut failures = Vec::new();
     for release in LINES {
-        for (injected, original) in pairs {
+        for (injected, original) in UNINJECT_PAIRS {
             let text = fixture(release, injected);
             let mut stdin = text.as_bytes();
             let restored = meshchart::inject::command::run_uninject(&["-".into()], &mut stdin)
@@ -823,4 +826,27 @@ fn uninject_takes_out_what_the_releases_inject_put_in() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every file of `tests/reference/inject-<release>/` is a case's input or golden, an uninject
+/// pair's, or the README: no fixture is copied in and forgotten.
+#[test]
+fn every_release_fixture_is_used() {
+    let used: Vec<&str> = COMMON
+        .iter()
+        .flat_map(|c| [c.input, c.golden])
+        .chain(UNINJECT_PAIRS.iter().flat_map(|(a, b)| [*a, *b]))
+        .chain(["README.md"])
+        .collect();
+    for release in LINES {
+        let dir = support::reference_dir().join(format!("inject-{release}"));
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let name = entry.expect("readable").file_name();
+            let name = name.to_string_lossy();
+            assert!(
+                used.contains(&name.as_ref()),
+                "{release}: {name} is used by no case"
+            );
+        }
+    }
 }
