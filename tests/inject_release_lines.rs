@@ -850,3 +850,64 @@ fn every_release_fixture_is_used() {
         }
     }
 }
+
+/// `meshchart inject --linkerd RELEASE` writes what the library writes with that line's chart;
+/// naming the release in `linkerdVersion` instead chooses the same line.
+#[test]
+fn the_command_line_injects_with_the_chosen_line() {
+    let case = &COMMON[0];
+    let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+    let anchors = format!("identityTrustAnchorsPEM={}", anchors.display());
+    for release in LINES {
+        let expected =
+            inject(release, &chart(release), case).unwrap_or_else(|e| panic!("{release}: {e}"));
+        let input = fixture(release, case.input);
+        let by_flag = support::cli::run_with_stdin(
+            &mut support::cli::command(&[
+                "inject",
+                "--linkerd",
+                release,
+                "--set",
+                "proxy.image.version=test-inject-proxy-version",
+                "--set",
+                "debugContainer.image.version=test-inject-debug-version",
+                "--set-file",
+                &anchors,
+                "-",
+            ]),
+            &input,
+        );
+        assert!(
+            by_flag.status.success(),
+            "{release}: {}",
+            String::from_utf8_lossy(&by_flag.stderr)
+        );
+        let by_flag = String::from_utf8_lossy(&by_flag.stdout);
+        // The library run set linkerdVersion to upstream's test string; the command line keeps
+        // the line's own, which only shows in the created-by stamp.
+        assert_eq!(
+            documents(&by_flag.replace(
+                &format!("linkerd/helm {release}"),
+                "linkerd/helm test-inject-control-plane-version"
+            )),
+            documents(&expected),
+            "{release}"
+        );
+        let by_version = support::cli::run_with_stdin(
+            &mut support::cli::command(&[
+                "inject",
+                "--set",
+                &format!("linkerdVersion={release}"),
+                "--set-file",
+                &anchors,
+                "-",
+            ]),
+            &input,
+        );
+        let by_version = String::from_utf8_lossy(&by_version.stdout);
+        assert!(
+            by_version.contains("linkerd.io/trust-root-sha256"),
+            "{release}: {by_version}"
+        );
+    }
+}
