@@ -23,7 +23,7 @@ use meshchart::inject::command::{run_inject, InjectRequest, Run};
 use meshchart::values::{Value, ValueOverrides};
 use std::collections::BTreeMap;
 use support::deviations::{read_table, unmatched};
-use support::tree_diff::TreeDiff;
+use support::tree_diff::{leaves, TreeDiff};
 
 /// One fixture pair, run with the line's chart.
 struct Case {
@@ -479,47 +479,6 @@ fn each_lines_inject_matches_its_release_except_listed_deviations() {
         }));
     }
     assert!(failures.is_empty(), "{failures}");
-}
-
-/// Every leaf of a tree by path (named list items as `[name=...]`, as [`TreeDiff`] addresses
-/// them; an empty map or list is a leaf).
-fn leaves(value: &Value, path: String, out: &mut BTreeMap<String, Value>) {
-    let join = |key: &str| {
-        if path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{path}.{key}")
-        }
-    };
-    match value {
-        Value::Map(map) if !map.is_empty() => {
-            for (k, v) in map {
-                leaves(v, join(k), out);
-            }
-        }
-        Value::Seq(items) if !items.is_empty() => {
-            let named: Option<Vec<&str>> = items
-                .iter()
-                .map(|i| i.get_path(&["name"]).and_then(Value::as_str))
-                .collect();
-            let unique = named.as_ref().is_some_and(|n| {
-                let mut sorted = n.clone();
-                sorted.sort_unstable();
-                sorted.dedup();
-                sorted.len() == n.len()
-            });
-            for (i, item) in items.iter().enumerate() {
-                let at = match (&named, unique) {
-                    (Some(names), true) => format!("{path}[name={}]", names[i]),
-                    _ => format!("{path}[{i}]"),
-                };
-                leaves(item, at, out);
-            }
-        }
-        _ => {
-            out.insert(path, value.clone());
-        }
-    }
 }
 
 /// Leaves only in the golden, only in ours, and differing, over the pair.
