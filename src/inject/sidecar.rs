@@ -11,7 +11,7 @@
 //! identity-mode annotations and the xtables and identity volumes.
 
 use super::error::SidecarError;
-use crate::chart::Chart;
+use crate::chart::{declared_in, Chart};
 use crate::engine::{Engine, KubeVersion, RenderError, RenderOptions};
 use crate::values::{Map, Value};
 
@@ -100,9 +100,9 @@ pub trait SidecarSource: Sync {
         part != Part::NetworkValidator
     }
 
-    /// Whether the chart's values schema declares the values key `path` (dotted), even without
-    /// a default (a setting its partials read only when given); `None` when the source has no
-    /// schema to tell.
+    /// Whether the chart declares the values key `path` (dotted) in its default values or its
+    /// values schema (see [`declared_in`]), which names settings its partials read only when
+    /// given; `None` when the source has no schema to tell.
     fn declares_value(&self, _path: &str) -> Option<bool> {
         None
     }
@@ -122,8 +122,11 @@ pub struct ChartSidecars<'chart> {
     declares_additions: bool,
     /// Whether the chart has the network validator's partial.
     has_network_validator: bool,
-    /// The dotted paths of the properties of the chart's `values.schema.json`.
-    schema_keys: std::collections::BTreeSet<String>,
+    /// The chart's default values, for [`SidecarSource::declares_value`].
+    defaults: Option<&'chart Value>,
+    /// The chart's `values.schema.json`, parsed (none without one, or when it is not JSON,
+    /// which lint reports: it only widens what inject accepts).
+    schema: Option<serde_json::Value>,
 }
 
 impl<'chart> ChartSidecars<'chart> {
@@ -141,7 +144,12 @@ impl<'chart> ChartSidecars<'chart> {
             },
             declares_additions,
             has_network_validator,
-            schema_keys: schema_keys(chart),
+            defaults: chart.default_values_read().ok(),
+            schema: chart
+                .other_files
+                .iter()
+                .find(|f| f.path == "values.schema.json")
+                .and_then(|f| serde_json::from_str(&f.text).ok()),
         })
     }
 
@@ -174,7 +182,9 @@ impl SidecarSource for ChartSidecars<'_> {
     }
 
     fn declares_value(&self, path: &str) -> Option<bool> {
-        (!self.schema_keys.is_empty()).then(|| self.schema_keys.contains(path))
+        let path: Vec<&str> = path.split('.').collect();
+        let schema = self.schema.as_ref()?;
+        Some(declared_in(self.defaults, Some(schema), &path))
     }
 
     fn additions(&self, values: &Value) -> Result<Option<PodAdditions>, SidecarError> {
@@ -186,35 +196,6 @@ impl SidecarSource for ChartSidecars<'_> {
             .render_template(INJECT_PARTIAL, values, &self.options)?;
         additions_from_text(&text).map(Some)
     }
-}
-
-/// The dotted paths of every property `chart`'s values schema names (none without a schema,
-/// or with one that does not parse: it only widens what inject accepts).
-fn schema_keys(chart: &Chart) -> std::collections::BTreeSet<String> {
-    fn walk(schema: &Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
-        let Some(Value::Map(properties)) = schema.get_path(&["properties"]) else {
-            return;
-        };
-        for (name, property) in properties {
-            let path = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}.{name}")
-            };
-            walk(property, &path, out);
-            out.insert(path);
-        }
-    }
-    let mut out = std::collections::BTreeSet::new();
-    let schema = chart
-        .other_files
-        .iter()
-        .find(|f| f.path == "values.schema.json")
-        .and_then(|f| crate::yaml::parse_document(&f.text).ok());
-    if let Some(schema) = schema {
-        walk(&schema, "", &mut out);
-    }
-    out
 }
 
 /// Parses an [`INJECT_PARTIAL`]'s output.
