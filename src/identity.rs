@@ -27,6 +27,7 @@ mod pem;
 mod recent;
 mod x509;
 
+use crate::chart::declared_in;
 use crate::values::{Map, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use clock::{rfc3339, Clock};
@@ -266,22 +267,6 @@ impl MaterialTargets {
             }
         }
     }
-}
-
-/// Whether `path` is declared, walking the defaults and the schema's `properties` together (a
-/// key may be in either at each level).
-fn declared_in(defaults: Option<&Value>, schema: Option<&Json>, path: &[&str]) -> bool {
-    let Some((key, rest)) = path.split_first() else {
-        return true;
-    };
-    let default = match defaults {
-        Some(Value::Map(map)) => map.get(*key),
-        _ => None,
-    };
-    let property = schema
-        .and_then(|s| s.get("properties"))
-        .and_then(|p| p.get(*key));
-    (default.is_some() || property.is_some()) && declared_in(default, property, rest)
 }
 
 /// What [`complete_material`] will change, gathered before anything is changed.

@@ -250,6 +250,28 @@ pub struct Chart {
     parsed_defaults: std::sync::OnceLock<Value>,
 }
 
+/// Whether a chart declares the values key `path`: its default values (`defaults`) have it, or
+/// its values schema (`schema`, `values.schema.json` parsed) lists it under `properties`,
+/// walking both together (a key may be in either at each level). Release lines declare some
+/// settings only in the schema, as upstream's values.yaml has them commented out.
+pub fn declared_in(
+    defaults: Option<&Value>,
+    schema: Option<&serde_json::Value>,
+    path: &[&str],
+) -> bool {
+    let Some((key, rest)) = path.split_first() else {
+        return true;
+    };
+    let default = match defaults {
+        Some(Value::Map(map)) => map.get(*key),
+        _ => None,
+    };
+    let property = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(*key));
+    (default.is_some() || property.is_some()) && declared_in(default, property, rest)
+}
+
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
 }

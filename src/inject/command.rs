@@ -3,13 +3,13 @@
 
 use super::control_plane::values_from_linkerd_config;
 use super::input::{open_inputs, read_sources};
-use super::sidecar::ChartSidecars;
+use super::sidecar::{ChartSidecars, DEFAULT_CONTROL_PLANE_NAMESPACE};
 use super::{
     inject_stream, uninject_stream, InjectError, InjectOptions, Namespaces, Report, Transformed,
 };
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
-use crate::values::{coalesce, effective_values, ValueOverrides};
+use crate::values::{coalesce, effective_values, Value, ValueOverrides};
 use camino::Utf8PathBuf;
 use std::io::{Read, Seek, Write};
 
@@ -136,7 +136,16 @@ pub fn run_inject_to(
         None => KubeVersion::default(),
     };
     let inputs = open_inputs(&args.inputs, stdin)?;
-    let sidecars = ChartSidecars::new(chart)?.for_kube_version(kube_version);
+    // The 2021 chart names the control plane's namespace in its values; the release lines'
+    // partials take it from Release.Namespace, which upstream's CLI sets from
+    // --linkerd-namespace (default linkerd).
+    let control_plane_namespace = match values.get_path(&["namespace"]) {
+        Some(Value::String(ns)) if !ns.is_empty() => ns.clone(),
+        _ => DEFAULT_CONTROL_PLANE_NAMESPACE.to_owned(),
+    };
+    let sidecars = ChartSidecars::new(chart)?
+        .for_kube_version(kube_version)
+        .in_namespace(&control_plane_namespace);
     let report = inject_stream(
         &inputs,
         &InjectOptions {

@@ -305,7 +305,167 @@ macro_rules! setting {
 /// The annotation that runs the proxy as a native sidecar (`proxy.nativeSidecar`).
 pub const NATIVE_SIDECAR_ANNOTATION: &str = "config.linkerd.io/proxy-enable-native-sidecar";
 
-/// Every configuration annotation we honour, in the order they are applied.
+fn one_of_setter(
+    path: &'static str,
+    allowed: &'static [&'static str],
+) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        if !allowed.contains(&text) {
+            return Err(one_of(allowed));
+        }
+        set(a.values, path, text.into());
+        Ok(())
+    }
+}
+
+fn bool_path_setter(path: &'static str) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        set(a.values, path, Value::Bool(bool_setter(text)?));
+        Ok(())
+    }
+}
+
+fn quantity_setter(path: &'static str) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        set(a.values, path, quantity(text)?.canonical().into());
+        Ok(())
+    }
+}
+
+/// A duration in whole seconds (`90s`), as upstream writes the discovery cache timeouts.
+fn seconds_setter(path: &'static str) -> impl Fn(&str, &mut Apply<'_>) -> Result<(), String> {
+    move |text, a| {
+        let nanos = parse_go_duration(text).ok_or_else(|| DURATION_ALLOWED.to_owned())?;
+        set(a.values, path, format!("{}s", nanos / 1_000_000_000).into());
+        Ok(())
+    }
+}
+
+/// The annotations of the release lines' injectors (edge-24.10.2 and later). Each applies only
+/// where the chart declares its key (`values_key`, one path) in its default values or its
+/// values schema: with a chart that has no such setting (the 2021 line) it would have no
+/// effect, so the report warns instead.
+pub const CHART_KEYED_SETTINGS: &[Setting] = &[
+    setting!(
+        "config.linkerd.io/access-log",
+        true,
+        "proxy.accessLog",
+        |t, a| one_of_setter("proxy.accessLog", &["apache", "json"])(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/shutdown-grace-period",
+        true,
+        "proxy.shutdownGracePeriod",
+        |t, a| {
+            set(a.values, "proxy.shutdownGracePeriod", millis(t)?.into());
+            Ok(())
+        }
+    ),
+    setting!("config.linkerd.io/proxy-gid", true, "proxy.gid", |t, a| {
+        let gid = t
+            .parse::<i64>()
+            .ok()
+            .filter(|g| *g >= -1)
+            .ok_or_else(|| "a group id (-1 for none)".to_owned())?;
+        set(a.values, "proxy.gid", Value::Int(gid));
+        Ok(())
+    }),
+    setting!(
+        "config.linkerd.io/skip-subnets",
+        true,
+        "proxyInit.skipSubnets",
+        |t, a| {
+            word(t, "comma-separated CIDRs")?;
+            set(a.values, "proxyInit.skipSubnets", t.into());
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-admin-shutdown",
+        true,
+        "proxy.enableShutdownEndpoint",
+        |t, a| {
+            if !AWAIT_VALUES.contains(&t) {
+                return Err(one_of(AWAIT_VALUES));
+            }
+            set(
+                a.values,
+                "proxy.enableShutdownEndpoint",
+                Value::Bool(t == "enabled"),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-log-http-headers",
+        true,
+        "proxy.logHTTPHeaders",
+        |t, a| one_of_setter("proxy.logHTTPHeaders", &["insecure", "off"])(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-outbound-discovery-cache-unused-timeout",
+        true,
+        "proxy.outboundDiscoveryCacheUnusedTimeout",
+        |t, a| seconds_setter("proxy.outboundDiscoveryCacheUnusedTimeout")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-inbound-discovery-cache-unused-timeout",
+        true,
+        "proxy.inboundDiscoveryCacheUnusedTimeout",
+        |t, a| seconds_setter("proxy.inboundDiscoveryCacheUnusedTimeout")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-disable-outbound-protocol-detect-timeout",
+        true,
+        "proxy.disableOutboundProtocolDetectTimeout",
+        |t, a| bool_path_setter("proxy.disableOutboundProtocolDetectTimeout")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-disable-inbound-protocol-detect-timeout",
+        true,
+        "proxy.disableInboundProtocolDetectTimeout",
+        |t, a| bool_path_setter("proxy.disableInboundProtocolDetectTimeout")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-ephemeral-storage-request",
+        true,
+        "proxy.resources.ephemeral-storage.request",
+        |t, a| quantity_setter("proxy.resources.ephemeral-storage.request")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-ephemeral-storage-limit",
+        true,
+        "proxy.resources.ephemeral-storage.limit",
+        |t, a| quantity_setter("proxy.resources.ephemeral-storage.limit")(t, a)
+    ),
+    setting!(
+        "config.linkerd.io/proxy-cpu-ratio-limit",
+        true,
+        "proxy.runtime.workers.maximumCPURatio",
+        |t, a| {
+            let ratio = t
+                .parse::<f64>()
+                .ok()
+                .filter(|r| *r > 0.0 && *r < 1.0)
+                .ok_or_else(|| "a number between 0.0 and 1.0 (exclusive)".to_owned())?;
+            set(
+                a.values,
+                "proxy.runtime.workers.maximumCPURatio",
+                Value::Float(ratio),
+            );
+            Ok(())
+        }
+    ),
+    setting!(
+        "config.linkerd.io/proxy-metrics-hostname-labels",
+        true,
+        "proxy.metrics.hostnameLabels",
+        |t, a| bool_path_setter("proxy.metrics.hostnameLabels")(t, a)
+    ),
+];
+
+/// Every configuration annotation we honour, in the order they are applied (then
+/// [`CHART_KEYED_SETTINGS`]).
 pub const SETTINGS: &[Setting] = &[
     setting!(
         "config.linkerd.io/proxy-image",
@@ -450,12 +610,23 @@ pub const SETTINGS: &[Setting] = &[
     setting!(
         "config.linkerd.io/proxy-cpu-limit",
         true,
-        "proxy.resources.cpu.limit, proxy.cores",
+        "proxy.resources.cpu.limit, proxy.cores (proxy.runtime.workers.maximum)",
         |t, a| {
             let q = quantity(t)?;
             set(a.values, "proxy.resources.cpu.limit", q.canonical().into());
             let cores = i64::try_from(q.ceil_units()).unwrap_or(i64::MAX);
-            set(a.values, "proxy.cores", Value::Int(cores));
+            // A chart whose proxy has a worker range (proxy.runtime.workers, edge-26.8.3)
+            // bounds it from above, as that release's injector does; older ones pin the count.
+            let has_worker_range = matches!(
+                a.values.get_path(&["proxy", "runtime", "workers"]),
+                Some(Value::Map(_))
+            );
+            let key = if has_worker_range {
+                "proxy.runtime.workers.maximum"
+            } else {
+                "proxy.cores"
+            };
+            set(a.values, key, Value::Int(cores));
             Ok(())
         }
     ),
@@ -670,18 +841,58 @@ pub fn resolve(
     facts: &PodFacts,
     workload: &WorkloadRef,
 ) -> Result<PodConfig, InjectError> {
+    resolve_for_chart(base, layers, facts, workload, &|_| None)
+}
+
+/// [`resolve`] for a chart that may say which values keys it has: `chart_declares(path)` is
+/// whether its values schema names `path` (dotted), `None` without a schema. An annotation
+/// whose values key neither the base values nor the schema have is not applied and the report
+/// warns (it would have no effect with this chart, as the 2021 line's `disable-identity` with
+/// a later release's chart); a [`CHART_KEYED_SETTINGS`] annotation needs its key declared even
+/// without a schema.
+pub fn resolve_for_chart(
+    base: &Value,
+    layers: &Layers<'_>,
+    facts: &PodFacts,
+    workload: &WorkloadRef,
+    chart_declares: &dyn Fn(&str) -> Option<bool>,
+) -> Result<PodConfig, InjectError> {
     let mode = inject_mode(layers, workload)?;
     let mut values = base.clone();
     // `debugContainer.enabled` (upstream's --enable-debug-sidecar); the annotation overrides it.
     let mut debug = truthy(base, &["debugContainer", "enabled"]);
     let mut warnings = Vec::new();
-    for setting in SETTINGS {
+    for (setting, keyed) in SETTINGS
+        .iter()
+        .map(|s| (s, false))
+        .chain(CHART_KEYED_SETTINGS.iter().map(|s| (s, true)))
+    {
         let keys: Vec<&'static str> = std::iter::once(setting.key)
             .chain(setting.aliases.iter().copied())
             .collect();
         let Some(Found { key, text, origin }) = layers.lookup(&keys, setting.inheritable) else {
             continue;
         };
+        // The values key the setting is known by: the first path of its description.
+        let values_key = setting
+            .values_key
+            .split([',', ' '])
+            .next()
+            .filter(|k| k.contains('.'));
+        let undeclared = values_key.is_some_and(|key| {
+            let path: Vec<&str> = key.split('.').collect();
+            let schema = chart_declares(key);
+            base.get_path(&path).is_none()
+                && schema != Some(true)
+                && (keyed || schema == Some(false))
+        });
+        if undeclared {
+            warnings.push(Warning::NotInChart {
+                annotation: setting.key,
+                values_key: values_key.unwrap_or(setting.values_key),
+            });
+            continue;
+        }
         let mut apply = Apply {
             values: &mut values,
             debug: &mut debug,
@@ -844,6 +1055,83 @@ mod tests {
         assert_eq!(at(&["proxy", "defaultInboundPolicy"]), Value::from("deny"));
         assert_eq!(at(&["proxy", "isIngress"]), Value::Bool(true));
         assert_eq!(config.mode, InjectMode::Ingress);
+    }
+
+    #[test]
+    fn a_later_releases_annotation_applies_only_where_the_chart_has_its_key() {
+        let pod = annotations(&[
+            ("config.linkerd.io/access-log", "json"),
+            (
+                "config.linkerd.io/proxy-outbound-discovery-cache-unused-timeout",
+                "1m30s",
+            ),
+        ]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let config = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap();
+        assert_eq!(config.values.get_path(&["proxy", "accessLog"]), None);
+        assert_eq!(
+            config.warnings,
+            [
+                Warning::NotInChart {
+                    annotation: "config.linkerd.io/access-log",
+                    values_key: "proxy.accessLog",
+                },
+                Warning::NotInChart {
+                    annotation: "config.linkerd.io/proxy-outbound-discovery-cache-unused-timeout",
+                    values_key: "proxy.outboundDiscoveryCacheUnusedTimeout",
+                },
+            ]
+        );
+        let mut values = base();
+        set_path(&mut values, &["proxy", "accessLog"], Value::from(""));
+        set_path(
+            &mut values,
+            &["proxy", "outboundDiscoveryCacheUnusedTimeout"],
+            Value::from("5s"),
+        );
+        let config = resolve(&values, &layers, &PodFacts::default(), &workload()).unwrap();
+        let at = |p: &[&str]| config.values.get_path(p).cloned();
+        assert_eq!(at(&["proxy", "accessLog"]), Some(Value::from("json")));
+        assert_eq!(
+            at(&["proxy", "outboundDiscoveryCacheUnusedTimeout"]),
+            Some(Value::from("90s"))
+        );
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+        let bad = annotations(&[("config.linkerd.io/access-log", "common")]);
+        let layers = Layers {
+            pod: Some(&bad),
+            ..Layers::default()
+        };
+        let err = resolve(&values, &layers, &PodFacts::default(), &workload()).unwrap_err();
+        assert!(err.to_string().contains("apache, json"), "{err}");
+    }
+
+    #[test]
+    fn a_cpu_limit_bounds_the_worker_range_of_charts_that_have_one() {
+        let pod = annotations(&[("config.linkerd.io/proxy-cpu-limit", "1500m")]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let mut values = base();
+        set_path(
+            &mut values,
+            &["proxy", "runtime", "workers", "minimum"],
+            Value::Int(1),
+        );
+        let config = resolve(&values, &layers, &PodFacts::default(), &workload()).unwrap();
+        let at = |p: &[&str]| config.values.get_path(p).cloned();
+        assert_eq!(
+            at(&["proxy", "runtime", "workers", "maximum"]),
+            Some(Value::Int(2))
+        );
+        assert_eq!(
+            at(&["proxy", "cores"]),
+            base().get_path(&["proxy", "cores"]).cloned()
+        );
     }
 
     #[test]

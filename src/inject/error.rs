@@ -149,6 +149,14 @@ pub enum InjectError {
         /// What went wrong.
         source: Box<SidecarError>,
     },
+    /// The chart's inject partial failed, or declared its pod additions in another shape.
+    #[error("{workload}: rendering what the chart adds to the pod: {source}")]
+    Additions {
+        /// The workload being injected.
+        workload: Box<WorkloadRef>,
+        /// What went wrong.
+        source: Box<SidecarError>,
+    },
     /// A changed document could not be written back (a value YAML/JSON cannot hold).
     #[error("{workload}: cannot write the injected resource: {message}")]
     Emit {
@@ -222,6 +230,14 @@ pub enum SidecarError {
     /// The partial's output is not a YAML mapping.
     #[error("the partial {template} did not render a container mapping: {message}")]
     NotAContainer {
+        /// The partial.
+        template: String,
+        /// Why.
+        message: String,
+    },
+    /// The chart's inject partial did not declare pod additions in the expected shape.
+    #[error("the partial {template} did not render what inject adds to a pod: {message}")]
+    BadAdditions {
         /// The partial.
         template: String,
         /// Why.

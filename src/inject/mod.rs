@@ -9,7 +9,9 @@
 //!    uninjected ([`uninject`]), so re-injection starts from scratch;
 //! 3. [`config`] resolves the pod's configuration from the base values and the namespace's,
 //!    workload's and pod template's annotations, and decides whether to skip it;
-//! 4. [`sidecar`] renders the containers with the chart's partials and [`mutate`] puts them in;
+//! 4. [`sidecar`] renders the containers with the chart's partials (and, from a chart that
+//!    declares them, the pod's other additions: annotations, labels, volumes) and [`mutate`]
+//!    puts them in;
 //! 5. a document that ends up equal to its input is written back byte for byte; a changed one is
 //!    written in go-yaml's style (or as JSON when every input is JSON).
 //!
@@ -42,7 +44,7 @@ pub use input::{open_inputs, read_sources, Source, Stream};
 pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
-use config::{inject_mode, resolve, Layers, PodFacts};
+use config::{inject_mode, resolve_for_chart, Layers, PodFacts};
 use input::{leading_comments, parse_yaml_chunk, split_json};
 use input::{Chunk, OwnedChunk};
 use mutate::{inject_template, Owner, Sidecar};
@@ -291,6 +293,7 @@ fn config_key(layers: &Layers<'_>, facts: &PodFacts, extras: &PodExtras, kind: &
         ("kind", kind.into()),
         ("capabilities", layer(extras.capabilities.as_ref())),
         ("saMount", layer(extras.sa_mount.as_ref())),
+        ("inboundPorts", extras.inbound_ports.as_str().into()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
@@ -315,7 +318,9 @@ impl Injector<'_> {
         if let Some(found) = configs.get(&key) {
             return Ok(found.clone());
         }
-        let config = resolve(self.values, layers, facts, at)?;
+        let config = resolve_for_chart(self.values, layers, facts, at, &|path| {
+            self.sidecars.declares_value(path)
+        })?;
         let resolved = Arc::new(ResolvedPod {
             values: pod_values(config.values, extras, kind),
             debug: config.debug,
@@ -345,12 +350,24 @@ impl Injector<'_> {
                     source: Box::new(source),
                 })
         };
+        let additions =
+            self.sidecars
+                .additions(values)
+                .map_err(|source| InjectError::Additions {
+                    workload: Box::new(at.clone()),
+                    source: Box::new(source),
+                })?;
         let sidecar = Sidecar {
+            additions,
             proxy: render(Part::Proxy)?,
-            init: if truthy(values, &["cniEnabled"]) {
-                None
-            } else {
+            // With the CNI plugin the chart's network validator (if it has one) stands in for
+            // linkerd-init, in its place.
+            init: if !truthy(values, &["cniEnabled"]) {
                 Some(render(Part::Init)?)
+            } else if self.sidecars.provides(Part::NetworkValidator) {
+                Some(render(Part::NetworkValidator)?)
+            } else {
+                None
             },
             debug: if pod.debug {
                 Some(render(Part::Debug)?)
@@ -407,7 +424,14 @@ impl Transform for Injector<'_> {
         let pod = self.resolved(&layers, &facts, &pod_extras(template), kind, at)?;
         let values = &pod.values;
         let identity = !truthy(values, &["proxy", "disableIdentity"]);
-        if identity && workload::is_false(spec, "automountServiceAccountToken") {
+        // The proxy proves its identity with the pod's default token unless the chart gives it
+        // a projected one of its own (`identity.serviceAccountTokenProjection`, the release
+        // lines' default), which does not need the automount.
+        let reads_default_token = !truthy(values, &["identity", "serviceAccountTokenProjection"]);
+        if identity
+            && reads_default_token
+            && workload::is_false(spec, "automountServiceAccountToken")
+        {
             return skip(SkipReason::AutomountDisabled);
         }
         if identity
@@ -491,14 +515,20 @@ fn check_shape(doc: &Value, kind: &WorkloadKind, at: &WorkloadRef) -> Result<(),
 struct PodExtras {
     capabilities: Option<Map>,
     sa_mount: Option<Map>,
+    /// The ports the app containers listen on, for the proxy's `LINKERD2_PROXY_INBOUND_PORTS`.
+    inbound_ports: String,
 }
 
 fn pod_extras(template: &Map) -> PodExtras {
+    let inbound_ports = inbound_ports(template);
     let Some(first) = spec_list(template, "containers")
         .first()
         .and_then(Value::as_map)
     else {
-        return PodExtras::default();
+        return PodExtras {
+            inbound_ports,
+            ..PodExtras::default()
+        };
     };
     let capabilities = first
         .get("securityContext")
@@ -531,7 +561,36 @@ fn pod_extras(template: &Map) -> PodExtras {
     PodExtras {
         capabilities,
         sa_mount,
+        inbound_ports,
     }
+}
+
+/// The ports the pod's app containers declare, and those their liveness and readiness probes
+/// reach by number (`httpGet`), comma-separated in text order ("10000" before "80"), as
+/// upstream's injector lists them for `proxy.podInboundPorts`.
+fn inbound_ports(template: &Map) -> String {
+    let mut ports = std::collections::BTreeSet::new();
+    for container in spec_list(template, "containers")
+        .iter()
+        .filter_map(Value::as_map)
+    {
+        if let Some(Value::Seq(declared)) = container.get("ports") {
+            for port in declared.iter().filter_map(Value::as_map) {
+                if let Some(Value::Int(number)) = port.get("containerPort") {
+                    ports.insert(number.to_string());
+                }
+            }
+        }
+        for probe in ["readinessProbe", "livenessProbe"] {
+            if let Some(Value::Int(number)) = container
+                .get(probe)
+                .and_then(|p| p.get_path(&["httpGet", "port"]))
+            {
+                ports.insert(number.to_string());
+            }
+        }
+    }
+    ports.into_iter().collect::<Vec<_>>().join(",")
 }
 
 /// The values the sidecar partials render with: the pod's configuration plus the pod's
@@ -541,6 +600,12 @@ fn pod_values(mut values: Value, extras: &PodExtras, kind: &WorkloadKind) -> Val
         &mut values,
         &["proxy", "workloadKind"],
         Value::from(kind.kind.to_lowercase()),
+    );
+    // Read by the release lines' proxy partials (the 2021 one has no such setting).
+    set_path(
+        &mut values,
+        &["proxy", "podInboundPorts"],
+        Value::from(extras.inbound_ports.as_str()),
     );
     // Both sidecars copy what the first app container dictates.
     for (key, map) in [
@@ -1009,4 +1074,23 @@ fn emit_json(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> 
         workload: Box::new(subject.clone()),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inbound_ports_are_the_containers_ports_and_numeric_probe_ports_in_text_order() {
+        let template = crate::yaml::parse_document(
+            "spec:\n  containers:\n  - ports:\n    - containerPort: 80\n    - containerPort: 10000\n\
+             \x20   readinessProbe: {httpGet: {port: 9090}}\n\
+             \x20   livenessProbe: {httpGet: {port: http}}\n\
+             \x20 - ports:\n    - containerPort: 80\n",
+        )
+        .unwrap();
+        let template = template.as_map().unwrap();
+        assert_eq!(inbound_ports(template), "10000,80,9090");
+        assert_eq!(inbound_ports(&Map::new()), "");
+    }
 }

@@ -4,16 +4,22 @@ use super::owned::{
     marker_value, Added, ADDED_MARKER, CONTROL_PLANE_NS_LABEL, DEFAULT_CONTAINER,
     IDENTITY_MODE_ANNOTATION, PROXY_VERSION_ANNOTATION, WORKLOAD_NS_LABEL,
 };
-use super::sidecar::{identity_volume, xtables_volume, XTABLES_VOLUME};
+use super::sidecar::{
+    identity_volume, xtables_volume, PodAdditions, INIT_CONTAINER, XTABLES_VOLUME,
+};
 use super::workload::{item_name, text_at, truthy, WorkloadKind};
 use crate::values::{Map, Value};
 
 /// The containers to add, already rendered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sidecar {
+    /// What the chart adds to the pod besides the containers (`None`: the chart declares
+    /// nothing, and inject adds what the 2021 chart's era did).
+    pub additions: Option<PodAdditions>,
     /// `linkerd-proxy`.
     pub proxy: Value,
-    /// `linkerd-init` (none when the CNI plugin does its job).
+    /// `linkerd-init`, or with the CNI plugin doing its job the chart's network validator, or
+    /// none.
     pub init: Option<Value>,
     /// `linkerd-debug`, when asked for.
     pub debug: Option<Value>,
@@ -58,7 +64,9 @@ pub fn place_containers(
     placement: ProxyPlacement,
     added: &mut Vec<Added>,
 ) {
-    let Sidecar { proxy, init, debug } = sidecar;
+    let Sidecar {
+        proxy, init, debug, ..
+    } = sidecar;
     let proxy = if placement == ProxyPlacement::NativeSidecar {
         let inits = ensure_seq(spec, "initContainers", Added::InitContainers, added);
         let front: Vec<Value> = init.into_iter().chain(std::iter::once(proxy)).collect();
@@ -99,11 +107,15 @@ pub struct Owner<'a> {
 
 /// Injects `sidecar` into `template` (a map with `metadata` and `spec`), configured by `values`.
 /// The template must not hold a proxy already (uninject it first).
-pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sidecar: Sidecar) {
+pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, mut sidecar: Sidecar) {
     let mut added = Vec::new();
+    let additions = sidecar.additions.take();
     let placement = ProxyPlacement::from_values(values);
     let identity = !truthy(values, &["proxy", "disableIdentity"]);
-    let has_init = sidecar.init.is_some();
+    let has_init = sidecar
+        .init
+        .as_ref()
+        .is_some_and(|init| item_name(init) == INIT_CONTAINER);
     let first_app = template
         .get("spec")
         .and_then(Value::as_map)
@@ -117,13 +129,18 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sid
 
     let metadata = ensure_map(template, "metadata", Added::Metadata, &mut added);
     let annotations = ensure_map(metadata, "annotations", Added::Annotations, &mut added);
-    let version = match text_at(values, &["proxy", "image", "version"]) {
-        v if v.is_empty() => text_at(values, &["linkerdVersion"]),
-        v => v,
-    };
-    annotations.insert(PROXY_VERSION_ANNOTATION.into(), version.into());
-    let mode = if identity { "default" } else { "disabled" };
-    annotations.insert(IDENTITY_MODE_ANNOTATION.into(), mode.into());
+    match &additions {
+        Some(additions) => annotations.extend(additions.annotations.clone()),
+        None => {
+            let version = match text_at(values, &["proxy", "image", "version"]) {
+                v if v.is_empty() => text_at(values, &["linkerdVersion"]),
+                v => v,
+            };
+            annotations.insert(PROXY_VERSION_ANNOTATION.into(), version.into());
+            let mode = if identity { "default" } else { "disabled" };
+            annotations.insert(IDENTITY_MODE_ANNOTATION.into(), mode.into());
+        }
+    }
     if placement == ProxyPlacement::First
         && !first_app.is_empty()
         && !annotations.contains_key(DEFAULT_CONTAINER)
@@ -133,10 +150,15 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sid
     }
 
     let labels = ensure_map(metadata, "labels", Added::Labels, &mut added);
-    labels.insert(
-        CONTROL_PLANE_NS_LABEL.into(),
-        text_at(values, &["namespace"]).into(),
-    );
+    match &additions {
+        Some(additions) => labels.extend(additions.labels.clone()),
+        None => {
+            labels.insert(
+                CONTROL_PLANE_NS_LABEL.into(),
+                text_at(values, &["namespace"]).into(),
+            );
+        }
+    }
     if let Some(label) = owner.kind.owner_label {
         labels.insert(label.into(), owner.name.into());
     }
@@ -144,7 +166,11 @@ pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, sid
 
     // Pods without a spec are never injected, so nothing is recorded for it.
     let spec = ensure_map(template, "spec", Added::Metadata, &mut Vec::new());
-    if has_init || identity {
+    if let Some(additions) = additions {
+        if !additions.volumes.is_empty() {
+            ensure_seq(spec, "volumes", Added::Volumes, &mut added).extend(additions.volumes);
+        }
+    } else if has_init || identity {
         let volumes = ensure_seq(spec, "volumes", Added::Volumes, &mut added);
         if has_init {
             let name = match text_at(values, &["proxyInit", "xtMountPath", "name"]) {
@@ -242,6 +268,7 @@ mod tests {
 
     fn sidecar() -> Sidecar {
         Sidecar {
+            additions: None,
             proxy: container("linkerd-proxy"),
             init: Some(container("linkerd-init")),
             debug: Some(container("linkerd-debug")),

@@ -17,7 +17,8 @@
 //! inject`): there uninject drops the collections its removals emptied.
 
 use super::sidecar::{
-    DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, PROXY_CONTAINER, XTABLES_VOLUME,
+    DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, NETWORK_VALIDATOR_CONTAINER, PROXY_CONTAINER,
+    XTABLES_VOLUME,
 };
 
 /// The annotation recording what inject created that cannot be recognised later.
@@ -63,10 +64,18 @@ pub const OWNED_LABELS: &[&str] = &[
 pub const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER];
 /// The debug container, which inject adds when asked (recorded as [`Added::DebugContainer`]).
 pub const OWNED_DEBUG_CONTAINER: &str = DEBUG_CONTAINER;
-/// Containers inject adds to `initContainers` (the proxy too, where a native sidecar put it).
-pub const OWNED_INIT_CONTAINERS: &[&str] = &[INIT_CONTAINER, PROXY_CONTAINER];
-/// Volumes inject adds (and `linkerd-identity-token`, which later upstream versions add).
-pub const OWNED_VOLUMES: &[&str] = &[IDENTITY_VOLUME, XTABLES_VOLUME, "linkerd-identity-token"];
+/// Containers inject adds to `initContainers` (the proxy too, where a native sidecar put it,
+/// and the network validator that stands in for linkerd-init with the CNI plugin).
+pub const OWNED_INIT_CONTAINERS: &[&str] =
+    &[INIT_CONTAINER, PROXY_CONTAINER, NETWORK_VALIDATOR_CONTAINER];
+/// Volumes inject adds: the 2021 chart's two, and those the release lines' charts declare
+/// (the projected identity token; the pod-info files a tracing proxy reads).
+pub const OWNED_VOLUMES: &[&str] = &[
+    IDENTITY_VOLUME,
+    XTABLES_VOLUME,
+    "linkerd-identity-token",
+    "linkerd-podinfo",
+];
 
 /// Something inject created that uninject cannot recognise without being told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

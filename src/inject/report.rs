@@ -81,6 +81,14 @@ pub enum Warning {
     },
     /// A value asks the proxy image for something its release does not have.
     ProxyLacks(Unsupported),
+    /// An annotation of a later Linkerd release that the chart's values do not have: it has no
+    /// effect with this chart.
+    NotInChart {
+        /// The annotation.
+        annotation: &'static str,
+        /// The values key it would set.
+        values_key: &'static str,
+    },
 }
 
 impl Warning {
@@ -90,6 +98,7 @@ impl Warning {
             Warning::Udp => "udp",
             Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
             Warning::UnresolvedPortName { .. } => "unresolved_port_name",
+            Warning::NotInChart { .. } => "annotation_not_in_chart",
             Warning::ProxyLacks(missing) => match missing.feature {
                 Feature::AwaitBinary => "proxy_lacks_linkerd_await",
                 Feature::AwaitTimeoutFlag => "proxy_lacks_await_timeout",
@@ -112,6 +121,13 @@ impl Warning {
                  the other ports apply"
             ),
             Warning::ProxyLacks(missing) => missing.to_string(),
+            Warning::NotInChart {
+                annotation,
+                values_key,
+            } => format!(
+                "{annotation} has no effect: this chart has no {values_key} (a setting of \
+                 another Linkerd release; choose that release's line)"
+            ),
         }
     }
 }

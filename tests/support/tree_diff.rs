@@ -5,6 +5,7 @@
 //! the list's path); other lists by index (`rules[2]`).
 
 use meshchart::values::{Map, Value};
+use std::collections::BTreeMap;
 
 /// What a [`TreeDiff`]'s rule says about one path.
 pub enum Rule {
@@ -172,5 +173,46 @@ pub fn show(value: &Value) -> String {
         format!("{}...", text.chars().take(97).collect::<String>())
     } else {
         text
+    }
+}
+
+/// Every leaf of a tree by path (named list items as `[name=...]`, as [`TreeDiff`] addresses
+/// them; an empty map or list is a leaf).
+pub fn leaves(value: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match value {
+        Value::Map(map) if !map.is_empty() => {
+            for (k, v) in map {
+                leaves(v, join(k), out);
+            }
+        }
+        Value::Seq(items) if !items.is_empty() => {
+            let named: Option<Vec<&str>> = items
+                .iter()
+                .map(|i| i.get_path(&["name"]).and_then(Value::as_str))
+                .collect();
+            let unique = named.as_ref().is_some_and(|n| {
+                let mut sorted = n.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                sorted.len() == n.len()
+            });
+            for (i, item) in items.iter().enumerate() {
+                let at = match (&named, unique) {
+                    (Some(names), true) => format!("{path}[name={}]", names[i]),
+                    _ => format!("{path}[{i}]"),
+                };
+                leaves(item, at, out);
+            }
+        }
+        _ => {
+            out.insert(path, value.clone());
+        }
     }
 }
