@@ -219,3 +219,79 @@ fn a_failure_late_in_a_long_stream_writes_nothing_on_stdout() {
         text(&out.stderr)
     );
 }
+
+/// A control plane of `line` rendered with the pinned material, written to a scratch file.
+fn control_plane_config(line: &str, name: &str, edit: impl Fn(String) -> String) -> String {
+    let out = support::cli::run(
+        support::cli::command(&[
+            "render",
+            "--linkerd",
+            line,
+            "-n",
+            "linkerd",
+            "--certs-dir",
+            "tests/certs",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = support::cli::scratch_dir(name).join("control-plane.yaml");
+    std::fs::write(&path, edit(String::from_utf8(out.stdout).unwrap())).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn inject_with_a_config_takes_the_line_of_its_control_plane() {
+    let config = control_plane_config("edge-24.10.2", "config-line", |text| text);
+    let out = support::cli::run(
+        support::cli::command(&[
+            "inject",
+            "--config",
+            &config,
+            "tests/reference/inject-edge-24.10.2/inject_emojivoto_deployment.input.yml",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // edge-24.10.2's proxy, with the policy service the 2021 line's has not.
+    assert!(
+        stdout.contains("image: cr.l5d.io/linkerd/proxy:edge-24.10.2"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("LINKERD2_PROXY_POLICY_SVC_ADDR"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
+    let config = control_plane_config("edge-24.10.2", "config-unknown", |text| {
+        text.replace(
+            "linkerdVersion: edge-24.10.2",
+            "linkerdVersion: stable-2.14.10",
+        )
+    });
+    let out = support::cli::run(&mut support::cli::command(&[
+        "inject",
+        "--config",
+        &config,
+        "tests/reference/inject-edge-24.10.2/inject_emojivoto_deployment.input.yml",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("runs Linkerd stable-2.14.10, which meshchart does not embed"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -8,13 +8,16 @@ use clap::{Parser, Subcommand};
 use flags::{ChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::chart::ChartSource;
 use meshchart::golden;
-use meshchart::inject::command::{held_back, run_inject_to, run_uninject_to, Run};
+use meshchart::inject::command::{
+    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_to,
+    run_uninject_to, Run,
+};
 use meshchart::inject::ReportFormat;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, Clock};
 use meshchart::Error;
 use meshchart::{diff, fleet, lint};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 /// Render a Linkerd-compatible control plane (or any chart in our format) the way `helm template` does.
@@ -369,15 +372,50 @@ fn releases_table() -> Result<String, Error> {
 
 fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     let mut request = args.request();
+    check_stdin_readers(&request)?;
+    // `--config -` is read twice (for its release, then for its values): keep standard input.
+    let mut kept_stdin = Vec::new();
+    if request.config.as_deref() == Some("-") {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut kept_stdin)
+            .map_err(Error::io("<stdin>"))?;
+    }
+    // The control plane's own release chooses the line, unless --linkerd does: a config from
+    // a release meshchart does not embed is then an error, as a linkerdVersion would be.
+    let release = match (&args.linkerd, &request.config) {
+        (Some(line), _) => Some(line.clone()),
+        (None, Some(config)) => {
+            let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
+            let embedded = meshchart::chart::releases::embedded_releases();
+            if let Some(release) = release.as_deref().filter(|r| !embedded.contains(r)) {
+                return Err(Error::Usage(format!(
+                    "--config {config}: its control plane runs Linkerd {release}, which \
+                     meshchart does not embed (it embeds {}); name the line to inject with \
+                     --linkerd",
+                    embedded.join(", ")
+                )));
+            }
+            release
+        }
+        (None, None) => None,
+    };
     let source = ChartSource::Embedded {
-        release: args.linkerd.clone(),
+        release,
         crds: false,
     };
-    let chosen = render::choose_chart(&source, &request.overrides, &mut std::io::stdin().lock())?;
+    let stdin_used_by_config = request.config.as_deref() == Some("-");
+    let mut live_stdin = std::io::stdin().lock();
+    let stdin: &mut dyn Read = if stdin_used_by_config {
+        &mut kept_stdin.as_slice()
+    } else {
+        &mut live_stdin
+    };
+    let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
     print_notes(&chosen.notes);
     request.overrides = chosen.overrides;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_inject_to(&chosen.chart, &request, &mut std::io::stdin().lock(), out)
+        run_inject_to(&chosen.chart, &request, stdin, out)
     })?;
     Ok(finish(run, args.report.into()))
 }

@@ -82,6 +82,35 @@ pub fn held_back(
     Ok(finished)
 }
 
+/// Refuses a request in which more than one input reads standard input (values, `--config`,
+/// the workloads): it can be read once.
+pub fn check_stdin_readers(args: &InjectRequest) -> Result<(), InjectError> {
+    let stdin_readers = usize::from(args.overrides.reads_stdin())
+        + usize::from(args.config.as_deref() == Some("-"))
+        + args.inputs.iter().filter(|i| *i == "-").count().min(1);
+    if stdin_readers > 1 {
+        return Err(InjectError::StdinTwice);
+    }
+    Ok(())
+}
+
+/// The Linkerd release the control plane of `--config` runs: the `linkerdVersion` of its
+/// `linkerd-config` values (`None` when they name none). `stdin` stands for `-`.
+pub fn config_release(config: &str, stdin: &mut dyn Read) -> Result<Option<String>, InjectError> {
+    let [source] = read_sources(&[config.to_owned()], stdin)?
+        .try_into()
+        .map_err(|_| InjectError::Config {
+            path: config.to_owned(),
+            message: "expected one file, not a folder".into(),
+        })?;
+    let values = values_from_linkerd_config(&source)?;
+    Ok(values
+        .get_path(&["linkerdVersion"])
+        .and_then(|v| v.as_str())
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned))
+}
+
 /// Runs `meshchart inject`, writing the output to `out` document by document.
 pub fn run_inject_to(
     chart: &Chart,
@@ -89,12 +118,7 @@ pub fn run_inject_to(
     stdin: &mut dyn Read,
     out: &mut dyn Write,
 ) -> Result<Run, InjectError> {
-    let stdin_readers = usize::from(args.overrides.reads_stdin())
-        + usize::from(args.config.as_deref() == Some("-"))
-        + args.inputs.iter().filter(|i| *i == "-").count().min(1);
-    if stdin_readers > 1 {
-        return Err(InjectError::StdinTwice);
-    }
+    check_stdin_readers(args)?;
     let mut notes = Vec::new();
     let mut defaults = chart.default_values()?;
     if let Some(config) = &args.config {
