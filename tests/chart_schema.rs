@@ -9,10 +9,10 @@ mod support;
 use meshchart::chart::Chart;
 use meshchart::lint::schema::{undeclared_keys, validate, SCHEMA_FILE};
 use std::process::Output;
-use support::cli::{command, run};
+use support::cli::{legacy_command, run};
 
 fn chart() -> Chart {
-    Chart::embedded().unwrap()
+    Chart::embedded_line("edge-21.4.4", "linkerd-control-plane").unwrap()
 }
 
 fn schema(chart: &Chart) -> serde_json::Value {
@@ -30,7 +30,7 @@ fn required_values() -> Vec<String> {
 
 /// Lints at the golden instant, when the pinned set's issuer is valid.
 fn lint(extra: &[&str]) -> Output {
-    run(command(&["lint"])
+    run(legacy_command(&["lint"])
         .args(required_values())
         .args(extra)
         .env("SOURCE_DATE_EPOCH", "1700000000"))

@@ -4,12 +4,12 @@
 mod support;
 
 use std::process::Output;
-use support::cli::{command, run_with_stdin};
+use support::cli::{legacy_command, run_with_stdin};
 
 const CASES: &str = "tests/golden/inject";
 
 fn meshchart(args: &[&str], stdin: &str) -> Output {
-    run_with_stdin(&mut command(args), stdin)
+    run_with_stdin(&mut legacy_command(args), stdin)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -102,7 +102,7 @@ fn inject_without_trust_anchors_says_what_to_give() {
 fn inject_with_the_render_as_config_matches_that_control_plane() {
     let dir = support::cli::scratch_dir("config");
     let render = support::cli::run(
-        command(&["render", "--set", "proxy.image.version=stable-2.10.2"])
+        legacy_command(&["render", "--set", "proxy.image.version=stable-2.10.2"])
             .env("SOURCE_DATE_EPOCH", "1700000000"),
     );
     assert!(render.status.success(), "{}", text(&render.stderr));

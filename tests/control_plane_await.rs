@@ -146,7 +146,7 @@ fn a_bad_await_timeout_is_an_error_naming_the_key_and_the_value() {
         let mut values = reference_values();
         set(&mut values, "proxy.awaitTimeout", Value::from(bad));
         let err = engine
-            .render(&values, &Default::default())
+            .render(&values, &support::legacy_options())
             .expect_err(bad)
             .to_string();
         assert!(
@@ -158,7 +158,7 @@ fn a_bad_await_timeout_is_an_error_naming_the_key_and_the_value() {
         let mut values = reference_values();
         set(&mut values, "proxy.awaitTimeout", Value::from(good));
         engine
-            .render(&values, &Default::default())
+            .render(&values, &support::legacy_options())
             .unwrap_or_else(|e| panic!("{good}: {e}"));
     }
 }

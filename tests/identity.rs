@@ -855,6 +855,8 @@ fn render_line(release: &str, namespace: &str, certs_dir: &Utf8Path) -> (String,
     let request = RenderRequest {
         namespace: namespace.to_owned(),
         certs_dir: Some(certs_dir.to_owned()),
+        // The 2021 line runs on Kubernetes 1.24 at the newest.
+        kube_version: (release == "edge-21.4.4").then(|| "1.24.0".to_owned()),
         ..RenderRequest::default()
     };
     let outcome = meshchart::render::render(

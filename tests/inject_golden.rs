@@ -9,7 +9,8 @@ use meshchart::golden::{update_requested, CaseOutcome};
 #[test]
 fn inject_golden_cases() {
     let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
-    let chart = Chart::embedded().unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
+    let chart = Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+        .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
     let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!reports.is_empty(), "no cases under {dir}");

@@ -3,14 +3,14 @@
 mod support;
 
 use std::path::Path;
-use support::cli::{command, meshchart, run, scratch_dir};
+use support::cli::{legacy_command, meshchart, run, scratch_dir};
 
 /// Runs `meshchart lint ARGS` at the golden instant (when the pinned `tests/certs` issuer is
 /// valid); returns (exit code, stdout).
 fn lint_with(args: &[&str]) -> (i32, String) {
-    let out = run(command(&["lint"])
-        .args(args)
-        .env("SOURCE_DATE_EPOCH", "1700000000"));
+    let mut full = vec!["lint"];
+    full.extend(args);
+    let out = run(legacy_command(&full).env("SOURCE_DATE_EPOCH", "1700000000"));
     (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
@@ -236,7 +236,11 @@ fn upstream_values_yaml_lints_without_errors() {
 
 #[test]
 fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
-    let (code, out) = lint_with(&["--set", "linkerdVersion=stable-2.14.1"]);
+    let out = meshchart(&["lint", "--set", "linkerdVersion=stable-2.14.1"]);
+    let (code, out) = (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    );
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("[ERROR] values: linkerdVersion stable-2.14.1 is not a Linkerd release"),

@@ -8,7 +8,6 @@ mod support;
 use meshchart::inject::workload::set_path;
 use meshchart::inject::{self, ChartSidecars, InjectOptions, Namespaces, Source};
 use meshchart::values::Value;
-use support::{find, get, reference_values, render, set};
 
 const PROXY: &str = "linkerd-proxy";
 const INIT: &str = "linkerd-init";
@@ -101,91 +100,15 @@ fn assert_native(
     }
 }
 
-// ---- control plane ----
-
-const PROXIED: &[(&str, &str)] = &[
-    ("linkerd-destination", "destination"),
-    ("linkerd-proxy-injector", "proxy-injector"),
-    ("linkerd-sp-validator", "sp-validator"),
-];
-
-fn pod_spec(deployment: &Value) -> &Value {
-    get(deployment, "spec.template.spec")
-}
-
-#[test]
-fn control_plane_components_run_native_sidecars_and_identity_does_not() {
-    for control_plane_await in [true, false] {
-        let mut plain = reference_values();
-        set(
-            &mut plain,
-            "proxy.controlPlaneAwait",
-            Value::Bool(control_plane_await),
-        );
-        let mut native = plain.clone();
-        set(&mut native, "proxy.nativeSidecar", Value::Bool(true));
-        let (plain, native) = (render(&plain), render(&native));
-        for (deployment, _) in PROXIED {
-            let what = format!("{deployment} (controlPlaneAwait={control_plane_await})");
-            let before = find(&plain, "Deployment", deployment);
-            let after = find(&native, "Deployment", deployment);
-            let apps: Vec<String> = names(pod_spec(&before), "containers")
-                .into_iter()
-                .filter(|n| n != PROXY)
-                .collect();
-            assert_native(
-                &what,
-                pod_spec(&after),
-                &apps,
-                &[],
-                control_plane_await,
-                true,
-            );
-            let annotations = get(&after, "spec.template.metadata.annotations");
-            assert_eq!(annotations.get_path(&[DEFAULT_CONTAINER]), None, "{what}");
-        }
-        let before = find(&plain, "Deployment", "linkerd-identity");
-        let after = find(&native, "Deployment", "linkerd-identity");
-        assert_eq!(
-            before, after,
-            "identity is the same with and without native sidecars"
-        );
-        assert_eq!(names(pod_spec(&after), "containers"), ["identity", PROXY]);
-        assert_eq!(names(pod_spec(&after), "initContainers"), [INIT]);
-    }
-}
-
-#[test]
-fn control_plane_native_sidecars_below_kubernetes_1_29_are_an_error() {
-    let mut values = reference_values();
-    set(&mut values, "proxy.nativeSidecar", Value::Bool(true));
-    let chart = support::chart();
-    let engine = meshchart::engine::Engine::new(&chart).expect("the chart compiles");
-    for (version, ok) in [("1.28.9", false), ("1.29.0", true), ("v1.30.2-gke.1", true)] {
-        let options = meshchart::engine::RenderOptions {
-            kube_version: meshchart::engine::KubeVersion::parse(version).unwrap(),
-            ..Default::default()
-        };
-        match engine.render(&values, &options) {
-            Ok(_) => assert!(ok, "{version} rendered"),
-            Err(e) => {
-                assert!(!ok, "{version}: {e}");
-                let text = e.to_string();
-                assert!(
-                    text.contains(
-                        "proxy.nativeSidecar needs Kubernetes 1.29 or newer (rendering for v1.28.9)"
-                    ),
-                    "{text}"
-                );
-            }
-        }
-    }
-}
+// The control plane's own native sidecars are the modern lines' (checked against upstream's
+// renders in release_line_edge_*.rs): the edge-21.4.4 line runs on Kubernetes 1.24 at the
+// newest, and native sidecars need 1.29 (the golden case kube-1.25 shows the refusal).
 
 // ---- inject ----
 
 fn inject_values(extra: &[(&[&str], Value)]) -> Value {
-    let chart = meshchart::chart::Chart::embedded().expect("the chart reads");
+    let chart = meshchart::chart::Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+        .expect("the chart reads");
     let mut values = chart.default_values().expect("default values");
     set_path(
         &mut values,

@@ -6,12 +6,12 @@ mod support;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::cli::{command, helm_or_skip, run, scratch_dir};
+use support::cli::{command, helm_or_skip, legacy_command, run, scratch_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn meshchart_in(dir: &Path, args: &[&str]) -> Output {
-    run(command(args)
+    run(legacy_command(args)
         .current_dir(dir)
         .env_remove("SOURCE_DATE_EPOCH"))
 }
@@ -143,7 +143,7 @@ fn every_header_is_fixed_ustar_0644_root_owned() {
 #[test]
 fn source_date_epoch_sets_every_entry_mtime() {
     let out = scratch_dir("epoch");
-    let stdout = ok(&run(command(&[
+    let stdout = ok(&run(legacy_command(&[
         "package",
         "--chart",
         &fixture("package-demo"),
@@ -401,9 +401,11 @@ fn rendering_the_packaged_control_plane_equals_the_embedded_render() {
     let (archive, _) = package(None, &scratch_dir("control-plane"), &[]);
     let required = required_values();
     let render = |chart: Option<&str>, extra: &[&str]| {
-        let mut args = vec!["render"];
-        if let Some(chart) = chart {
-            args.extend(["--chart", chart]);
+        // The packaged chart is the edge-21.4.4 line's, for Kubernetes 1.24 at the newest.
+        let mut args = vec!["render", "--kube-version", "1.24.0"];
+        match chart {
+            Some(chart) => args.extend(["--chart", chart]),
+            None => args.extend(["--linkerd", "edge-21.4.4"]),
         }
         args.extend(required.iter().map(String::as_str));
         args.extend(extra);

@@ -5,7 +5,7 @@ mod support;
 
 use meshchart::proxy_support::Release;
 use meshchart::values::Value;
-use support::cli::{command, run};
+use support::cli::{legacy_command, run};
 
 /// Every `image` string under containers and init containers of `value`.
 fn images(value: &Value, found: &mut Vec<String>) {
@@ -37,7 +37,7 @@ fn rendered_images(extra: &[&str]) -> Vec<String> {
     let mut args = vec!["render", "--certs-dir", "tests/certs"];
     args.extend(extra);
     // At the golden instant, when the pinned set's issuer is valid (render checks it).
-    let out = run(command(&args).env("SOURCE_DATE_EPOCH", "1700000000"));
+    let out = run(legacy_command(&args).env("SOURCE_DATE_EPOCH", "1700000000"));
     assert!(
         out.status.success(),
         "{}",

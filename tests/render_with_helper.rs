@@ -11,6 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 fn flags() -> RenderRequest {
     RenderRequest {
         certs_dir: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/certs").into()),
+        kube_version: Some("1.24.0".into()),
         ..RenderRequest::default()
     }
 }
@@ -21,7 +22,8 @@ fn clock() -> Clock {
 
 #[test]
 fn renders_on_several_threads_at_once_each_give_the_bytes_of_a_render_alone() {
-    let chart = Chart::embedded().expect("the embedded chart");
+    let chart =
+        Chart::embedded_line("edge-21.4.4", "linkerd-control-plane").expect("the embedded chart");
     let engine = Engine::new(&chart).expect("the chart compiles");
     let flags = flags();
     let alone = render_with_kept(

@@ -7,12 +7,12 @@ mod support;
 use meshchart::values::Value;
 use meshchart::yaml::parse_documents;
 use std::process::Output;
-use support::cli::{assert_refused, command, run_with_stdin, scratch_dir};
+use support::cli::{assert_refused, legacy_command, run_with_stdin, scratch_dir};
 
 const VALUES: &str = "tests/golden/inject/values.yaml";
 
 fn meshchart(args: &[&str], stdin: &str) -> Output {
-    run_with_stdin(&mut command(args), stdin)
+    run_with_stdin(&mut legacy_command(args), stdin)
 }
 
 fn text(bytes: &[u8]) -> String {

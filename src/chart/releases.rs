@@ -12,7 +12,7 @@ use super::{embedded_charts, Chart, ChartError};
 use crate::yaml::Value;
 
 /// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion` names one.
-pub const DEFAULT_RELEASE: &str = "edge-21.4.4";
+pub const DEFAULT_RELEASE: &str = "edge-26.8.3";
 /// The name of a release line's control-plane chart.
 pub const CONTROL_PLANE_CHART: &str = "linkerd-control-plane";
 /// The name of a release line's CRD chart.

@@ -142,7 +142,7 @@ pub enum Command {
         /// The chart the cases render (default: an embedded release line).
         #[command(flatten)]
         chart: ChartFlags,
-        /// The folder of cases (default: `<chart>/golden`, or tests/golden/control-plane).
+        /// The folder of cases (default: `<chart>/golden`, or tests/golden/control-plane-<release>).
         #[arg(long, value_name = "DIR")]
         cases: Option<Utf8PathBuf>,
         /// Rewrite each case's expected output instead of comparing.
@@ -342,8 +342,11 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             cases,
             update,
         } => {
-            let cases = cases.unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref()));
-            let reports = golden::run(&chart.source().load()?, &cases, update)?;
+            let loaded = chart.source().load()?;
+            let release = loaded.metadata.app_version.clone().unwrap_or_default();
+            let cases = cases
+                .unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
+            let reports = golden::run(&loaded, &cases, update)?;
             write_stdout(&golden::summary(&reports))?;
             Ok(failed_if(golden::failed_count(&reports) > 0))
         }

@@ -245,12 +245,12 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
     Ok(reports)
 }
 
-/// Where `meshchart golden` looks for cases without `--cases`: `<chart>/golden`, or the control
-/// plane's cases for the embedded chart.
-pub fn default_cases_dir(chart: Option<&Utf8Path>) -> Utf8PathBuf {
+/// Where `meshchart golden` looks for cases without `--cases`: `<chart>/golden`, or for an
+/// embedded line's control plane this repository's cases of that `release`.
+pub fn default_cases_dir(chart: Option<&Utf8Path>, release: &str) -> Utf8PathBuf {
     match chart {
         Some(dir) => dir.join("golden"),
-        None => Utf8Path::new("tests/golden/control-plane").to_owned(),
+        None => Utf8PathBuf::from(format!("tests/golden/control-plane-{release}")),
     }
 }
 

@@ -11,6 +11,33 @@ pub fn command(args: &[&str]) -> Command {
     command
 }
 
+/// The release line the tests written for the 2021 chart render, and the newest Kubernetes it
+/// runs on.
+pub const LEGACY_LINE: [&str; 4] = ["--linkerd", "edge-21.4.4", "--kube-version", "1.24.0"];
+
+/// `meshchart ARGS` on the edge-21.4.4 line: `--linkerd edge-21.4.4` after the subcommand, and
+/// for the commands that render a control plane, `--kube-version 1.24.0` unless ARGS give one
+/// (inject checks no chart range; `--chart` names its own chart).
+pub fn legacy_command(args: &[&str]) -> Command {
+    let takes_a_line = matches!(
+        args.first(),
+        Some(&("render" | "lint" | "values" | "diff" | "golden" | "package" | "inject"))
+    );
+    if args.contains(&"--chart") || !takes_a_line {
+        return command(args);
+    }
+    let mut full: Vec<&str> = args.iter().take(1).copied().collect();
+    let renders = matches!(args.first(), Some(&("render" | "lint" | "diff" | "golden")));
+    if !args.contains(&"--linkerd") {
+        full.extend(&LEGACY_LINE[..2]);
+    }
+    if renders && !args.iter().any(|a| a.starts_with("--kube-version")) {
+        full.extend(&LEGACY_LINE[2..]);
+    }
+    full.extend(args.iter().skip(1));
+    command(&full)
+}
+
 /// Runs `command` with nothing on stdin and collects its exit status, stdout and stderr.
 pub fn run(command: &mut Command) -> Output {
     command.output().expect("run meshchart")

@@ -56,7 +56,8 @@ pub fn reference_file(name: &str) -> String {
 
 /// The default release line's control-plane chart, as the binary embeds it.
 pub fn chart() -> Chart {
-    Chart::embedded().unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
+    Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+        .unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
 }
 
 /// Sets `value` at a dotted path (`identity.issuer.crtExpiry`), creating maps on the way, as
@@ -137,12 +138,24 @@ pub fn reference_values_ha() -> Value {
     values_with(&flags)
 }
 
-/// Renders `chart` with `values` (release options at their defaults: the chart takes its
-/// namespace from `Values.namespace`).
+/// The Kubernetes version the edge-21.4.4 line's renders are for: the newest it runs on.
+pub const LEGACY_KUBE_VERSION: &str = "1.24.0";
+
+/// Release options at their defaults, for Kubernetes [`LEGACY_KUBE_VERSION`].
+pub fn legacy_options() -> RenderOptions {
+    RenderOptions {
+        kube_version: meshchart::engine::KubeVersion::parse(LEGACY_KUBE_VERSION)
+            .expect("a version"),
+        ..RenderOptions::default()
+    }
+}
+
+/// Renders `chart` with `values` (release options at their defaults, for Kubernetes
+/// [`LEGACY_KUBE_VERSION`]: the chart takes its namespace from `Values.namespace`).
 pub fn render_chart(chart: &Chart, values: &Value) -> Rendered {
     let engine = Engine::new(chart).unwrap_or_else(|e| panic!("the chart does not compile: {e}"));
     engine
-        .render(values, &RenderOptions::default())
+        .render(values, &legacy_options())
         .unwrap_or_else(|e| panic!("the chart does not render: {e}"))
 }
 
