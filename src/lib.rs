@@ -27,6 +27,7 @@ pub mod input;
 pub mod limits;
 pub mod lint;
 pub mod manifest;
+pub mod output;
 pub mod package;
 pub mod parallel;
 pub mod proxy_support;
