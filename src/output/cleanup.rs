@@ -32,7 +32,7 @@ fn is_staging_suffix(suffix: &str) -> bool {
 /// Removes the staging folders in `folder` whose names are `<prefix><suffix>`. Called with the
 /// target's lock held: only a holder of that lock makes them, so every one found is stale.
 /// Returns what it could not remove (left for a later run; never an error for this one).
-pub(crate) fn remove_stale(folder: &Utf8Path, prefixes: &[&str]) -> Vec<Utf8PathBuf> {
+fn remove_stale(folder: &Utf8Path, prefixes: &[&str]) -> Vec<Utf8PathBuf> {
     let mut left = Vec::new();
     let Ok(entries) = folder.read_dir_utf8() else {
         return left;
@@ -51,6 +51,16 @@ pub(crate) fn remove_stale(folder: &Utf8Path, prefixes: &[&str]) -> Vec<Utf8Path
         }
     }
     left
+}
+
+/// Removes the stale staging of the target folder `root` (resolved): beside it and inside it.
+/// Called with its lock held, shared or exclusive: only the holder of the exclusive lock makes
+/// staging, so none found then is in use.
+pub(crate) fn remove_stale_around(root: &Utf8Path) {
+    if let (Some(parent), Some(name)) = (root.parent(), root.file_name()) {
+        remove_stale(parent, &[&beside_prefix(name)]);
+    }
+    remove_stale(root, &[STAGING_MARKER, LEGACY_FLEET_PREFIX]);
 }
 
 /// The names staging folders have beside a target named `target_name`, and inside any target.

@@ -25,9 +25,14 @@ impl TargetLock {
     }
 
     /// Waits for a shared lock on the folder `path` (which must exist): readers that must see
-    /// one committed set, never a set being replaced under them.
+    /// one committed set, never a set being replaced under them. Staging that a killed writer
+    /// left is removed here too: no writer can be at work while a reader holds the lock.
     pub fn shared(path: &Utf8Path) -> Result<TargetLock, OutputError> {
-        Self::acquire(path, Kind::Shared)
+        let lock = Self::acquire(path, Kind::Shared)?;
+        if let Ok(real) = path.canonicalize_utf8() {
+            super::cleanup::remove_stale_around(&real);
+        }
+        Ok(lock)
     }
 
     /// The folder locked.

@@ -1,6 +1,6 @@
 //! A set of outputs: staged, then switched into place whole.
 
-use super::cleanup::{self, beside_prefix, LEGACY_FLEET_PREFIX};
+use super::cleanup::{self, beside_prefix};
 use super::record::{self, RECORD_NAME};
 use super::{OutputError, TargetLock, STAGING_MARKER};
 use crate::files::holds_exactly;
@@ -55,8 +55,9 @@ pub struct OutputSet {
     shown: Utf8PathBuf,
     /// The staging folder; its `new` folder becomes the target.
     staging: Utf8PathBuf,
-    /// The root when this set created it (removed again if left empty).
-    created_root: Option<Utf8PathBuf>,
+    /// The folders this set created for its root, outermost first (removed again if left
+    /// empty).
+    created: Vec<Utf8PathBuf>,
     /// Whether staging sits beside the root (on its parent's file system) or inside it.
     staging_inside: bool,
     /// What the record listed when the set began.
@@ -74,20 +75,10 @@ impl OutputSet {
         if let Some(sub) = sub {
             record::check_name(sub)?;
         }
-        let created_root = match std::fs::symlink_metadata(root) {
-            Ok(_) => None,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(root)
-                    .map_err(OutputError::io("create the folder", root))?;
-                Some(root.to_owned())
-            }
-            Err(e) => return Err(OutputError::io("read", root)(e)),
-        };
-        let begun = Self::begin_in(root, sub, created_root.clone());
+        let created = create_dirs(root)?;
+        let begun = Self::begin_in(root, sub, created.clone());
         if begun.is_err() {
-            if let Some(made) = &created_root {
-                let _ = std::fs::remove_dir(made);
-            }
+            remove_if_empty(&created);
         }
         begun
     }
@@ -95,7 +86,7 @@ impl OutputSet {
     fn begin_in(
         root: &Utf8Path,
         sub: Option<&str>,
-        created_root: Option<Utf8PathBuf>,
+        created: Vec<Utf8PathBuf>,
     ) -> Result<OutputSet, OutputError> {
         let real_root = root
             .canonicalize_utf8()
@@ -111,8 +102,8 @@ impl OutputSet {
         let suffix = cleanup::random_suffix()?;
         let mut staging_inside = true;
         let mut staging = real_root.join(format!("{STAGING_MARKER}{suffix}"));
+        cleanup::remove_stale_around(&real_root);
         if let Some(parent) = &parent {
-            cleanup::remove_stale(parent, &[&beside]);
             if same_device(parent, &real_root) {
                 let candidate = parent.join(format!("{beside}{suffix}"));
                 if std::fs::create_dir(&candidate).is_ok() {
@@ -121,7 +112,6 @@ impl OutputSet {
                 }
             }
         }
-        cleanup::remove_stale(&real_root, &[STAGING_MARKER, LEGACY_FLEET_PREFIX]);
         if staging_inside {
             std::fs::create_dir(&staging)
                 .map_err(OutputError::io("create the folder", &staging))?;
@@ -140,7 +130,7 @@ impl OutputSet {
             target,
             shown,
             staging,
-            created_root,
+            created,
             staging_inside,
             recorded: BTreeSet::new(),
             outcomes: Mutex::new(BTreeMap::new()),
@@ -479,7 +469,7 @@ impl OutputSet {
                 let _ = handle.sync_all();
             }
         }
-        self.created_root = None;
+        self.created.clear();
         self.lock = None;
     }
 }
@@ -491,9 +481,42 @@ impl Drop for OutputSet {
         }
         let _ = cleanup::remove_tree(&self.staging);
         cleanup::unregister(&self.staging);
-        if let Some(root) = &self.created_root {
-            // Only if empty: a failed run leaves no folder it made for nothing.
-            let _ = std::fs::remove_dir(root);
+        // Only if empty: a failed run leaves no folder it made for nothing.
+        remove_if_empty(&self.created);
+    }
+}
+
+/// Creates `dir` and its missing parents; returns the folders it made, outermost first.
+fn create_dirs(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, OutputError> {
+    let mut missing = Vec::new();
+    let mut current = Some(dir);
+    while let Some(path) = current {
+        if path.as_str().is_empty() || std::fs::symlink_metadata(path).is_ok() {
+            break;
+        }
+        missing.push(path.to_owned());
+        current = path.parent();
+    }
+    missing.reverse();
+    let mut created = Vec::new();
+    for path in missing {
+        match std::fs::create_dir(&path) {
+            Ok(()) => created.push(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                remove_if_empty(&created);
+                return Err(OutputError::io("create the folder", path)(e));
+            }
+        }
+    }
+    Ok(created)
+}
+
+/// Removes the folders `created` (outermost first) that are empty, innermost first.
+fn remove_if_empty(created: &[Utf8PathBuf]) {
+    for made in created.iter().rev() {
+        if std::fs::remove_dir(made).is_err() {
+            break;
         }
     }
 }

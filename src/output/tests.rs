@@ -269,8 +269,10 @@ fn dropping_an_open_set_changes_nothing_and_removes_what_it_made() {
         let set = OutputSet::begin(&out, None).expect("begin");
         set.write("a.yaml", b"a", false).expect("write");
     }
-    assert!(!out.exists(), "a root made for nothing goes again");
-    assert_eq!(tree(&parent), ["new/"]);
+    assert!(
+        tree(&parent).is_empty(),
+        "folders made for nothing go again"
+    );
     put(&out, &[("a.yaml", "a")], Removal::Stale);
     {
         let set = OutputSet::begin(&out, None).expect("begin");
