@@ -84,6 +84,22 @@ pub(crate) fn remove_tree(path: &Utf8Path) -> std::io::Result<()> {
     }
 }
 
+/// Removes a staging folder that other threads may still be writing into: renamed first to
+/// another staging name (writers then fail to find it and add nothing), then removed.
+fn remove_while_written(path: &Utf8Path) {
+    let renamed = match (path.file_name(), random_suffix()) {
+        (Some(name), Ok(suffix)) if name.len() > 16 && name.is_char_boundary(name.len() - 16) => {
+            path.with_file_name(format!("{}{suffix}", &name[..name.len() - 16]))
+        }
+        _ => path.to_owned(),
+    };
+    let target = match std::fs::rename(path, &renamed) {
+        Ok(()) => renamed,
+        Err(_) => path.to_owned(),
+    };
+    let _ = remove_tree(&target);
+}
+
 /// The staging folders of this process's open sets, removed if the process is interrupted.
 static ACTIVE: Mutex<Vec<Utf8PathBuf>> = Mutex::new(Vec::new());
 
@@ -197,7 +213,7 @@ fn watch(read_end: libc::c_int) {
     {
         let staging = active();
         for path in staging.iter() {
-            let _ = remove_tree(path);
+            remove_while_written(path);
         }
         // Dies holding the registry, so no commit starts its switch after the removal.
         // SAFETY: restoring the default action and raising a signal are plain calls.

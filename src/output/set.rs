@@ -100,23 +100,29 @@ impl OutputSet {
         // Staging beside the root keeps `kubectl apply -R ROOT` from ever seeing it; inside
         // only where beside is another file system (a mount point) or not writable.
         let suffix = cleanup::random_suffix()?;
+        cleanup::remove_stale_around(&real_root);
+        // Registered before it exists: an interruption at any instant after this removes it.
         let mut staging_inside = true;
         let mut staging = real_root.join(format!("{STAGING_MARKER}{suffix}"));
-        cleanup::remove_stale_around(&real_root);
         if let Some(parent) = &parent {
             if same_device(parent, &real_root) {
                 let candidate = parent.join(format!("{beside}{suffix}"));
+                cleanup::register(&candidate);
                 if std::fs::create_dir(&candidate).is_ok() {
                     staging = candidate;
                     staging_inside = false;
+                } else {
+                    cleanup::unregister(&candidate);
                 }
             }
         }
         if staging_inside {
-            std::fs::create_dir(&staging)
-                .map_err(OutputError::io("create the folder", &staging))?;
+            cleanup::register(&staging);
+            if let Err(e) = std::fs::create_dir(&staging) {
+                cleanup::unregister(&staging);
+                return Err(OutputError::io("create the folder", &staging)(e));
+            }
         }
-        cleanup::register(&staging);
         let target = match sub {
             Some(sub) => real_root.join(sub),
             None => real_root.clone(),
@@ -245,10 +251,25 @@ impl OutputSet {
         let outcome = if !secret && holds_exactly(&in_place, bytes) {
             FileOutcome::Unchanged
         } else {
-            let staged = self.new_root().join(name);
-            if let Some(parent) = staged.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(OutputError::io("create the folder", parent))?;
+            let new = self.new_root();
+            let staged = new.join(name);
+            // Folders below staging's root only, never the root itself: a write racing an
+            // interruption's removal of staging then fails instead of making it anew.
+            let mut folder = new;
+            for part in name
+                .split('/')
+                .rev()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+            {
+                folder.push(part);
+                match std::fs::create_dir(&folder) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(OutputError::io("create the folder", folder)(e)),
+                }
             }
             write(&staged, bytes).map_err(OutputError::io("write", self.shown.join(name)))?;
             FileOutcome::Written
