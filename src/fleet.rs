@@ -481,7 +481,7 @@ pub fn write_clusters(
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
 /// renders them all and writes what may be written. The report lists what was written and what
 /// failed; the caller exits 1 when anything failed. A file meshchart did not write where a
-/// cluster's output goes is an error before any cluster renders.
+/// cluster's output goes (and holding other bytes) is an error naming it; nothing is written.
 pub fn run(
     chart: &Chart,
     dir: &Utf8Path,
@@ -500,12 +500,10 @@ pub fn run(
     let clusters = discover_noting(dir, &mut warnings)?;
     let pool =
         crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
+    // A file meshchart did not write where a cluster's output goes is refused at the commit,
+    // once its bytes are known: one that already holds them is adopted (an output of a version
+    // without the record), any other named in the error.
     let set = OutputSet::begin(out, None)?;
-    let files: Vec<String> = clusters
-        .iter()
-        .map(|c| format!("{}.yaml", c.name))
-        .collect();
-    set.refuse_foreign(files.iter().map(String::as_str))?;
     let fleet = Fleet {
         chart,
         shared,

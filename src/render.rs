@@ -486,7 +486,6 @@ fn write_output_dir_as(
             .to_owned()
     };
     let names: Vec<String> = files.iter().map(|(relative, _)| inside(relative)).collect();
-    set.refuse_foreign(names.iter().map(String::as_str))?;
     let mut written = Vec::with_capacity(files.len());
     for ((relative, text), name) in files.iter().zip(&names) {
         set.write_with(name, text.as_bytes(), false, |path, _| write(path, text))?;

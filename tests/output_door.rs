@@ -660,3 +660,25 @@ fn an_output_dir_whose_parent_is_not_writable_still_lands_whole() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(staging_left(&out).is_empty());
 }
+
+#[test]
+fn outputs_of_a_version_without_the_record_are_adopted_when_they_hold_the_same_bytes() {
+    let root = scratch_dir("door-adopt");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    // What an older meshchart left: the same outputs, no record.
+    std::fs::remove_file(out.join(RECORD)).expect("record");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("3 clusters: 0 written, 3 unchanged, 0 removed"),
+        "{stderr}"
+    );
+    assert!(out.join(RECORD).exists(), "adopted: they are recorded now");
+    // Once recorded, they are meshchart's to replace.
+    write_fleet(&fleet, 0..3, "b");
+    assert!(fleet_output(&fleet, &out).status.success());
+}

@@ -232,7 +232,14 @@ impl OutputSet {
                 use std::os::unix::fs::OpenOptionsExt as _;
                 options.mode(if secret { 0o600 } else { 0o644 });
             }
-            options.open(path)?.write_all(bytes)
+            let mut file = options.open(path)?;
+            file.write_all(bytes)?;
+            // Keys are made once and must survive a power cut with their certificates; the
+            // many files of a render can be made again, and are not synced one by one.
+            if secret {
+                file.sync_all()?;
+            }
+            Ok(())
         })
     }
 
