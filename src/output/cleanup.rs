@@ -87,6 +87,11 @@ pub(crate) fn remove_tree(path: &Utf8Path) -> std::io::Result<()> {
 /// Removes a staging folder that other threads may still be writing into: renamed first to
 /// another staging name (writers then fail to find it and add nothing), then removed.
 fn remove_while_written(path: &Utf8Path) {
+    // A single file's temporary file: removing its name is enough, its writer adds no other.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+        let _ = std::fs::remove_file(path);
+        return;
+    }
     let renamed = match (path.file_name(), random_suffix()) {
         (Some(name), Ok(suffix)) if name.len() > 16 && name.is_char_boundary(name.len() - 16) => {
             path.with_file_name(format!("{}{suffix}", &name[..name.len() - 16]))
@@ -110,7 +115,8 @@ fn active() -> MutexGuard<'static, Vec<Utf8PathBuf>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Registers `staging` for removal on interruption (and installs the handlers on first use).
+/// Registers `staging` (a folder, or a single file's temporary file) for removal on
+/// interruption (and installs the handlers on first use).
 pub(crate) fn register(staging: &Utf8Path) {
     remove_on_interrupt();
     active().push(staging.to_owned());

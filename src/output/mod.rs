@@ -1,5 +1,6 @@
 //! The one door every file meshchart writes goes through: `render --output-dir`, `render
-//! --fleet`, and the `--certs-dir` fill.
+//! --fleet`, and the `--certs-dir` fill as sets ([`OutputSet`]); `package`'s archive, `golden`'s
+//! expectations and `lint`'s schema as single files ([`write_file`]).
 //!
 //! The rules, the same for every output:
 //! - **Whole sets.** A run's outputs land together or not at all. They are written into a
@@ -27,17 +28,21 @@
 //!
 //! The API: [`OutputSet::begin`], then [`OutputSet::write`] (from any thread) and
 //! [`OutputSet::keep`] for each output, then [`OutputSet::commit`]. Dropping an uncommitted
-//! set changes nothing in the target.
+//! set changes nothing in the target. A single file: [`write_file`] (a temporary file with a
+//! random name, locked while written, renamed into place; stale ones removed by the next
+//! write).
 
 mod cleanup;
 mod lock;
 mod record;
 mod set;
+mod single;
 
 pub use cleanup::remove_on_interrupt;
 pub use lock::TargetLock;
 pub use record::RECORD_NAME;
 pub use set::{CommitReport, FileOutcome, OutputSet, Removal};
+pub use single::write_file;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
