@@ -682,3 +682,105 @@ fn outputs_of_a_version_without_the_record_are_adopted_when_they_hold_the_same_b
     write_fleet(&fleet, 0..3, "b");
     assert!(fleet_output(&fleet, &out).status.success());
 }
+
+/// A tmpfs mounted for a test, unmounted when dropped; `None` where this process may not mount
+/// (not root, or no mount namespace rights): the test then has nothing to check.
+struct Mounted(std::path::PathBuf);
+
+impl Mounted {
+    fn at(path: &Path) -> Option<Mounted> {
+        std::fs::create_dir_all(path).expect("mount point");
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "meshchart-test", s(path)])
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| Mounted(path.to_path_buf()))
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn an_output_folder_that_is_a_mount_point_is_written_and_left_clean() {
+    let root = scratch_dir("door-mount");
+    let out = root.join("out");
+    let Some(_mounted) = Mounted::at(&out) else {
+        eprintln!("cannot mount a tmpfs here: nothing to check");
+        return;
+    };
+    // --output-dir: the chart's folder inside the mount is switched whole.
+    for _ in 0..2 {
+        let output = run(&mut command(&[
+            "render",
+            "--chart",
+            SMALL_CHART,
+            "--output-dir",
+            s(&out),
+        ]));
+        assert!(output.status.success(), "{}", text(&output.stderr));
+    }
+    assert!(out.join("output-dir/templates/service.yaml").is_file());
+    // A fleet: the mount point itself cannot be exchanged; its files go in one by one.
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..5, "a");
+    assert!(fleet_output(&fleet, &out).status.success());
+    write_fleet(&fleet, 0..4, "b");
+    let output = fleet_output(&fleet, &out);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("removed"));
+    let files: Vec<String> = snapshot(&out).into_keys().collect();
+    assert!(files.contains(&"c3.yaml".to_owned()) && !files.contains(&"c4.yaml".to_owned()));
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+}
+
+#[test]
+fn a_fleet_file_whose_name_is_not_utf8_is_named_in_a_warning() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let root = scratch_dir("door-non-utf8");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let odd = fleet.join(std::ffi::OsStr::from_bytes(b"bad-\xff.yaml"));
+    std::fs::write(odd, "name: odd\n").expect("write");
+    let out = root.join("out");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipped \"bad-\u{fffd}.yaml\" (its name is not UTF-8)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn keep_going_leaves_a_failed_clusters_last_output_and_its_record() {
+    let root = scratch_dir("door-keep-going");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    let before = snapshot(&out);
+    write_fleet(&fleet, 0..3, "b");
+    std::fs::write(fleet.join("c1.yaml"), "name: [unclosed\n").expect("break c1");
+    // Without --keep-going: nothing changes.
+    let output = fleet_output(&fleet, &out);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(snapshot(&out) == before);
+    let output = run(fleet_command(&fleet, &out).arg("--keep-going"));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let after = snapshot(&out);
+    assert_eq!(
+        after.get("c1.yaml"),
+        before.get("c1.yaml"),
+        "c1 keeps its last output"
+    );
+    assert_ne!(after.get("c0.yaml"), before.get("c0.yaml"));
+    assert!(
+        text(&after[RECORD]).contains("\"c1.yaml\""),
+        "c1's output is still meshchart's"
+    );
+}
