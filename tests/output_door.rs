@@ -784,3 +784,25 @@ fn keep_going_leaves_a_failed_clusters_last_output_and_its_record() {
         "c1's output is still meshchart's"
     );
 }
+
+#[test]
+fn a_fleet_stopped_by_the_time_limit_leaves_no_staging() {
+    let root = scratch_dir("door-deadline");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    // A FIFO no one writes to: the shared --set-file read waits until the time limit.
+    let fifo = root.join("never.txt");
+    let path = std::ffi::CString::new(s(&fifo)).expect("path");
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    let out = root.join("out");
+    let set_file = format!("extra={}", s(&fifo));
+    let output = run(fleet_command(&fleet, &out)
+        .args(["--set-file", &set_file])
+        .env("MESHCHART_MAX_SECONDS", "1"));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("its time limit"), "{stderr}");
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+    assert!(!out.join("c0.yaml").exists());
+}

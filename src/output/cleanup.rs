@@ -193,13 +193,24 @@ fn install() {
 
 #[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
+    notify_from_signal(signal);
+}
+
+/// For a signal handler that is about to end the process (the time limit's): asks the cleanup
+/// thread to remove this process's staging and then end it as that handler would have
+/// (SIGALRM: `abort`). Returns whether there is such a thread to ask; only then should the
+/// handler leave the ending to it, with a second alarm in case it never comes. Only an atomic
+/// load and write(2): safe in a signal handler.
+#[cfg(unix)]
+pub fn notify_from_signal(signal: libc::c_int) -> bool {
     let fd = PIPE_WRITE.load(std::sync::atomic::Ordering::SeqCst);
-    // The signal numbers caught all fit in a byte.
+    if fd < 0 {
+        return false;
+    }
+    // The signal numbers handled all fit in a byte.
     let byte = signal as u8;
     // SAFETY: write(2) of one byte from the stack is async-signal-safe.
-    unsafe {
-        libc::write(fd, (&byte as *const u8).cast(), 1);
-    }
+    unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) == 1 }
 }
 
 #[cfg(unix)]
@@ -222,6 +233,10 @@ fn watch(read_end: libc::c_int) {
             remove_while_written(path);
         }
         // Dies holding the registry, so no commit starts its switch after the removal.
+        if signal == libc::SIGALRM {
+            // The time limit ends the process as it always has.
+            std::process::abort();
+        }
         // SAFETY: restoring the default action and raising a signal are plain calls.
         unsafe {
             libc::signal(signal, libc::SIG_DFL);

@@ -17,7 +17,7 @@
 //!   bits, never the process id (as PID 1 in a container every run has the same one), and sit
 //!   beside the target on its own file system (inside it, hidden, only when the target is a
 //!   mount point or its parent is not writable). A run that is interrupted (SIGINT, SIGTERM,
-//!   SIGHUP) removes its staging before it dies; whatever a killed run left is removed by the
+//!   SIGHUP) or reaches its time limit removes its staging before it dies; whatever a killed run left is removed by the
 //!   next run, which holds the lock, so any staging folder of that target is stale.
 //! - **Only our own files.** A record in the target ([`RECORD_NAME`]) lists what the last run
 //!   wrote. Only those files are ever replaced or deleted; a file that is not in the record
@@ -38,6 +38,8 @@ mod record;
 mod set;
 mod single;
 
+#[cfg(unix)]
+pub use cleanup::notify_from_signal;
 pub use cleanup::remove_on_interrupt;
 pub use lock::TargetLock;
 pub use record::RECORD_NAME;
