@@ -22,7 +22,9 @@
 //! - **Only our own files.** A record in the target ([`RECORD_NAME`]) lists what the last run
 //!   wrote. Only those files are ever replaced or deleted; a file that is not in the record
 //!   where this run must write is an error naming each such file ([`OutputError::Foreign`]),
-//!   and files that are not ours elsewhere in the target are carried over untouched.
+//!   and files that are not ours elsewhere in the target are carried over untouched (the same
+//!   files, hard-linked); one someone adds or replaces in the target while the set is staged
+//!   is moved into the new folder right after the switch, not removed with the old one.
 //! - **Outputs never overlap inputs.** [`refuse_overlap`] refuses a target equal to, inside, or
 //!   containing an input (a fleet's folder, `--certs-dir`, the chart, a values file).
 //!

@@ -373,6 +373,10 @@ impl OutputSet {
             }
             .map_err(OutputError::io("put in place", self.shown.clone()))?;
             if switched {
+                if target_exists {
+                    // The old folder is now where `new` was.
+                    carry_over_late_changes(&new, &self.target, &skip);
+                }
                 self.finish();
                 return Ok(report);
             }
@@ -511,6 +515,63 @@ impl Drop for OutputSet {
         cleanup::unregister(&self.staging);
         // Only if empty: a failed run leaves no folder it made for nothing.
         remove_if_empty(&self.created);
+    }
+}
+
+/// After a switch: moves back what someone else added to the target, or replaced in it, while
+/// the set was being copied (the old folder holds it now; it would be removed with staging).
+/// `old` is the folder switched out, `target` the one switched in; names in `skip` are the
+/// set's own (written or removed), and the record is the set's.
+pub(super) fn carry_over_late_changes(old: &Utf8Path, target: &Utf8Path, skip: &BTreeSet<&str>) {
+    let mut stack: Vec<String> = vec![String::new()];
+    while let Some(folder) = stack.pop() {
+        let here = if folder.is_empty() {
+            old.to_owned()
+        } else {
+            old.join(&folder)
+        };
+        let Ok(entries) = here.read_dir_utf8() else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = if folder.is_empty() {
+                entry.file_name().to_owned()
+            } else {
+                format!("{folder}/{}", entry.file_name())
+            };
+            if name == RECORD_NAME || skip.contains(name.as_str()) {
+                continue;
+            }
+            let Ok(was) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            let now = std::fs::symlink_metadata(target.join(&name));
+            match now {
+                // A folder in both: look inside.
+                Ok(now) if was.is_dir() && now.is_dir() => stack.push(name),
+                // The very file (a hard link of it) is in place: nothing changed.
+                Ok(now) if same_file(&was, &now) => {}
+                // Added or replaced meanwhile: the newer one goes into place, unless this set
+                // put something of its own there (then the folder's new version wins).
+                Ok(now) if now.is_dir() => {}
+                _ => {
+                    let _ = std::fs::rename(entry.path(), target.join(&name));
+                }
+            }
+        }
+    }
+}
+
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
     }
 }
 

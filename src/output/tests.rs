@@ -521,3 +521,35 @@ fn errors_chain_their_sources() {
     assert!(std::error::Error::source(&error).is_some(), "{error}");
     assert!(error.to_string().contains("file/out"), "{error}");
 }
+
+#[test]
+fn files_added_or_replaced_while_the_set_was_copied_are_carried_over() {
+    let (_keep, parent) = scratch();
+    let (old, target) = (parent.join("old"), parent.join("target"));
+    std::fs::create_dir_all(old.join("sub")).expect("folder");
+    std::fs::create_dir_all(target.join("sub")).expect("folder");
+    for (name, text) in [("same.txt", "same"), ("sub/same.txt", "same")] {
+        std::fs::write(old.join(name), text).expect("write");
+        std::fs::hard_link(old.join(name), target.join(name)).expect("link");
+    }
+    // Replaced by the user after the copy: another file in the old folder.
+    std::fs::write(target.join("edited.txt"), "before").expect("write");
+    std::fs::write(old.join("edited.txt"), "after").expect("write");
+    // Added by the user after the copy.
+    std::fs::write(old.join("sub/late.txt"), "late").expect("write");
+    std::fs::create_dir_all(old.join("late-folder")).expect("folder");
+    std::fs::write(old.join("late-folder/x"), "x").expect("write");
+    // The set's own file and record: the new versions stay.
+    std::fs::write(old.join("out.yaml"), "old output").expect("write");
+    std::fs::write(target.join("out.yaml"), "new output").expect("write");
+    std::fs::write(old.join(RECORD_NAME), "old record").expect("write");
+    std::fs::write(target.join(RECORD_NAME), "new record").expect("write");
+    let skip: BTreeSet<&str> = ["out.yaml"].into_iter().collect();
+    set::carry_over_late_changes(&old, &target, &skip);
+    assert_eq!(read(&target.join("edited.txt")), "after");
+    assert_eq!(read(&target.join("sub/late.txt")), "late");
+    assert_eq!(read(&target.join("late-folder/x")), "x");
+    assert_eq!(read(&target.join("out.yaml")), "new output");
+    assert_eq!(read(&target.join(RECORD_NAME)), "new record");
+    assert_eq!(read(&target.join("same.txt")), "same");
+}
