@@ -63,6 +63,18 @@ pub(crate) fn remove_stale_around(root: &Utf8Path) {
     remove_stale(root, &[STAGING_MARKER, LEGACY_FLEET_PREFIX]);
 }
 
+/// Whether this process looks at `folder` for stale staging for the first time (then it is
+/// noted, and later calls say no).
+pub(crate) fn first_look(folder: &Utf8Path) -> bool {
+    static SEEN: Mutex<Vec<Utf8PathBuf>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if seen.iter().any(|known| known == folder) {
+        return false;
+    }
+    seen.push(folder.to_owned());
+    true
+}
+
 /// The names staging folders have beside a target named `target_name`, and inside any target.
 pub(crate) fn beside_prefix(target_name: &str) -> String {
     format!(".{target_name}{STAGING_MARKER}")

@@ -66,6 +66,10 @@ pub struct OutputSet {
     outcomes: Mutex<BTreeMap<String, FileOutcome>>,
     /// Recorded files to keep as they are (a fleet's failed clusters under `--keep-going`).
     kept: Mutex<BTreeSet<String>>,
+    /// Whether a secret was written: then the switch is synced to disk (a key must not be lost
+    /// to a power cut once a render used it); a render's files can be made again, and syncing
+    /// the folder cost a fleet's commit a journal flush.
+    durable: std::sync::atomic::AtomicBool,
 }
 
 impl OutputSet {
@@ -141,6 +145,7 @@ impl OutputSet {
             recorded: BTreeSet::new(),
             outcomes: Mutex::new(BTreeMap::new()),
             kept: Mutex::new(BTreeSet::new()),
+            durable: std::sync::atomic::AtomicBool::new(false),
         };
         let new = set.new_root();
         std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
@@ -279,6 +284,10 @@ impl OutputSet {
                 }
             }
             write(&staged, bytes).map_err(OutputError::io("write", self.shown.join(name)))?;
+            if secret {
+                self.durable
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
             FileOutcome::Written
         };
         self.outcomes
@@ -492,13 +501,15 @@ impl OutputSet {
         write_atomically(&record_path, record_text.as_bytes())
     }
 
-    /// Removes staging and makes the switch durable.
+    /// Removes staging, and makes the switch durable when it holds a secret.
     fn finish(&mut self) {
         let _ = cleanup::remove_tree(&self.staging);
         cleanup::unregister(&self.staging);
-        if let Some(parent) = self.target.parent() {
-            if let Ok(handle) = std::fs::File::open(parent) {
-                let _ = handle.sync_all();
+        if self.durable.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Some(parent) = self.target.parent() {
+                if let Ok(handle) = std::fs::File::open(parent) {
+                    let _ = handle.sync_all();
+                }
             }
         }
         self.created.clear();

@@ -37,11 +37,6 @@ pub fn write_file(target: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
         let _ = std::fs::remove_file(&temp);
     }
     cleanup::unregister(&temp);
-    if result.is_ok() {
-        if let Ok(handle) = File::open(&folder) {
-            let _ = handle.sync_all();
-        }
-    }
     result
 }
 
