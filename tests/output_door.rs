@@ -219,6 +219,8 @@ fn a_fleet_killed_at_any_point_leaves_the_old_set_or_the_new() {
         |which| fleet_command(&fleets[which], &out),
         rounds(8),
     );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 fn output_dir_command(out: &Path, which: usize) -> Command {
@@ -267,6 +269,8 @@ fn an_output_dir_killed_at_any_point_leaves_the_old_set_or_the_new() {
         |which| output_dir_command(&out, which),
         rounds(8),
     );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// The material files of a certs dir.
@@ -412,6 +416,8 @@ fn two_fleets_and_two_certs_fills_into_one_target_at_once_never_mix() {
         "{rounds} rounds: fleet a won {}, fleet b {}",
         winners[0], winners[1]
     );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
@@ -442,6 +448,8 @@ fn sigterm_removes_the_runs_staging_at_once() {
             break;
         }
     }
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 // The fleet rules from the command line.
