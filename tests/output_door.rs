@@ -122,11 +122,11 @@ fn spawn_quiet(mut command: Command) -> Child {
 }
 
 /// The instant of kill round `round` of `rounds` across a run of `length`: spread evenly with
-/// a little jitter, so the kills land at many points, up to past the end (a run under load
-/// takes longer than the one measured).
+/// a little jitter over twice the length, so the kills land at many points, the last ones
+/// around the switch (a run under load takes up to twice the one measured).
 fn kill_delay(round: usize, rounds: usize, length: Duration) -> Duration {
     let jitter = (round * 7919 % 101) as f64 / 101.0;
-    let fraction = (round as f64 + jitter) / rounds.max(1) as f64 * 1.3;
+    let fraction = (round as f64 + jitter) / rounds.max(1) as f64 * 2.0;
     length.mul_f64(fraction)
 }
 
