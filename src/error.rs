@@ -31,6 +31,9 @@ pub enum Error {
     /// An input refused by the input rules (see [`crate::input`]).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
+    /// An output refused or not written (see [`crate::output`]).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// A flag's value is not usable.
     #[error("{0}")]
     Usage(String),

@@ -5,15 +5,24 @@
 //! cluster renders exactly as `meshchart render` would with the shared flags plus
 //! `-f <its values> [--certs-dir <its certs>]`: its values file comes after the shared `-f`
 //! files, so the shared `--set` family still applies over it (Helm's precedence by flag type).
-//! The chart is compiled once; clusters render in parallel on rayon's pool. Output is all or
-//! nothing: every file is staged first and renamed into place only when every cluster rendered.
-//! An output whose file already holds its bytes is left as it is (a re-render of an unchanged
-//! fleet, the common case in a GitOps loop, touches nothing: no new file, no new mtime).
+//! The chart is compiled once; clusters render in parallel on rayon's pool. Output goes through
+//! the output door ([`crate::output`]): the whole set of `OUT/NAME.yaml` files is staged and
+//! switched into place in one step under OUT's lock, only when every cluster rendered (or, with
+//! `--keep-going`, the ones that did; a failed cluster keeps its last output). Outputs of
+//! clusters that left the fleet are removed, as the record of the last run names them; files
+//! meshchart did not write are never touched. An output whose file already holds its bytes is
+//! left as it is (a re-render of an unchanged fleet, the common case in a GitOps loop, touches
+//! nothing: no new file, no new mtime).
+//!
+//! What counts as a cluster: a folder, or a file whose name ends in `.yaml` or `.yml` in any
+//! case (`prod.YAML` is cluster `prod`). Hidden entries are passed by; anything else is named
+//! in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
+//! refused by name before any work: reading it could block forever.
 
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::files::{holds_exactly, replace_keeping_old};
+use crate::output::{FileOutcome, OutputSet, Removal};
 use crate::render::{read_inputs, render_inputs, Clock, RenderInputs, RenderRequest};
 use crate::values::{Assembler, KeptFiles};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -66,19 +75,42 @@ pub struct FleetReport {
     pub failures: Vec<ClusterFailure>,
     /// How many clusters the fleet has.
     pub clusters: usize,
+    /// Outputs of clusters that left the fleet, removed.
+    pub removed: Vec<Utf8PathBuf>,
 }
 
 impl FleetReport {
     /// The listing printed on stdout, in cluster order: `wrote PATH` for each file written,
-    /// `unchanged PATH` for each left as it was.
+    /// `unchanged PATH` for each left as it was; then `removed PATH` for each output of a
+    /// cluster that left the fleet.
     pub fn listing(&self) -> String {
-        self.outputs
+        let mut text: String = self
+            .outputs
             .iter()
             .map(|(path, output)| match output {
                 Output::Changed => format!("wrote {path}\n"),
                 Output::Unchanged => format!("unchanged {path}\n"),
             })
-            .collect()
+            .collect();
+        for path in &self.removed {
+            text.push_str(&format!("removed {path}\n"));
+        }
+        text
+    }
+
+    /// One line saying how many outputs were written, left unchanged and removed.
+    pub fn summary(&self) -> String {
+        let written = self
+            .outputs
+            .iter()
+            .filter(|(_, output)| *output == Output::Changed)
+            .count();
+        format!(
+            "{} clusters: {written} written, {} unchanged, {} removed",
+            self.clusters,
+            self.outputs.len() - written,
+            self.removed.len()
+        )
     }
 
     /// The failures as stderr lines (`FILE: error`), and what became of the output.
@@ -104,42 +136,111 @@ fn fleet_error(dir: &Utf8Path, message: impl std::fmt::Display) -> Error {
     Error::Usage(format!("--fleet {dir}: {message}"))
 }
 
-/// The clusters of the fleet folder `dir`, sorted by name. Hidden entries and files that are
-/// not `.yaml`/`.yml` are left out; a folder without `values.yaml`, or two clusters with one
-/// name, is an error.
+/// The clusters of the fleet folder `dir`, sorted by name (see the module for what counts);
+/// warnings about entries passed by are left out.
 pub fn discover(dir: &Utf8Path) -> Result<Vec<Cluster>, Error> {
+    discover_noting(dir, &mut Vec::new())
+}
+
+/// The cluster name of a file named `file_name`: its stem when it ends in `.yaml` or `.yml`,
+/// in any case.
+fn yaml_stem(file_name: &str) -> Option<&str> {
+    let lower = file_name.to_ascii_lowercase();
+    [".yaml", ".yml"]
+        .iter()
+        .find(|suffix| lower.ends_with(*suffix) && lower.len() > suffix.len())
+        // The suffix is ASCII, so its length in bytes is a character boundary.
+        .map(|suffix| &file_name[..file_name.len() - suffix.len()])
+}
+
+/// [`discover`], adding a warning to `notes` for each entry that is not a cluster. A folder
+/// without `values.yaml`, two clusters with one name, a name with a control character, or a
+/// special file where a cluster's values would be read is an error naming it.
+pub fn discover_noting(dir: &Utf8Path, notes: &mut Vec<String>) -> Result<Vec<Cluster>, Error> {
     let mut clusters = Vec::new();
-    for entry in dir.read_dir_utf8().map_err(Error::io(dir))? {
+    let mut special = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(Error::io(dir))? {
         let entry = entry.map_err(Error::io(dir))?;
-        let path = entry.path();
-        let file_name = entry.file_name();
+        let Ok(file_name) = entry.file_name().into_string() else {
+            skipped.push(format!(
+                "{:?} (its name is not UTF-8)",
+                entry.file_name().to_string_lossy()
+            ));
+            continue;
+        };
         if file_name.starts_with('.') {
             continue;
         }
-        if path.is_dir() {
-            let values = path.join(CLUSTER_VALUES);
-            if !values.is_file() {
+        let path = dir.join(&file_name);
+        // Links are followed, as a render's -f follows them.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            skipped.push(format!("{file_name} (a link to nothing)"));
+            continue;
+        };
+        let stem = yaml_stem(&file_name);
+        let name = if meta.is_dir() {
+            Some(file_name.as_str())
+        } else {
+            stem
+        };
+        if let Some(name) = name {
+            if name.chars().any(char::is_control) {
                 return Err(fleet_error(
                     dir,
-                    format!("cluster folder {file_name}/ has no {CLUSTER_VALUES}"),
+                    format!("{file_name:?}: a cluster name may not hold control characters"),
                 ));
+            }
+        }
+        if meta.is_dir() {
+            let values = path.join(CLUSTER_VALUES);
+            match std::fs::metadata(&values) {
+                Ok(m) if m.is_file() => {}
+                Ok(_) => special.push(values.clone()),
+                Err(_) => {
+                    return Err(fleet_error(
+                        dir,
+                        format!("cluster folder {file_name}/ has no {CLUSTER_VALUES}"),
+                    ))
+                }
             }
             let certs = path.join(CLUSTER_CERTS);
             clusters.push(Cluster {
-                name: file_name.to_owned(),
+                name: file_name.clone(),
                 values,
                 certs_dir: certs.is_dir().then_some(certs),
             });
-        } else if let Some(stem) = file_name
-            .strip_suffix(".yaml")
-            .or_else(|| file_name.strip_suffix(".yml"))
-        {
+        } else if let Some(stem) = stem {
+            if !meta.is_file() {
+                special.push(path);
+                continue;
+            }
             clusters.push(Cluster {
                 name: stem.to_owned(),
-                values: path.to_owned(),
+                values: path,
                 certs_dir: None,
             });
+        } else {
+            skipped.push(file_name);
         }
+    }
+    if !special.is_empty() {
+        let names: Vec<&str> = special.iter().map(|p| p.as_str()).collect();
+        return Err(fleet_error(
+            dir,
+            format!(
+                "not a regular file (a FIFO, device or socket could block or never end), so not \
+                 read: {}",
+                names.join(", ")
+            ),
+        ));
+    }
+    skipped.sort();
+    for name in skipped {
+        notes.push(format!(
+            "warning: --fleet {dir}: skipped {name}: a cluster is a NAME.yaml or NAME.yml file \
+             or a NAME/ folder"
+        ));
     }
     clusters.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(pair) = clusters.windows(2).find(|w| w[0].name == w[1].name) {
@@ -210,16 +311,15 @@ pub struct ClusterOutput {
 /// Standard input (for `-f -` or `--set-file key=-`) is read once and given to every cluster.
 /// Clusters that share the flags' `--certs-dir` would race to fill it, so the first of them
 /// reads its values alone (filling the folder) before the others, which then only read it.
-/// Each worker writes its cluster to `staging/NAME.yaml` as soon as it is rendered, so the
-/// files are written on all cores while other clusters render; unless `out/NAME.yaml` already
+/// Each worker stages its cluster's `NAME.yaml` in `set` as soon as it is rendered, so the
+/// files are written on all cores while other clusters render; unless `OUT/NAME.yaml` already
 /// holds those bytes.
 pub fn render_clusters(
     fleet: &Fleet<'_>,
     stdin: &mut dyn Read,
     clock: Clock,
     pool: &rayon::ThreadPool,
-    out: &Utf8Path,
-    staging: &Utf8Path,
+    set: &OutputSet,
 ) -> Result<Vec<Result<ClusterOutput, Error>>, Error> {
     let Fleet {
         chart,
@@ -251,14 +351,10 @@ pub fn render_clusters(
             let outcome = render_inputs(engine, chart, inputs)?;
             let file = format!("{}.yaml", cluster.name);
             let stream = outcome.rendered.to_stream();
-            let output = match holds_exactly(&out.join(&file), stream.as_bytes()) {
-                true => Output::Unchanged,
-                false => Output::Changed,
+            let output = match set.write(&file, stream.as_bytes(), false)? {
+                FileOutcome::Unchanged => Output::Unchanged,
+                FileOutcome::Written => Output::Changed,
             };
-            if output == Output::Changed {
-                let path = staging.join(&file);
-                std::fs::write(&path, stream).map_err(Error::io(&path))?;
-            }
             Ok(ClusterOutput {
                 output,
                 notes: outcome.notes,
@@ -334,14 +430,11 @@ fn shared_files(shared: &RenderRequest, stdin: &[u8]) -> KeptFiles {
     assembler.into_kept()
 }
 
-/// Moves each staged cluster to `out/NAME.yaml`: all or nothing unless `keep_going`. The
-/// files were written to `staging`, a folder inside `out`, as the clusters rendered; each file
-/// an output replaces comes back to `staging` (see [`replace_keeping_old`]) and is removed on
-/// the pool's threads meanwhile.
+/// Puts the staged clusters in place in one step: all or nothing unless `keep_going` (then a
+/// failed cluster keeps its last output). Outputs the record names that no cluster wrote (the
+/// cluster left the fleet) are removed.
 pub fn write_clusters(
-    pool: &rayon::ThreadPool,
-    out: &Utf8Path,
-    staging: &Utf8Path,
+    set: OutputSet,
     clusters: &[Cluster],
     results: Vec<Result<ClusterOutput, Error>>,
     keep_going: bool,
@@ -362,40 +455,33 @@ pub fn write_clusters(
                 );
                 good.push((cluster, rendered.output));
             }
-            Err(error) => report.failures.push(ClusterFailure {
-                file: cluster.values.clone(),
-                error,
-            }),
+            Err(error) => {
+                set.keep(&format!("{}.yaml", cluster.name));
+                report.failures.push(ClusterFailure {
+                    file: cluster.values.clone(),
+                    error,
+                })
+            }
         }
     }
     if !report.failures.is_empty() && !keep_going {
+        // Dropped uncommitted: nothing changes.
         return Ok(report);
     }
-    // This thread moves the outputs into place (one folder: one at a time) while the pool's
-    // other threads remove the files they replaced, and this one joins them when done.
-    pool.scope(|scope| {
-        for (cluster, output) in good {
-            let file = format!("{}.yaml", cluster.name);
-            let target = out.join(&file);
-            if output == Output::Unchanged {
-                report.outputs.push((target, output));
-                continue;
-            }
-            let staged = staging.join(&file);
-            if replace_keeping_old(&staged, &target).map_err(Error::io(&target))? {
-                scope.spawn(move |_| {
-                    let _ = std::fs::remove_file(staged);
-                });
-            }
-            report.outputs.push((target, output));
-        }
-        Ok(report)
-    })
+    let out = set.folder().to_owned();
+    let committed = set.commit(Removal::Stale)?;
+    report.outputs = good
+        .into_iter()
+        .map(|(cluster, output)| (out.join(format!("{}.yaml", cluster.name)), output))
+        .collect();
+    report.removed = committed.removed;
+    Ok(report)
 }
 
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
 /// renders them all and writes what may be written. The report lists what was written and what
-/// failed; the caller exits 1 when anything failed.
+/// failed; the caller exits 1 when anything failed. A file meshchart did not write where a
+/// cluster's output goes (and holding other bytes) is an error naming it; nothing is written.
 pub fn run(
     chart: &Chart,
     dir: &Utf8Path,
@@ -410,27 +496,25 @@ pub fn run(
         crate::render::with_ha_overlay(chart, &mut with_ha.values)?;
     }
     let shared = &with_ha;
-    let clusters = discover(dir)?;
+    let mut warnings = Vec::new();
+    let clusters = discover_noting(dir, &mut warnings)?;
     let pool =
         crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
-    let out_existed = out.exists();
-    std::fs::create_dir_all(out).map_err(Error::io(out))?;
-    let staging = out.join(format!(".meshchart-fleet-{}", std::process::id()));
-    std::fs::create_dir(&staging).map_err(Error::io(&staging))?;
+    // A file meshchart did not write where a cluster's output goes is refused at the commit,
+    // once its bytes are known: one that already holds them is adopted (an output of a version
+    // without the record), any other named in the error.
+    let set = OutputSet::begin(out, None)?;
     let fleet = Fleet {
         chart,
         shared,
         clusters: &clusters,
     };
-    let report = render_clusters(&fleet, stdin, clock, &pool, out, &staging).and_then(|results| {
-        write_clusters(&pool, out, &staging, &clusters, results, options.keep_going)
-    });
-    // Left in it after a failure: staged outputs, never written back, cheap to remove.
-    let _ = std::fs::remove_dir_all(&staging);
-    let nothing_written = report.as_ref().map_or(true, |r| r.outputs.is_empty());
-    if !out_existed && nothing_written {
-        // A folder made for this run and left empty goes too: nothing was written.
-        let _ = std::fs::remove_dir(out);
+    let results = render_clusters(&fleet, stdin, clock, &pool, &set)?;
+    let mut report = write_clusters(set, &clusters, results, options.keep_going)?;
+    warnings.append(&mut report.notes);
+    report.notes = warnings;
+    if report.failures.is_empty() || options.keep_going {
+        report.notes.push(report.summary());
     }
-    report
+    Ok(report)
 }

@@ -307,30 +307,47 @@ pub fn complete_material(
 ) -> Result<Vec<String>, IdentityError> {
     let clock = Clock(opts.now);
     let dir = opts.certs_dir.as_deref();
-    let mut plan = Plan {
-        chart,
-        edits: Vec::new(),
-        files: Vec::new(),
-        notes: Vec::new(),
+    let plan_all = || -> Result<Plan, IdentityError> {
+        let mut plan = Plan {
+            chart,
+            edits: Vec::new(),
+            files: Vec::new(),
+            notes: Vec::new(),
+        };
+        // A chart without the issuer's keys (an extension, say) has no issuer to make.
+        if chart.declares(ISSUER_CRT) && chart.declares(ISSUER_KEY) {
+            plan_issuer(values, clock, dir, &mut plan)?;
+        }
+        for webhook in &chart.webhooks {
+            plan_webhook(values, webhook, clock, dir, &mut plan)?;
+        }
+        if chart.declares(SCHEDULE) {
+            plan_schedule(values, clock, &mut plan)?;
+        }
+        for (path, _) in &plan.edits {
+            check_settable(values, path)?;
+        }
+        Ok(plan)
     };
-
-    // A chart without the issuer's keys (an extension, say) has no issuer to make.
-    if chart.declares(ISSUER_CRT) && chart.declares(ISSUER_KEY) {
-        plan_issuer(values, clock, dir, &mut plan)?;
-    }
-    for webhook in &chart.webhooks {
-        plan_webhook(values, webhook, clock, dir, &mut plan)?;
-    }
-    if chart.declares(SCHEDULE) {
-        plan_schedule(values, clock, &mut plan)?;
-    }
-
-    for (path, _) in &plan.edits {
-        check_settable(values, path)?;
-    }
+    // The folder's sets are read under its shared lock: never while another run replaces them.
+    let mut plan = {
+        let _reading = dir.map(certs_dir::lock_for_reading).transpose()?;
+        plan_all()?
+    };
     if let Some(dir) = dir {
         if !plan.files.is_empty() {
-            certs_dir::write_all(dir, &plan.files)?;
+            // Sets are missing: under the exclusive lock, look again (a run that held it
+            // meanwhile may have filled the folder, and then its sets are used), and commit
+            // whatever is still missing in one step.
+            let set = certs_dir::open_for_writing(dir)?;
+            plan = plan_all()?;
+            if plan.files.is_empty() {
+                drop(set);
+            } else {
+                certs_dir::commit(set, &plan.files)?;
+            }
+        }
+        if !plan.files.is_empty() {
             let names: Vec<&str> = plan.files.iter().map(|f| f.name).collect();
             plan.notes.push(format!(
                 "wrote {} to {dir}; later renders with --certs-dir {dir} reuse them",

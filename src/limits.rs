@@ -223,11 +223,24 @@ pub fn start_deadline() -> Result<(), String> {
     Ok(())
 }
 
-extern "C" fn deadline_reached(_signal: libc::c_int) {
-    if let Some(message) = DEADLINE_MESSAGE.get() {
-        // SAFETY: a valid buffer and its length; a short write only shortens the message.
-        unsafe {
-            libc::write(2, message.as_ptr().cast(), message.len());
+extern "C" fn deadline_reached(signal: libc::c_int) {
+    static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    let first = FIRST.swap(false, std::sync::atomic::Ordering::SeqCst);
+    if first {
+        if let Some(message) = DEADLINE_MESSAGE.get() {
+            // SAFETY: a valid buffer and its length; a short write only shortens the message.
+            unsafe {
+                libc::write(2, message.as_ptr().cast(), message.len());
+            }
+        }
+        // Staging a run was filling is removed by the output door's cleanup thread, which
+        // then aborts; should it not within two seconds, the next alarm aborts here.
+        if crate::output::notify_from_signal(signal) {
+            // SAFETY: alarm(2) is async-signal-safe.
+            unsafe {
+                libc::alarm(2);
+            }
+            return;
         }
     }
     std::process::abort()

@@ -5,6 +5,7 @@ use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork}
 use crate::error::Error;
 use crate::identity::{complete_material, now_from_env, MaterialOptions, MaterialTargets};
 use crate::manifest::Rendered;
+use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
 use crate::values::{effective_values_with, KeptFiles, Value, ValueOverrides};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -432,9 +433,20 @@ pub fn proxy_value_warnings(chart: &Chart, values: &Value) -> Vec<String> {
     notes
 }
 
-/// Writes one file per template under `dir`, as Helm's `--output-dir` does: all or nothing.
-pub fn write_output_dir(dir: &Utf8Path, rendered: &Rendered) -> Result<Vec<Utf8PathBuf>, Error> {
-    write_output_dir_with(dir, rendered, |path, text| std::fs::write(path, text))
+/// Writes one file per template under `dir/<chart>/`, as Helm's `--output-dir` does, through
+/// the output door ([`crate::output`]): the chart's folder is switched whole, under `dir`'s
+/// lock. Files an earlier run wrote there that this render no longer makes are removed, unless
+/// `removal` is [`Removal::None`] (a `--show-only` render leaves the other templates' files);
+/// files meshchart did not write are never touched, and one where a template's file goes is an
+/// error naming it. Returns every file of the render.
+pub fn write_output_dir(
+    dir: &Utf8Path,
+    rendered: &Rendered,
+    removal: Removal,
+) -> Result<Vec<Utf8PathBuf>, Error> {
+    write_output_dir_as(dir, rendered, removal, |path, text| {
+        std::fs::write(path, text)
+    })
 }
 
 /// What `render --output-dir` prints: a `wrote DIR/CHART/TEMPLATE` line per document, as Helm
@@ -447,100 +459,74 @@ pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
         .collect()
 }
 
-/// The marker in the names of `--output-dir`'s staging folders.
-pub const STAGING_MARKER: &str = ".meshchart-staging-";
-
-/// [`write_output_dir`] with the file writer supplied (tests use it to fail midway).
-///
-/// Everything is written into a staging folder beside `dir` (`.<dir>.meshchart-staging-<pid>`
-/// in its parent), never inside it, and moved into place with renames; so a run killed midway
-/// leaves nothing in `dir` that `kubectl apply -R dir` would read. Staging folders of runs that
-/// died (their process is gone) are removed first, and so are those older versions left inside
-/// `dir`.
+/// [`write_output_dir`] of a whole render with the file writer supplied (tests use it to fail
+/// midway): it gets each file's staging path (beside `dir`, never inside it, so a run killed
+/// midway leaves nothing in `dir` that `kubectl apply -R dir` would read).
 pub fn write_output_dir_with(
     dir: &Utf8Path,
     rendered: &Rendered,
+    write: impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
+) -> Result<Vec<Utf8PathBuf>, Error> {
+    write_output_dir_as(dir, rendered, Removal::Stale, write)
+}
+
+fn write_output_dir_as(
+    dir: &Utf8Path,
+    rendered: &Rendered,
+    removal: Removal,
     mut write: impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
 ) -> Result<Vec<Utf8PathBuf>, Error> {
-    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    let real = dir.canonicalize_utf8().map_err(Error::io(dir))?;
-    let (parent, name) = match (real.parent(), real.file_name()) {
-        (Some(parent), Some(name)) => (parent.to_owned(), name.to_owned()),
-        // The file system's root has no sibling: stage inside it, as before.
-        _ => (real.clone(), String::new()),
+    let set = OutputSet::begin(dir, Some(&rendered.chart_name))?;
+    let files = rendered.files();
+    let prefix = format!("{}/", rendered.chart_name);
+    let inside = |relative: &str| {
+        relative
+            .strip_prefix(&prefix)
+            .unwrap_or(relative)
+            .to_owned()
     };
-    let prefix = format!(".{name}{STAGING_MARKER}");
-    remove_stale_staging(&parent, &prefix);
-    remove_stale_staging(&real, STAGING_MARKER);
-    let staging = parent.join(format!("{prefix}{}", std::process::id()));
-    let result = stage_and_swap(&real, dir, &staging, rendered, &mut write);
-    let _ = std::fs::remove_dir_all(&staging);
-    result
-}
-
-/// Removes the staging folders named `<prefix><pid>` in `folder` whose process is gone.
-fn remove_stale_staging(folder: &Utf8Path, prefix: &str) {
-    let Ok(entries) = folder.read_dir_utf8() else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().strip_prefix(prefix) else {
-            continue;
-        };
-        let Ok(pid) = pid.parse::<u32>() else {
-            continue;
-        };
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && !process_alive(pid) {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+    let names: Vec<String> = files.iter().map(|(relative, _)| inside(relative)).collect();
+    let mut written = Vec::with_capacity(files.len());
+    for ((relative, text), name) in files.iter().zip(&names) {
+        set.write_with(name, text.as_bytes(), false, |path, _| write(path, text))?;
+        written.push(dir.join(relative));
     }
-}
-
-/// Whether process `pid` still runs (our own always does). Without `/proc` we cannot tell,
-/// and say yes: a folder we cannot judge is left alone.
-fn process_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc = std::path::Path::new("/proc");
-    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
-}
-
-/// Stages into `staging` and renames into `real` (the output folder, resolved); `shown` is the
-/// folder as the user gave it, for the paths returned.
-fn stage_and_swap(
-    real: &Utf8Path,
-    shown: &Utf8Path,
-    staging: &Utf8Path,
-    rendered: &Rendered,
-    write: &mut impl FnMut(&Utf8Path, &str) -> std::io::Result<()>,
-) -> Result<Vec<Utf8PathBuf>, Error> {
-    let dir = real;
-    let new_root = staging.join("new");
-    let mut written = Vec::new();
-    for (relative, text) in rendered.files() {
-        let target = new_root.join(&relative);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
-        }
-        write(&target, &text).map_err(Error::io(&target))?;
-        written.push(shown.join(&relative));
-    }
-    // Everything is staged: move the chart's folder into place in one rename each.
-    let chart_dir = dir.join(&rendered.chart_name);
-    let old = staging.join("old");
-    let had_old = chart_dir.exists();
-    if had_old {
-        std::fs::rename(&chart_dir, &old).map_err(Error::io(&chart_dir))?;
-    }
-    if let Err(e) = std::fs::rename(new_root.join(&rendered.chart_name), &chart_dir) {
-        if had_old {
-            let _ = std::fs::rename(&old, &chart_dir);
-        }
-        return Err(Error::io(&chart_dir)(e));
-    }
+    set.commit(removal)?;
     Ok(written)
+}
+
+/// Refuses an output folder that overlaps what the render reads: the chart (`--chart`), the
+/// shared `--certs-dir`, the `-f` files, and a fleet's folder. Writing into any of them would
+/// overwrite or delete an input (`--fleet DIR --output-dir DIR` turned every cluster's values
+/// into its render).
+pub fn refuse_output_overlap(
+    out: &Utf8Path,
+    chart: Option<&Utf8Path>,
+    request: &RenderRequest,
+    fleet: Option<&Utf8Path>,
+) -> Result<(), Error> {
+    let mut inputs: Vec<(&str, &Utf8Path)> = Vec::new();
+    if let Some(fleet) = fleet {
+        inputs.push(("fleet folder", fleet));
+    }
+    if let Some(chart) = chart {
+        inputs.push(("chart", chart));
+    }
+    if let Some(certs) = &request.certs_dir {
+        inputs.push(("--certs-dir", certs));
+    }
+    for file in &request.values.files {
+        // Standard input and URLs are not files here.
+        if file != "-" && !file.contains("://") {
+            inputs.push(("values file", Utf8Path::new(file)));
+        }
+    }
+    let inputs: Vec<output::Input<'_>> = inputs
+        .into_iter()
+        .map(|(what, path)| output::Input { what, path })
+        .collect();
+    output::refuse_overlap("--output-dir", out, &inputs)?;
+    Ok(())
 }
 
 /// What `meshchart values` prints: the effective values as `toYaml` writes them, each leaf

@@ -26,7 +26,11 @@ fn files_under(dir: &Path) -> Vec<String> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else {
+            } else if path
+                .file_name()
+                .is_some_and(|n| n != meshchart::output::RECORD_NAME)
+            {
+                // The output door's record of what it wrote is bookkeeping, not output.
                 found.push(
                     path.strip_prefix(dir)
                         .unwrap()

@@ -4,7 +4,8 @@ mod support;
 
 use camino::Utf8PathBuf;
 use meshchart::manifest::{Rendered, RenderedDocument};
-use meshchart::render::write_output_dir_with;
+use meshchart::output::Removal;
+use meshchart::render::{write_output_dir, write_output_dir_with};
 use support::cli::scratch_dir;
 
 fn doc(template: &str, name: &str) -> RenderedDocument {
@@ -43,8 +44,10 @@ fn a_write_failure_midway_leaves_no_partial_files() {
         error.contains("b.yaml") && error.contains("disk full"),
         "{error}"
     );
-    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
-    assert!(left.is_empty(), "{left:?}");
+    // The folder was made for this run, and goes again with nothing written.
+    assert!(!dir.exists());
+    let siblings: Vec<_> = std::fs::read_dir(dir.parent().unwrap()).unwrap().collect();
+    assert!(siblings.is_empty(), "{siblings:?}");
 }
 
 #[test]
@@ -77,7 +80,8 @@ fn demo(names: &[&str]) -> Rendered {
     }
 }
 
-/// Every file under `dir`, relative, sorted (what `kubectl apply -R dir` would consider).
+/// Every file under `dir`, relative, sorted (what `kubectl apply -R dir` would consider); the
+/// output door's record of what it wrote is left out (not YAML: kubectl passes it by).
 fn files_under(dir: &std::path::Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -86,7 +90,7 @@ fn files_under(dir: &std::path::Path) -> Vec<String> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else {
+            } else if entry.file_name() != meshchart::output::RECORD_NAME {
                 out.push(path.strip_prefix(dir).unwrap().display().to_string());
             }
         }
@@ -123,6 +127,8 @@ fn staging_happens_beside_the_output_folder_not_inside_it() {
     assert_eq!(siblings, ["out"], "the staging folder is gone");
 }
 
+/// Older versions named staging after the process id; such folders (the process is long gone)
+/// are stale too.
 #[test]
 fn stale_staging_folders_of_dead_runs_are_removed() {
     let parent = scratch_dir("outdir-stale");
@@ -146,4 +152,57 @@ fn stale_staging_folders_of_dead_runs_are_removed() {
         .exists());
     assert!(parent.join("out/.meshchart-staging-notapid").exists());
     assert_eq!(files_under(dir.as_std_path()), ["demo/templates/a.yaml"]);
+}
+
+#[test]
+fn files_the_user_keeps_in_the_charts_folder_survive_every_run() {
+    let parent = scratch_dir("outdir-foreign");
+    let dir = Utf8PathBuf::from_path_buf(parent.join("out")).unwrap();
+    write_output_dir(&dir, &demo(&["a", "b"]), Removal::Stale).unwrap();
+    std::fs::write(dir.join("demo/kustomization.yaml"), "resources: []\n").unwrap();
+    std::fs::create_dir_all(dir.join("demo/certs")).unwrap();
+    std::fs::write(dir.join("demo/certs/ca.key"), "secret").unwrap();
+    std::fs::write(dir.join("other.yaml"), "kind: Other").unwrap();
+    write_output_dir(&dir, &demo(&["a"]), Removal::Stale).unwrap();
+    assert_eq!(
+        files_under(dir.as_std_path()),
+        [
+            "demo/certs/ca.key",
+            "demo/kustomization.yaml",
+            "demo/templates/a.yaml",
+            "other.yaml"
+        ]
+    );
+}
+
+#[test]
+fn a_partial_render_leaves_the_other_templates_files() {
+    let parent = scratch_dir("outdir-show-only");
+    let dir = Utf8PathBuf::from_path_buf(parent.join("out")).unwrap();
+    write_output_dir(&dir, &demo(&["a", "b"]), Removal::Stale).unwrap();
+    write_output_dir(&dir, &demo(&["a"]), Removal::None).unwrap();
+    assert_eq!(
+        files_under(dir.as_std_path()),
+        ["demo/templates/a.yaml", "demo/templates/b.yaml"]
+    );
+}
+
+#[test]
+fn a_file_the_user_keeps_where_a_template_goes_is_named_and_nothing_changes() {
+    let parent = scratch_dir("outdir-in-the-way");
+    let dir = Utf8PathBuf::from_path_buf(parent.join("out")).unwrap();
+    std::fs::create_dir_all(dir.join("demo/templates")).unwrap();
+    std::fs::write(dir.join("demo/templates/b.yaml"), "mine").unwrap();
+    let error = write_output_dir(&dir, &demo(&["a", "b"]), Removal::Stale)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(dir.join("demo/templates/b.yaml").as_str()),
+        "{error}"
+    );
+    assert_eq!(files_under(dir.as_std_path()), ["demo/templates/b.yaml"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("demo/templates/b.yaml")).unwrap(),
+        "mine"
+    );
 }

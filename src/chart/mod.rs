@@ -272,6 +272,8 @@ pub fn declared_in(
     (default.is_some() || property.is_some()) && declared_in(default, property, rest)
 }
 
+// The table build.rs writes: its type is spelled out there, once.
+#[allow(clippy::type_complexity)]
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
 }

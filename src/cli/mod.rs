@@ -429,6 +429,9 @@ fn render(
     flags: &RenderFlags,
 ) -> Result<ExitCode, Error> {
     let mut request = flags.request();
+    if let Some(dir) = &output_dir {
+        render::refuse_output_overlap(dir, chart.chart.as_deref(), &request, None)?;
+    }
     let chosen = render::choose_chart(
         &chart.source(),
         request.overrides(),
@@ -448,7 +451,12 @@ fn render(
     print_notes(&outcome.notes);
     match output_dir {
         Some(dir) => {
-            render::write_output_dir(&dir, &outcome.rendered)?;
+            // A --show-only render leaves the other templates' files (as Helm does).
+            let removal = match request.show_only.is_empty() {
+                true => meshchart::output::Removal::Stale,
+                false => meshchart::output::Removal::None,
+            };
+            render::write_output_dir(&dir, &outcome.rendered, removal)?;
             write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
         }
         None => write_stdout(&outcome.rendered.to_stream())?,
@@ -464,6 +472,8 @@ fn render_fleet(
     keep_going: bool,
     flags: &RenderFlags,
 ) -> Result<ExitCode, Error> {
+    let request = flags.request();
+    render::refuse_output_overlap(out, chart.chart.as_deref(), &request, Some(fleet_dir))?;
     let chart = chart.source().load()?;
     let options = fleet::FleetOptions {
         jobs: jobs.map(usize::from),
@@ -473,7 +483,7 @@ fn render_fleet(
         &chart,
         fleet_dir,
         out,
-        &flags.request(),
+        &request,
         options,
         &mut std::io::stdin().lock(),
         Clock::FromEnv,

@@ -15,6 +15,8 @@ use crate::values::ValueOverrides;
 use camino::Utf8PathBuf;
 
 /// What an inject golden case runs.
+// One per golden case, a few dozen in all: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum InjectCaseCommand {
     /// `inject ...`: the request and how its report is printed.

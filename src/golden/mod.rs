@@ -113,7 +113,7 @@ pub fn read_expectation(path: &Utf8Path) -> Result<Option<String>, Error> {
 /// Writes an expectation file through a temporary file renamed into place: a symbolic link
 /// standing there is replaced, never written through (it could point outside the cases).
 pub fn write_expectation(path: &Utf8Path, text: &str) -> Result<(), Error> {
-    crate::files::write_atomically(path, text.as_bytes()).map_err(Error::io(path))
+    Ok(crate::output::write_file(path, text.as_bytes())?)
 }
 
 /// Reads one case folder.

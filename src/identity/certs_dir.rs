@@ -1,15 +1,15 @@
 //! The `--certs-dir` folder: generated material kept as PEM files and read back on later runs.
 //!
 //! Files come in sets (the trust anchor with its issuer, and one pair per webhook). A set is read
-//! whole or not at all, and written whole or not at all: every file goes to a temporary name
-//! first and is renamed into place only once all of them were written; on any error the files
-//! and folders this call made are removed again, so the folder is left as it was.
+//! whole or not at all, and written whole or not at all, through the output door
+//! ([`crate::output`]): generated in staging, switched into place in one step under the
+//! folder's lock, and read back. Readers hold the lock shared, so they never see a set being
+//! replaced; a run that finds sets missing takes it exclusive and looks again before it makes
+//! any (two runs filling one empty folder at once: the second reads the first one's set).
 
 use super::error::IdentityError;
-use camino::{Utf8Path, Utf8PathBuf};
-use std::fs;
-use std::io::{ErrorKind, Write as _};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::output::{OutputSet, Removal, TargetLock};
+use camino::Utf8Path;
 
 /// A file to add to the folder.
 pub(crate) struct NewFile {
@@ -58,124 +58,59 @@ pub(crate) fn load<const N: usize>(
     }
 }
 
+/// Opens `dir` for adding files, under its exclusive lock (made if missing): a second run
+/// waits here until the first has committed its set, then reads that set instead of making
+/// its own.
+pub(crate) fn open_for_writing(dir: &Utf8Path) -> Result<OutputSet, IdentityError> {
+    Ok(OutputSet::begin(dir, None)?)
+}
+
+/// Takes a shared lock on `dir` when it exists, so a set is never read while another run
+/// replaces it; `None` when there is no folder (nothing to read).
+pub(crate) fn lock_for_reading(dir: &Utf8Path) -> Result<Option<TargetLock>, IdentityError> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    Ok(Some(TargetLock::shared(dir)?))
+}
+
+/// Adds all `files` to the folder of `set` in one step, or none of them, then reads them back:
+/// what the render uses is what the folder holds.
+pub(crate) fn commit(set: OutputSet, files: &[NewFile]) -> Result<(), IdentityError> {
+    let dir = set.folder().to_owned();
+    for file in files {
+        set.write(file.name, file.contents.as_bytes(), file.secret)?;
+    }
+    set.commit(Removal::None)?;
+    for file in files {
+        let path = dir.join(file.name);
+        let kept = crate::input::read_path(&path)?;
+        if kept.text != file.contents {
+            return Err(IdentityError::Io {
+                action: "read back",
+                path,
+                source: std::io::Error::other("the file does not hold what was just written"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Adds all `files` to `dir` (creating it) or, on error, none of them.
+#[cfg(test)]
 pub(crate) fn write_all(dir: &Utf8Path, files: &[NewFile]) -> Result<(), IdentityError> {
     if files.is_empty() {
         return Ok(());
     }
-    let created = create_dirs(dir)?;
-    let result = write_files(dir, files);
-    if result.is_err() {
-        for made in created.iter().rev() {
-            let _ = fs::remove_dir(made);
-        }
-    }
-    result
-}
-
-/// Creates `dir` and its missing parents; returns the folders it made, outermost first.
-fn create_dirs(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, IdentityError> {
-    let mut missing = Vec::new();
-    let mut current = Some(dir);
-    while let Some(path) = current {
-        if path.as_str().is_empty() || path.exists() {
-            break;
-        }
-        missing.push(path.to_owned());
-        current = path.parent();
-    }
-    missing.reverse();
-    let mut created = Vec::new();
-    for path in missing {
-        match fs::create_dir(&path) {
-            Ok(()) => created.push(path),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-            Err(source) => {
-                for made in created.iter().rev() {
-                    let _ = fs::remove_dir(made);
-                }
-                return Err(IdentityError::Io {
-                    action: "create the folder",
-                    path,
-                    source,
-                });
-            }
-        }
-    }
-    Ok(created)
-}
-
-fn write_files(dir: &Utf8Path, files: &[NewFile]) -> Result<(), IdentityError> {
-    static SERIAL: AtomicUsize = AtomicUsize::new(0);
-    let mut temps: Vec<Utf8PathBuf> = Vec::with_capacity(files.len());
-    for file in files {
-        let temp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            file.name,
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        if let Err(e) = write_temp(&temp, file) {
-            remove_all(&temps);
-            return Err(e);
-        }
-        temps.push(temp);
-    }
-    let mut placed: Vec<Utf8PathBuf> = Vec::with_capacity(files.len());
-    for (index, (file, temp)) in files.iter().zip(&temps).enumerate() {
-        let target = dir.join(file.name);
-        if let Err(source) = fs::rename(temp, &target) {
-            remove_all(&placed);
-            remove_all(&temps[index..]);
-            return Err(IdentityError::Io {
-                action: "write",
-                path: target,
-                source,
-            });
-        }
-        placed.push(target);
-    }
-    // Make the renames durable where the platform allows it; the files are complete either way.
-    if let Ok(handle) = fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
-    Ok(())
-}
-
-fn write_temp(path: &Utf8Path, file: &NewFile) -> Result<(), IdentityError> {
-    let io_error = |source| IdentityError::Io {
-        action: "write",
-        path: path.to_owned(),
-        source,
-    };
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(if file.secret { 0o600 } else { 0o644 });
-    }
-    let mut handle = options.open(path).map_err(io_error)?;
-    let written = handle
-        .write_all(file.contents.as_bytes())
-        .and_then(|()| handle.sync_all());
-    if let Err(source) = written {
-        drop(handle);
-        let _ = fs::remove_file(path);
-        return Err(io_error(source));
-    }
-    Ok(())
-}
-
-fn remove_all(paths: &[Utf8PathBuf]) {
-    for path in paths {
-        let _ = fs::remove_file(path);
-    }
+    commit(open_for_writing(dir)?, files)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    use camino::Utf8PathBuf;
 
     fn scratch(name: &str) -> Utf8PathBuf {
         let dir = Utf8PathBuf::from_path_buf(std::env::temp_dir())
@@ -203,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_rename_removes_the_files_already_placed() {
+    fn a_folder_where_a_file_goes_is_named_and_nothing_is_written() {
         let dir = scratch("rename");
         fs::create_dir_all(dir.join("b.crt/occupied")).expect("setup");
         let err = write_all(&dir, &[file("a.crt"), file("b.crt"), file("c.key")])
@@ -217,10 +152,10 @@ mod tests {
     fn a_failed_write_removes_folders_it_created() {
         let parent = scratch("created");
         let dir = parent.join("nested/certs");
-        // A name with a missing sub-folder makes the temporary file fail to open.
-        let err = write_all(&dir, &[file("a.crt"), file("missing/b.crt")])
-            .expect_err("cannot write into a missing sub-folder");
-        assert!(err.to_string().contains("missing"), "{err}");
+        // A name that leaves the folder is refused after the folders were made.
+        let err = write_all(&dir, &[file("a.crt"), file("../b.crt")])
+            .expect_err("cannot write outside the folder");
+        assert!(err.to_string().contains("b.crt"), "{err}");
         assert!(
             !parent.exists(),
             "folders made by the failed call are removed"
@@ -242,7 +177,10 @@ mod tests {
         };
         assert_eq!(mode("a.key"), 0o600);
         assert_eq!(mode("a.crt") & 0o600, 0o600);
-        assert_eq!(listing(&dir), ["a.crt", "a.key"]);
+        assert_eq!(
+            listing(&dir),
+            [crate::output::RECORD_NAME, "a.crt", "a.key"]
+        );
         fs::remove_dir_all(&dir).expect("cleanup");
     }
 

@@ -100,6 +100,9 @@ pub enum IdentityError {
         /// The files of the set that do not.
         missing: String,
     },
+    /// Writing the certs dir through the output door failed.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// Reading or writing the certs dir failed.
     #[error("cannot {action} {path}: {source}")]
     Io {

@@ -300,8 +300,7 @@ pub fn schema_command(
     Ok(match write_to {
         Some(dir) => {
             let path = dir.join(SCHEMA_FILE);
-            crate::files::write_atomically(&path, text.as_bytes())
-                .map_err(crate::Error::io(&path))?;
+            crate::output::write_file(&path, text.as_bytes())?;
             let note = format!("wrote {path} ({} key(s) added)", added.len());
             (String::new(), vec![note])
         }

@@ -21,6 +21,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// Why a package could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
+    /// The archive could not be written (see [`crate::output`]).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// The chart could not be read or its Chart.yaml is invalid.
     #[error(transparent)]
     Chart(#[from] ChartError),
@@ -247,7 +250,7 @@ pub fn write_package(package: &Package, out_dir: &Utf8Path) -> Result<Utf8PathBu
     };
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     let target = out_dir.join(&package.file_name);
-    crate::files::write_atomically(&target, &package.bytes).map_err(io(&target))?;
+    crate::output::write_file(&target, &package.bytes)?;
     Ok(target)
 }
 

@@ -1,0 +1,286 @@
+//! Staging names, and removing staging that a run leaves: stale folders of killed runs, and a
+//! run's own folder when it is interrupted.
+
+use super::{OutputError, STAGING_MARKER};
+use camino::{Utf8Path, Utf8PathBuf};
+use std::sync::{Mutex, MutexGuard, Once};
+
+/// 64 random bits as 16 hex digits: names that two runs (or two containers whose every run is
+/// PID 1) never share.
+pub(crate) fn random_suffix() -> Result<String, OutputError> {
+    use ring::rand::SecureRandom as _;
+    let mut bytes = [0u8; 8];
+    ring::rand::SystemRandom::new()
+        .fill(&mut bytes)
+        .map_err(|_| OutputError::Io {
+            action: "draw a random staging name for",
+            path: Utf8PathBuf::from("the output"),
+            source: std::io::Error::other("the system's random source failed"),
+        })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether `suffix` is what a staging name ends with: ours (16 hex digits), or an older
+/// version's (a process id).
+fn is_staging_suffix(suffix: &str) -> bool {
+    let hex = suffix.len() == 16 && suffix.bytes().all(|b| b.is_ascii_hexdigit());
+    let pid =
+        !suffix.is_empty() && suffix.len() <= 10 && suffix.bytes().all(|b| b.is_ascii_digit());
+    hex || pid
+}
+
+/// Removes the staging folders in `folder` whose names are `<prefix><suffix>`. Called with the
+/// target's lock held: only a holder of that lock makes them, so every one found is stale.
+/// Returns what it could not remove (left for a later run; never an error for this one).
+fn remove_stale(folder: &Utf8Path, prefixes: &[&str]) -> Vec<Utf8PathBuf> {
+    let mut left = Vec::new();
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return left;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let stale = prefixes
+            .iter()
+            .any(|prefix| name.strip_prefix(prefix).is_some_and(is_staging_suffix));
+        // A link or file with such a name is not ours to remove.
+        if stale
+            && entry.file_type().is_ok_and(|t| t.is_dir())
+            && remove_tree(entry.path()).is_err()
+        {
+            left.push(entry.path().to_owned());
+        }
+    }
+    left
+}
+
+/// Removes the stale staging of the target folder `root` (resolved): beside it and inside it.
+/// Called with its lock held, shared or exclusive: only the holder of the exclusive lock makes
+/// staging, so none found then is in use.
+pub(crate) fn remove_stale_around(root: &Utf8Path) {
+    if let (Some(parent), Some(name)) = (root.parent(), root.file_name()) {
+        remove_stale(parent, &[&beside_prefix(name)]);
+    }
+    remove_stale(root, &[STAGING_MARKER, LEGACY_FLEET_PREFIX]);
+}
+
+/// Whether this process looks at `folder` for stale staging for the first time (then it is
+/// noted, and later calls say no).
+pub(crate) fn first_look(folder: &Utf8Path) -> bool {
+    static SEEN: Mutex<Vec<Utf8PathBuf>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if seen.iter().any(|known| known == folder) {
+        return false;
+    }
+    seen.push(folder.to_owned());
+    true
+}
+
+/// The names staging folders have beside a target named `target_name`, and inside any target.
+pub(crate) fn beside_prefix(target_name: &str) -> String {
+    format!(".{target_name}{STAGING_MARKER}")
+}
+
+/// The legacy name of a fleet's staging folder inside its output (older versions).
+pub(crate) const LEGACY_FLEET_PREFIX: &str = ".meshchart-fleet-";
+
+/// Removes a folder and everything in it; a folder that is already gone is fine. Retried
+/// once: files written into it by another thread meanwhile make the first try fail.
+pub(crate) fn remove_tree(path: &Utf8Path) -> std::io::Result<()> {
+    let mut result = std::fs::remove_dir_all(path);
+    if result.is_err() && path.exists() {
+        result = std::fs::remove_dir_all(path);
+    }
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// Removes a staging folder that other threads may still be writing into: renamed first to
+/// another staging name (writers then fail to find it and add nothing), then removed.
+fn remove_while_written(path: &Utf8Path) {
+    // A single file's temporary file: removing its name is enough, its writer adds no other.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+        let _ = std::fs::remove_file(path);
+        return;
+    }
+    let renamed = match (path.file_name(), random_suffix()) {
+        (Some(name), Ok(suffix)) if name.len() > 16 && name.is_char_boundary(name.len() - 16) => {
+            path.with_file_name(format!("{}{suffix}", &name[..name.len() - 16]))
+        }
+        _ => path.to_owned(),
+    };
+    let target = match std::fs::rename(path, &renamed) {
+        Ok(()) => renamed,
+        Err(_) => path.to_owned(),
+    };
+    let _ = remove_tree(&target);
+}
+
+/// The staging folders of this process's open sets, removed if the process is interrupted.
+static ACTIVE: Mutex<Vec<Utf8PathBuf>> = Mutex::new(Vec::new());
+
+fn active() -> MutexGuard<'static, Vec<Utf8PathBuf>> {
+    // A panic while holding it leaves a valid list.
+    ACTIVE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Registers `staging` (a folder, or a single file's temporary file) for removal on
+/// interruption (and installs the handlers on first use).
+pub(crate) fn register(staging: &Utf8Path) {
+    remove_on_interrupt();
+    active().push(staging.to_owned());
+}
+
+/// Forgets `staging` (removed, or committed).
+pub(crate) fn unregister(staging: &Utf8Path) {
+    active().retain(|path| path != staging);
+}
+
+/// Holds the registry: the interrupt handler cannot remove staging while the guard lives. A
+/// commit holds it across the exchange, so an interruption removes the staging folder wholly
+/// before or wholly after the set is switched, never the half of a switch.
+pub(crate) fn hold() -> MutexGuard<'static, Vec<Utf8PathBuf>> {
+    active()
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP remove the staging folders of this process's open sets
+/// before the process dies of the signal (as it would have without this). Installed by the
+/// first [`super::OutputSet::begin`]; callable earlier. Signals that cannot be caught (SIGKILL)
+/// leave staging for the next run to remove.
+///
+/// A signal handler may do almost nothing, so it only writes the signal's number to a pipe; a
+/// thread waiting on the pipe does the removing, then restores the default action and raises
+/// the signal again.
+pub fn remove_on_interrupt() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(install);
+}
+
+#[cfg(unix)]
+static PIPE_WRITE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+#[cfg(unix)]
+fn install() {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return;
+    }
+    let [read_end, write_end] = fds;
+    // SAFETY: both descriptors were just made; FD_CLOEXEC keeps them from child processes.
+    unsafe {
+        libc::fcntl(read_end, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fcntl(write_end, libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+    PIPE_WRITE.store(write_end, std::sync::atomic::Ordering::SeqCst);
+    let watcher = std::thread::Builder::new()
+        .name("meshchart-cleanup".into())
+        .stack_size(256 << 10)
+        .spawn(move || watch(read_end));
+    if watcher.is_err() {
+        return;
+    }
+    let handler: extern "C" fn(libc::c_int) = on_signal;
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a zeroed sigaction is valid; the handler only calls write(2), which is
+        // async-signal-safe.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut previous);
+            // A signal the caller chose to ignore (nohup) stays ignored.
+            if previous.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
+            action.sa_sigaction = handler as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn on_signal(signal: libc::c_int) {
+    notify_from_signal(signal);
+}
+
+/// For a signal handler that is about to end the process (the time limit's): asks the cleanup
+/// thread to remove this process's staging and then end it as that handler would have
+/// (SIGALRM: `abort`). Returns whether there is such a thread to ask; only then should the
+/// handler leave the ending to it, with a second alarm in case it never comes. Only an atomic
+/// load and write(2): safe in a signal handler.
+#[cfg(unix)]
+pub fn notify_from_signal(signal: libc::c_int) -> bool {
+    let fd = PIPE_WRITE.load(std::sync::atomic::Ordering::SeqCst);
+    if fd < 0 {
+        return false;
+    }
+    // The signal numbers handled all fit in a byte.
+    let byte = signal as u8;
+    // SAFETY: write(2) of one byte from the stack is async-signal-safe.
+    unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) == 1 }
+}
+
+#[cfg(unix)]
+fn watch(read_end: libc::c_int) {
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: reads one byte into a byte on this stack.
+        let n = unsafe { libc::read(read_end, (&mut byte as *mut u8).cast(), 1) };
+        if n == 1 {
+            break;
+        }
+        if n == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
+        }
+    }
+    let signal = libc::c_int::from(byte);
+    {
+        let staging = active();
+        for path in staging.iter() {
+            remove_while_written(path);
+        }
+        // Dies holding the registry, so no commit starts its switch after the removal.
+        if signal == libc::SIGALRM {
+            // The time limit ends the process as it always has.
+            std::process::abort();
+        }
+        // SAFETY: restoring the default action and raising a signal are plain calls.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+    // The default action of these signals ends the process; should it not have, exit as a
+    // shell reports a death by signal.
+    std::process::exit(128 + signal);
+}
+
+#[cfg(not(unix))]
+fn install() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_suffixes_are_16_hex_digits_and_differ() {
+        let a = random_suffix().expect("random");
+        let b = random_suffix().expect("random");
+        assert!(is_staging_suffix(&a), "{a}");
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn only_staging_shaped_names_count() {
+        assert!(is_staging_suffix("0123456789abcdef"));
+        assert!(is_staging_suffix("4242"));
+        assert!(!is_staging_suffix("notapid"));
+        assert!(!is_staging_suffix(""));
+        assert!(!is_staging_suffix("0123456789abcdefg"));
+    }
+}

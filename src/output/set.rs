@@ -1,0 +1,690 @@
+//! A set of outputs: staged, then switched into place whole.
+
+use super::cleanup::{self, beside_prefix};
+use super::record::{self, RECORD_NAME};
+use super::{OutputError, TargetLock, STAGING_MARKER};
+use crate::files::holds_exactly;
+use camino::{Utf8Path, Utf8PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::sync::Mutex;
+
+/// What became of one output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileOutcome {
+    /// New bytes, staged; in place once committed.
+    Written,
+    /// The file already held these bytes: left as it is (same file, same mtime).
+    Unchanged,
+}
+
+/// What a commit does with files the record lists that this run did not write or keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// They are stale: removed (a render's full set, a fleet).
+    Stale,
+    /// They stay and stay recorded (`--show-only`, adding certificate sets).
+    None,
+}
+
+/// What a commit did, each list sorted, paths as the caller named the target.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommitReport {
+    /// Files written.
+    pub written: Vec<Utf8PathBuf>,
+    /// Files that already held their bytes.
+    pub unchanged: Vec<Utf8PathBuf>,
+    /// Files removed: written by an earlier run, stale now.
+    pub removed: Vec<Utf8PathBuf>,
+    /// Whether the set was switched in one step (`false`: file by file, see the module).
+    pub atomic: bool,
+}
+
+/// An open set of outputs for one target folder: locked, staged, not yet in place.
+///
+/// `root` is the folder that is locked and next to which staging happens (what the user named:
+/// `--output-dir`, `--certs-dir`); the target is `root` or a folder inside it (a chart's folder
+/// in `--output-dir`). Dropped without [`OutputSet::commit`], it removes its staging and leaves
+/// the target as it was (a root it created and left empty goes too).
+#[derive(Debug)]
+pub struct OutputSet {
+    lock: Option<TargetLock>,
+    /// The target, resolved.
+    target: Utf8PathBuf,
+    /// The target as the caller named it, for reports and messages.
+    shown: Utf8PathBuf,
+    /// The staging folder; its `new` folder becomes the target.
+    staging: Utf8PathBuf,
+    /// The folders this set created for its root, outermost first (removed again if left
+    /// empty).
+    created: Vec<Utf8PathBuf>,
+    /// Whether staging sits beside the root (on its parent's file system) or inside it.
+    staging_inside: bool,
+    /// What the record listed when the set began.
+    recorded: BTreeSet<String>,
+    /// Each output of this run so far.
+    outcomes: Mutex<BTreeMap<String, FileOutcome>>,
+    /// Recorded files to keep as they are (a fleet's failed clusters under `--keep-going`).
+    kept: Mutex<BTreeSet<String>>,
+    /// Whether a secret was written: then the switch is synced to disk (a key must not be lost
+    /// to a power cut once a render used it); a render's files can be made again, and syncing
+    /// the folder cost a fleet's commit a journal flush.
+    durable: std::sync::atomic::AtomicBool,
+}
+
+impl OutputSet {
+    /// Opens a set for `root/sub` (or `root` itself): creates `root` if needed, waits for its
+    /// lock, removes staging that killed runs left, reads the record and makes a staging folder.
+    pub fn begin(root: &Utf8Path, sub: Option<&str>) -> Result<OutputSet, OutputError> {
+        if let Some(sub) = sub {
+            record::check_name(sub)?;
+        }
+        let created = create_dirs(root)?;
+        let begun = Self::begin_in(root, sub, created.clone());
+        if begun.is_err() {
+            remove_if_empty(&created);
+        }
+        begun
+    }
+
+    fn begin_in(
+        root: &Utf8Path,
+        sub: Option<&str>,
+        created: Vec<Utf8PathBuf>,
+    ) -> Result<OutputSet, OutputError> {
+        let real_root = root
+            .canonicalize_utf8()
+            .map_err(OutputError::io("resolve", root))?;
+        let lock = TargetLock::exclusive(&real_root)?;
+        let (parent, name) = match (real_root.parent(), real_root.file_name()) {
+            (Some(parent), Some(name)) => (Some(parent.to_owned()), name.to_owned()),
+            _ => (None, String::new()),
+        };
+        let beside = beside_prefix(&name);
+        // Staging beside the root keeps `kubectl apply -R ROOT` from ever seeing it; inside
+        // only where beside is another file system (a mount point) or not writable.
+        let suffix = cleanup::random_suffix()?;
+        cleanup::remove_stale_around(&real_root);
+        // Registered before it exists: an interruption at any instant after this removes it.
+        let mut staging_inside = true;
+        let mut staging = real_root.join(format!("{STAGING_MARKER}{suffix}"));
+        if let Some(parent) = &parent {
+            if same_device(parent, &real_root) {
+                let candidate = parent.join(format!("{beside}{suffix}"));
+                cleanup::register(&candidate);
+                if std::fs::create_dir(&candidate).is_ok() {
+                    staging = candidate;
+                    staging_inside = false;
+                } else {
+                    cleanup::unregister(&candidate);
+                }
+            }
+        }
+        if staging_inside {
+            cleanup::register(&staging);
+            if let Err(e) = std::fs::create_dir(&staging) {
+                cleanup::unregister(&staging);
+                return Err(OutputError::io("create the folder", &staging)(e));
+            }
+        }
+        let target = match sub {
+            Some(sub) => real_root.join(sub),
+            None => real_root.clone(),
+        };
+        let shown = match sub {
+            Some(sub) => root.join(sub),
+            None => root.to_owned(),
+        };
+        let mut set = OutputSet {
+            lock: Some(lock),
+            target,
+            shown,
+            staging,
+            created,
+            staging_inside,
+            recorded: BTreeSet::new(),
+            outcomes: Mutex::new(BTreeMap::new()),
+            kept: Mutex::new(BTreeSet::new()),
+            durable: std::sync::atomic::AtomicBool::new(false),
+        };
+        let new = set.new_root();
+        std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
+        let recorded = match std::fs::symlink_metadata(&set.target) {
+            Ok(meta) if meta.is_dir() => record::read(&set.target)?,
+            Ok(_) => {
+                return Err(OutputError::NotAFolder {
+                    path: set.shown.clone(),
+                })
+            }
+            Err(_) => BTreeSet::new(),
+        };
+        set.recorded = recorded;
+        Ok(set)
+    }
+
+    /// The target folder as the caller named it.
+    pub fn folder(&self) -> &Utf8Path {
+        &self.shown
+    }
+
+    /// Whether the record lists `name` (written by an earlier run).
+    pub fn is_recorded(&self, name: &str) -> bool {
+        self.recorded.contains(name)
+    }
+
+    fn new_root(&self) -> Utf8PathBuf {
+        self.staging.join("new")
+    }
+
+    /// Refuses, before any work, the `names` this run will write where a file that meshchart
+    /// did not write stands (one not in the record); [`OutputSet::commit`] checks again.
+    pub fn refuse_foreign<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), OutputError> {
+        let foreign: Vec<Utf8PathBuf> = names
+            .into_iter()
+            .filter_map(|name| self.in_the_way(name))
+            .map(|name| self.shown.join(name))
+            .collect();
+        if foreign.is_empty() {
+            Ok(())
+        } else {
+            Err(OutputError::Foreign {
+                target: self.shown.clone(),
+                files: foreign,
+            })
+        }
+    }
+
+    /// What stands in the way of writing `name`, if anything: a file not in the record at
+    /// `name`, a folder at `name`, or a non-folder where a folder of `name`'s path must be.
+    fn in_the_way(&self, name: &str) -> Option<String> {
+        let mut prefix = String::new();
+        let parts: Vec<&str> = name.split('/').collect();
+        for (index, part) in parts.iter().enumerate() {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            let last = index + 1 == parts.len();
+            match std::fs::symlink_metadata(self.target.join(&prefix)) {
+                Err(_) => return None,
+                Ok(meta) if !last && !meta.is_dir() => return Some(prefix),
+                Ok(meta) if last && (meta.is_dir() || !self.recorded.contains(name)) => {
+                    return Some(prefix)
+                }
+                Ok(_) => {}
+            }
+        }
+        None
+    }
+
+    /// Stages `bytes` as the output `name` (a relative path inside the target), unless the
+    /// file in place already holds them. `secret` files get mode 0600. Callable from any
+    /// thread.
+    pub fn write(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        secret: bool,
+    ) -> Result<FileOutcome, OutputError> {
+        self.write_with(name, bytes, secret, |path, bytes| {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt as _;
+                options.mode(if secret { 0o600 } else { 0o644 });
+            }
+            let mut file = options.open(path)?;
+            file.write_all(bytes)?;
+            // Keys are made once and must survive a power cut with their certificates; the
+            // many files of a render can be made again, and are not synced one by one.
+            if secret {
+                file.sync_all()?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`OutputSet::write`] with the writer supplied (tests use it to fail midway); `write`
+    /// gets the staging path, which does not exist yet.
+    pub fn write_with(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        secret: bool,
+        write: impl FnOnce(&Utf8Path, &[u8]) -> std::io::Result<()>,
+    ) -> Result<FileOutcome, OutputError> {
+        record::check_name(name)?;
+        let in_place = self.target.join(name);
+        // Secrets are rewritten whatever they hold: the bytes say nothing of the mode.
+        let outcome = if !secret && holds_exactly(&in_place, bytes) {
+            FileOutcome::Unchanged
+        } else {
+            let new = self.new_root();
+            let staged = new.join(name);
+            // Folders below staging's root only, never the root itself: a write racing an
+            // interruption's removal of staging then fails instead of making it anew.
+            let mut folder = new;
+            for part in name
+                .split('/')
+                .rev()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+            {
+                folder.push(part);
+                match std::fs::create_dir(&folder) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(OutputError::io("create the folder", folder)(e)),
+                }
+            }
+            write(&staged, bytes).map_err(OutputError::io("write", self.shown.join(name)))?;
+            if secret {
+                self.durable
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            FileOutcome::Written
+        };
+        self.outcomes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_owned(), outcome);
+        Ok(outcome)
+    }
+
+    /// Keeps the recorded file `name` as it is, and recorded, though this run did not write it
+    /// (a cluster that failed under `--keep-going` keeps its last good output).
+    pub fn keep(&self, name: &str) {
+        if self.recorded.contains(name) {
+            self.kept
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(name.to_owned());
+        }
+    }
+
+    /// Puts the set in place in one step (see the module) and returns what it did. Nothing
+    /// changes on error, except where the platform could not switch in one step and a file
+    /// could not be moved: the error then names that file.
+    pub fn commit(mut self, removal: Removal) -> Result<CommitReport, OutputError> {
+        let outcomes =
+            std::mem::take(&mut *self.outcomes.lock().unwrap_or_else(|p| p.into_inner()));
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|p| p.into_inner()));
+        let written: BTreeSet<&str> = outcomes
+            .iter()
+            .filter(|(_, o)| **o == FileOutcome::Written)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        self.refuse_foreign(written.iter().copied())?;
+        let mut new_record: BTreeSet<String> = outcomes.keys().cloned().collect();
+        new_record.extend(kept);
+        let stale: Vec<String> = match removal {
+            Removal::Stale => self
+                .recorded
+                .iter()
+                .filter(|name| !new_record.contains(*name))
+                .cloned()
+                .collect(),
+            Removal::None => {
+                new_record.extend(self.recorded.iter().cloned());
+                Vec::new()
+            }
+        };
+        let removed: Vec<String> = stale
+            .iter()
+            .filter(|name| {
+                std::fs::symlink_metadata(self.target.join(name)).is_ok_and(|m| !m.is_dir())
+            })
+            .cloned()
+            .collect();
+        let mut report = CommitReport {
+            written: written.iter().map(|n| self.shown.join(n)).collect(),
+            unchanged: outcomes
+                .iter()
+                .filter(|(_, o)| **o == FileOutcome::Unchanged)
+                .map(|(n, _)| self.shown.join(n))
+                .collect(),
+            removed: removed.iter().map(|n| self.shown.join(n)).collect(),
+            atomic: true,
+        };
+        let target_exists = self.target.is_dir();
+        if written.is_empty() && removed.is_empty() && new_record == self.recorded && target_exists
+        {
+            // Nothing to change: nothing is touched (a GitOps loop rerunning an unchanged set).
+            return Ok(report);
+        }
+        let record_text = record::text(&new_record);
+        // A stale name that is now a folder is not ours any more: carried over, not removed.
+        let skip: BTreeSet<&str> = written
+            .iter()
+            .copied()
+            .chain(removed.iter().map(String::as_str))
+            .collect();
+        let whole = !self.staging_inside || self.target != self.root_of_lock();
+        if whole && self.copy_the_rest(&skip)? {
+            let new = self.new_root();
+            write_file(&new.join(RECORD_NAME), record_text.as_bytes())?;
+            if let Ok(meta) = std::fs::metadata(&self.target) {
+                let _ = std::fs::set_permissions(&new, meta.permissions());
+            }
+            let switched = {
+                let _hold = cleanup::hold();
+                if target_exists {
+                    exchange(&new, &self.target)
+                } else {
+                    std::fs::rename(&new, &self.target).map(|()| true)
+                }
+            }
+            .map_err(OutputError::io("put in place", self.shown.clone()))?;
+            if switched {
+                if target_exists {
+                    // The old folder is now where `new` was.
+                    carry_over_late_changes(&new, &self.target, &skip);
+                }
+                self.finish();
+                return Ok(report);
+            }
+        }
+        report.atomic = false;
+        self.move_file_by_file(&written, &removed, &new_record, &record_text)?;
+        self.finish();
+        Ok(report)
+    }
+
+    fn root_of_lock(&self) -> Utf8PathBuf {
+        self.lock
+            .as_ref()
+            .map_or_else(|| self.target.clone(), |l| l.path().to_owned())
+    }
+
+    /// Fills the staging copy with everything in the target that this run neither wrote nor
+    /// removes: folders made anew, everything else hard-linked (the same file, not a copy: a
+    /// user's file stays the file it was). `Ok(false)` when something cannot be linked (another
+    /// file system inside the target): the set then goes in file by file.
+    fn copy_the_rest(&self, skip: &BTreeSet<&str>) -> Result<bool, OutputError> {
+        if !self.target.is_dir() {
+            return Ok(true);
+        }
+        let new = self.new_root();
+        let mut stack: Vec<String> = vec![String::new()];
+        while let Some(folder) = stack.pop() {
+            let here = if folder.is_empty() {
+                self.target.clone()
+            } else {
+                self.target.join(&folder)
+            };
+            let entries = here
+                .read_dir_utf8()
+                .map_err(OutputError::io("read the folder", &here))?;
+            for entry in entries {
+                let entry = entry.map_err(OutputError::io("read the folder", &here))?;
+                let file_name = entry.file_name();
+                let name = if folder.is_empty() {
+                    file_name.to_owned()
+                } else {
+                    format!("{folder}/{file_name}")
+                };
+                if name == RECORD_NAME || skip.contains(name.as_str()) {
+                    continue;
+                }
+                // Our own staging, when it sits inside the target.
+                if entry.path() == self.staging {
+                    continue;
+                }
+                let kind = entry
+                    .file_type()
+                    .map_err(OutputError::io("read", entry.path()))?;
+                let copy = new.join(&name);
+                if kind.is_dir() {
+                    match std::fs::create_dir(&copy) {
+                        Ok(()) => {}
+                        Err(e)
+                            if e.kind() == std::io::ErrorKind::AlreadyExists && copy.is_dir() => {}
+                        Err(e) => return Err(OutputError::io("create the folder", &copy)(e)),
+                    }
+                    if let Ok(meta) = std::fs::metadata(entry.path()) {
+                        let _ = std::fs::set_permissions(&copy, meta.permissions());
+                    }
+                    stack.push(name);
+                    continue;
+                }
+                match std::fs::hard_link(entry.path(), &copy) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        // Something this run writes is under it: a foreign file in the way.
+                        return Err(OutputError::Foreign {
+                            target: self.shown.clone(),
+                            files: vec![self.shown.join(&name)],
+                        });
+                    }
+                    Err(_) => return Ok(false),
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The fallback where the target cannot be switched in one step: the record first lists
+    /// both sets (so a run killed midway still owns every file it may have moved), then each
+    /// file is renamed into place, stale files removed, and the record made exact.
+    fn move_file_by_file(
+        &self,
+        written: &BTreeSet<&str>,
+        removed: &[String],
+        new_record: &BTreeSet<String>,
+        record_text: &str,
+    ) -> Result<(), OutputError> {
+        std::fs::create_dir_all(&self.target)
+            .map_err(OutputError::io("create the folder", &self.shown))?;
+        let both: BTreeSet<String> = self.recorded.union(new_record).cloned().collect();
+        let record_path = self.target.join(RECORD_NAME);
+        write_atomically(&record_path, record::text(&both).as_bytes())?;
+        let new = self.new_root();
+        for name in written {
+            let staged = new.join(name);
+            let in_place = self.target.join(name);
+            if let Some(parent) = in_place.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(OutputError::io("create the folder", parent))?;
+            }
+            std::fs::rename(&staged, &in_place)
+                .map_err(OutputError::io("put in place", self.shown.join(name)))?;
+        }
+        for name in removed {
+            let _ = std::fs::remove_file(self.target.join(name));
+        }
+        write_atomically(&record_path, record_text.as_bytes())
+    }
+
+    /// Removes staging, and makes the switch durable when it holds a secret.
+    fn finish(&mut self) {
+        let _ = cleanup::remove_tree(&self.staging);
+        cleanup::unregister(&self.staging);
+        if self.durable.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Some(parent) = self.target.parent() {
+                if let Ok(handle) = std::fs::File::open(parent) {
+                    let _ = handle.sync_all();
+                }
+            }
+        }
+        self.created.clear();
+        self.lock = None;
+    }
+}
+
+impl Drop for OutputSet {
+    fn drop(&mut self) {
+        if self.lock.is_none() {
+            return;
+        }
+        let _ = cleanup::remove_tree(&self.staging);
+        cleanup::unregister(&self.staging);
+        // Only if empty: a failed run leaves no folder it made for nothing.
+        remove_if_empty(&self.created);
+    }
+}
+
+/// After a switch: moves back what someone else added to the target, or replaced in it, while
+/// the set was being copied (the old folder holds it now; it would be removed with staging).
+/// `old` is the folder switched out, `target` the one switched in; names in `skip` are the
+/// set's own (written or removed), and the record is the set's.
+pub(super) fn carry_over_late_changes(old: &Utf8Path, target: &Utf8Path, skip: &BTreeSet<&str>) {
+    let mut stack: Vec<String> = vec![String::new()];
+    while let Some(folder) = stack.pop() {
+        let here = if folder.is_empty() {
+            old.to_owned()
+        } else {
+            old.join(&folder)
+        };
+        let Ok(entries) = here.read_dir_utf8() else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = if folder.is_empty() {
+                entry.file_name().to_owned()
+            } else {
+                format!("{folder}/{}", entry.file_name())
+            };
+            if name == RECORD_NAME || skip.contains(name.as_str()) {
+                continue;
+            }
+            let Ok(was) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            let now = std::fs::symlink_metadata(target.join(&name));
+            match now {
+                // A folder in both: look inside.
+                Ok(now) if was.is_dir() && now.is_dir() => stack.push(name),
+                // The very file (a hard link of it) is in place: nothing changed.
+                Ok(now) if same_file(&was, &now) => {}
+                // Added or replaced meanwhile: the newer one goes into place, unless this set
+                // put something of its own there (then the folder's new version wins).
+                Ok(now) if now.is_dir() => {}
+                _ => {
+                    let _ = std::fs::rename(entry.path(), target.join(&name));
+                }
+            }
+        }
+    }
+}
+
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
+/// Creates `dir` and its missing parents; returns the folders it made, outermost first.
+fn create_dirs(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, OutputError> {
+    let mut missing = Vec::new();
+    let mut current = Some(dir);
+    while let Some(path) = current {
+        if path.as_str().is_empty() || std::fs::symlink_metadata(path).is_ok() {
+            break;
+        }
+        missing.push(path.to_owned());
+        current = path.parent();
+    }
+    missing.reverse();
+    let mut created = Vec::new();
+    for path in missing {
+        match std::fs::create_dir(&path) {
+            Ok(()) => created.push(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                remove_if_empty(&created);
+                return Err(OutputError::io("create the folder", path)(e));
+            }
+        }
+    }
+    Ok(created)
+}
+
+/// Removes the folders `created` (outermost first) that are empty, innermost first.
+fn remove_if_empty(created: &[Utf8PathBuf]) {
+    for made in created.iter().rev() {
+        if std::fs::remove_dir(made).is_err() {
+            break;
+        }
+    }
+}
+
+fn write_file(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
+    std::fs::write(path, bytes).map_err(OutputError::io("write", path))
+}
+
+fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let suffix = cleanup::random_suffix()?;
+    let temp = path.with_file_name(format!("{RECORD_NAME}.{suffix}.partial"));
+    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(OutputError::io("write", path))
+}
+
+/// Whether two paths are on one file system.
+fn same_device(a: &Utf8Path, b: &Utf8Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        true
+    }
+}
+
+/// Exchanges two folders in one step; `Ok(false)` where the system cannot (then nothing moved).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Utf8Path, b: &Utf8Path) -> std::io::Result<bool> {
+    use std::ffi::CString;
+    let c_path = |p: &Utf8Path| {
+        CString::new(p.as_str())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c_path(a)?, c_path(b)?);
+    // SAFETY: both are NUL-terminated paths that outlive the call.
+    let status = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if status == 0 {
+        return Ok(true);
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        // No such call or flag here, another file system, or a mount point.
+        Some(libc::ENOSYS | libc::EINVAL | libc::EOPNOTSUPP | libc::EXDEV | libc::EBUSY) => {
+            Ok(false)
+        }
+        _ => Err(error),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Utf8Path, _: &Utf8Path) -> std::io::Result<bool> {
+    Ok(false)
+}

@@ -1,0 +1,816 @@
+//! The output door from the command line (issue 26): fleets and `--output-dir` never lose a
+//! user's file, never overlap their inputs, land whole under SIGKILL at any instant, and
+//! concurrent runs into one target never mix. `--certs-dir` fills likewise.
+//!
+//! Kill and concurrency rounds are few by default, to keep `cargo test` short on a small
+//! machine; `MESHCHART_DOOR_ROUNDS=50` runs 50 of each (the issue's acceptance), and
+//! `MESHCHART_DOOR_CLUSTERS` sets the kill tests' fleet size (default 2,000).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::cli::{command, run, scratch_dir};
+
+const RECORD: &str = meshchart::output::RECORD_NAME;
+const STAGING: &str = meshchart::output::STAGING_MARKER;
+/// A two-template chart that renders in microseconds: fleets of thousands stay quick.
+const SMALL_CHART: &str = "tests/fixtures/output-dir";
+
+fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn rounds(default: usize) -> usize {
+    env_number("MESHCHART_DOOR_ROUNDS", default)
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+/// Every file under `dir` with its bytes, relative (folders implied); `{}` when `dir` is absent.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .expect("inside")
+                    .display()
+                    .to_string();
+                files.insert(relative, std::fs::read(&path).expect("read"));
+            }
+        }
+    }
+    files
+}
+
+/// Staging folders left beside `target` (in its parent) or inside it.
+fn staging_left(target: &Path) -> Vec<String> {
+    let mut left = Vec::new();
+    for folder in [target.parent().expect("a parent"), target] {
+        if let Ok(entries) = std::fs::read_dir(folder) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.contains(STAGING) || name.contains(".meshchart-fleet-") {
+                    left.push(entry.path().display().to_string());
+                }
+            }
+        }
+    }
+    left
+}
+
+/// A fleet folder of `NAME.yaml` clusters `c<i>` for `i` in `ids`, each naming itself with `tag`.
+fn write_fleet(dir: &Path, ids: impl IntoIterator<Item = usize>, tag: &str) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("fleet folder");
+    for i in ids {
+        std::fs::write(
+            dir.join(format!("c{i}.yaml")),
+            format!("name: c{i}-{tag}\n"),
+        )
+        .expect("cluster");
+    }
+}
+
+fn fleet_command(fleet: &Path, out: &Path) -> Command {
+    command(&[
+        "render",
+        "--chart",
+        SMALL_CHART,
+        "--fleet",
+        s(fleet),
+        "--output-dir",
+        s(out),
+    ])
+}
+
+/// Runs `command` to the end, quietly, and insists it succeeded.
+fn complete(mut command: Command) -> Duration {
+    let started = Instant::now();
+    let output = run(&mut command);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    started.elapsed()
+}
+
+fn spawn_quiet(mut command: Command) -> Child {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start meshchart")
+}
+
+/// The instant of kill round `round` of `rounds` across a run of `length`: spread evenly with
+/// a little jitter over twice the length, so the kills land at many points, the last ones
+/// around the switch (a run under load takes up to twice the one measured).
+fn kill_delay(round: usize, rounds: usize, length: Duration) -> Duration {
+    let jitter = (round * 7919 % 101) as f64 / 101.0;
+    let fraction = (round as f64 + jitter) / rounds.max(1) as f64 * 2.0;
+    length.mul_f64(fraction)
+}
+
+/// SIGKILLs runs of `make(target)` at many points, each time alternating between two targets
+/// whose complete outputs are `sets`; after each kill `dir` must hold one of the two sets
+/// exactly, and the next complete run must leave the other set and no staging.
+fn kill_at_many_points(
+    dir: &Path,
+    staging_of: &Path,
+    sets: [&BTreeMap<String, Vec<u8>>; 2],
+    make: impl Fn(usize) -> Command,
+    rounds: usize,
+) {
+    complete(make(0));
+    assert!(snapshot(dir) == *sets[0], "the first run leaves set 0");
+    let length = complete(make(1));
+    complete(make(0));
+    let mut current = 0;
+    let mut seen = [0usize; 3];
+    for round in 0..rounds {
+        let next = 1 - current;
+        let mut child = spawn_quiet(make(next));
+        std::thread::sleep(kill_delay(round, rounds, length));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = snapshot(dir);
+        let which = if now == *sets[current] {
+            0
+        } else if now == *sets[next] {
+            1
+        } else {
+            let differing: Vec<&String> = now
+                .keys()
+                .chain(sets[next].keys())
+                .filter(|k| {
+                    now.get(*k) != sets[current].get(*k) && now.get(*k) != sets[next].get(*k)
+                })
+                .take(5)
+                .collect();
+            panic!("round {round}: killed, {dir:?} holds neither complete set: {differing:?}");
+        };
+        seen[which] += 1;
+        complete(make(next));
+        assert!(
+            snapshot(dir) == *sets[next],
+            "round {round}: the next run completes the set"
+        );
+        let left = staging_left(staging_of);
+        assert!(left.is_empty(), "round {round}: staging left: {left:?}");
+        current = next;
+    }
+    eprintln!(
+        "{rounds} kills: {} left the old set, {} the new",
+        seen[0], seen[1]
+    );
+}
+
+#[test]
+fn a_fleet_killed_at_any_point_leaves_the_old_set_or_the_new() {
+    let root = scratch_dir("door-kill-fleet");
+    let clusters = env_number("MESHCHART_DOOR_CLUSTERS", 2000);
+    let fleets = [root.join("fleet-a"), root.join("fleet-b")];
+    // Set B drops ten clusters and adds ten: removals and additions are part of the switch.
+    write_fleet(&fleets[0], 0..clusters, "a");
+    write_fleet(&fleets[1], 10..clusters + 10, "b");
+    let sets: Vec<BTreeMap<String, Vec<u8>>> = fleets
+        .iter()
+        .enumerate()
+        .map(|(i, fleet)| {
+            let reference = root.join(format!("reference-{i}"));
+            complete(fleet_command(fleet, &reference));
+            snapshot(&reference)
+        })
+        .collect();
+    assert_eq!(sets[0].len(), clusters + 1, "the clusters and the record");
+    let out = root.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    // A file of the user's in the target is carried through every switch.
+    std::fs::write(out.join("kustomization.yaml"), "resources: []\n").expect("user's file");
+    let with_user_file = |set: &BTreeMap<String, Vec<u8>>| {
+        let mut set = set.clone();
+        set.insert("kustomization.yaml".into(), b"resources: []\n".to_vec());
+        set
+    };
+    let (a, b) = (with_user_file(&sets[0]), with_user_file(&sets[1]));
+    kill_at_many_points(
+        &out,
+        &out,
+        [&a, &b],
+        |which| fleet_command(&fleets[which], &out),
+        rounds(8),
+    );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn output_dir_command(out: &Path, which: usize) -> Command {
+    let mut args = vec![
+        "render",
+        "--certs-dir",
+        "tests/certs",
+        "--output-dir",
+        s(out),
+    ];
+    if which == 1 {
+        // Changes some files and drops the heartbeat's template.
+        args.extend([
+            "--set",
+            "disableHeartBeat=true",
+            "--set",
+            "controllerLogLevel=debug",
+        ]);
+    }
+    let mut command = command(&args);
+    command.env("SOURCE_DATE_EPOCH", "1700000000");
+    command
+}
+
+#[test]
+fn an_output_dir_killed_at_any_point_leaves_the_old_set_or_the_new() {
+    let root = scratch_dir("door-kill-output-dir");
+    let sets: Vec<BTreeMap<String, Vec<u8>>> = (0..2)
+        .map(|which| {
+            let reference = root.join(format!("reference-{which}"));
+            complete(output_dir_command(&reference, which));
+            snapshot(&reference)
+        })
+        .collect();
+    assert_ne!(sets[0], sets[1]);
+    assert_ne!(
+        sets[0].keys().collect::<Vec<_>>(),
+        sets[1].keys().collect::<Vec<_>>(),
+        "the sets differ in their files, not only their bytes"
+    );
+    let out = root.join("out");
+    kill_at_many_points(
+        &out,
+        &out,
+        [&sets[0], &sets[1]],
+        |which| output_dir_command(&out, which),
+        rounds(8),
+    );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The material files of a certs dir.
+const MATERIAL: [&str; 8] = [
+    "ca.crt",
+    "ca.key",
+    "issuer.crt",
+    "issuer.key",
+    "proxy-injector.crt",
+    "proxy-injector.key",
+    "sp-validator.crt",
+    "sp-validator.key",
+];
+
+fn certs_fill(certs: &Path) -> Command {
+    let mut command = command(&["render", "--certs-dir", s(certs)]);
+    command.env("SOURCE_DATE_EPOCH", "1700000000");
+    command
+}
+
+/// The material files in `certs`, sorted.
+fn material_in(certs: &Path) -> Vec<String> {
+    let mut names: Vec<String> = snapshot(certs)
+        .into_keys()
+        .filter(|name| name != RECORD)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_certs_fill_killed_at_any_point_leaves_no_set_or_a_whole_one() {
+    let root = scratch_dir("door-kill-certs");
+    let certs = root.join("certs");
+    let length = complete(certs_fill(&certs));
+    let rounds = rounds(8);
+    let (mut none, mut whole) = (0, 0);
+    for round in 0..rounds {
+        let _ = std::fs::remove_dir_all(&certs);
+        let mut child = spawn_quiet(certs_fill(&certs));
+        std::thread::sleep(kill_delay(round, rounds, length));
+        let _ = child.kill();
+        let _ = child.wait();
+        let names = material_in(&certs);
+        if names.is_empty() {
+            none += 1;
+        } else {
+            assert_eq!(names, MATERIAL, "round {round}: a partial set");
+            whole += 1;
+        }
+        let stored = snapshot(&certs);
+        // The next run completes or reuses the set: its checks pass (issuer signed by the CA,
+        // keys matching), and a whole set left by the kill is reused as it was.
+        complete(certs_fill(&certs));
+        assert_eq!(material_in(&certs), MATERIAL);
+        if !names.is_empty() {
+            assert!(
+                snapshot(&certs) == stored,
+                "round {round}: a whole set is reused"
+            );
+        }
+        let left = staging_left(&certs);
+        assert!(left.is_empty(), "round {round}: staging left: {left:?}");
+    }
+    eprintln!("{rounds} kills: {none} left no set, {whole} a whole one");
+}
+
+/// The PEM body lines of `pem` (what a manifest quoting it must contain).
+fn pem_body(pem: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(pem)
+        .lines()
+        .filter(|line| !line.starts_with("-----") && !line.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn two_fleets_and_two_certs_fills_into_one_target_at_once_never_mix() {
+    let root = scratch_dir("door-concurrent");
+    let fleets = [root.join("fleet-a"), root.join("fleet-b")];
+    write_fleet(&fleets[0], 0..300, "a");
+    write_fleet(&fleets[1], 100..400, "b");
+    let sets: Vec<BTreeMap<String, Vec<u8>>> = fleets
+        .iter()
+        .enumerate()
+        .map(|(i, fleet)| {
+            let reference = root.join(format!("reference-{i}"));
+            complete(fleet_command(fleet, &reference));
+            snapshot(&reference)
+        })
+        .collect();
+    let out = root.join("out");
+    let certs = root.join("certs");
+    let rounds = rounds(5);
+    let mut winners = [0usize; 2];
+    for round in 0..rounds {
+        let _ = std::fs::remove_dir_all(&certs);
+        let piped = |mut command: Command| {
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start meshchart")
+        };
+        let children: Vec<Child> = vec![
+            piped(fleet_command(&fleets[0], &out)),
+            piped(fleet_command(&fleets[1], &out)),
+            piped(certs_fill(&certs)),
+            piped(certs_fill(&certs)),
+        ];
+        let outputs: Vec<std::process::Output> = children
+            .into_iter()
+            .map(|child| child.wait_with_output().expect("finish"))
+            .collect();
+        for output in &outputs {
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let now = snapshot(&out);
+        let which = sets
+            .iter()
+            .position(|set| *set == now)
+            .unwrap_or_else(|| panic!("round {round}: the fleets' outputs are mixed"));
+        winners[which] += 1;
+        assert!(staging_left(&out).is_empty() && staging_left(&certs).is_empty());
+        assert_eq!(material_in(&certs), MATERIAL, "round {round}");
+        // Both renders used the committed trust anchor, and the folder's set checks out.
+        let anchor = pem_body(&std::fs::read(certs.join("ca.crt")).expect("ca.crt"));
+        for output in &outputs[2..] {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                anchor.iter().all(|line| stdout.contains(line.as_str())),
+                "round {round}: a render printed a trust anchor that was not kept"
+            );
+        }
+        complete(certs_fill(&certs));
+    }
+    eprintln!(
+        "{rounds} rounds: fleet a won {}, fleet b {}",
+        winners[0], winners[1]
+    );
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn sigterm_removes_the_runs_staging_at_once() {
+    let root = scratch_dir("door-sigterm");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2000, "a");
+    let out = root.join("out");
+    let length = complete(fleet_command(&fleet, &out));
+    write_fleet(&fleet, 0..2000, "b");
+    let before = snapshot(&out);
+    for round in 0..rounds(4) {
+        let mut child = spawn_quiet(fleet_command(&fleet, &out));
+        std::thread::sleep(length.mul_f64(0.2 + 0.15 * round as f64));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let status = child.wait().expect("wait");
+        let left = staging_left(&out);
+        assert!(
+            left.is_empty(),
+            "round {round} ({status}): staging left: {left:?}"
+        );
+        let now = snapshot(&out);
+        assert!(now == before || now.len() == before.len(), "round {round}");
+        if now != before {
+            break;
+        }
+    }
+    // Thousands of small files: not left behind in the temp folder.
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+// The fleet rules from the command line.
+
+fn fleet_output(fleet: &Path, out: &Path) -> std::process::Output {
+    run(&mut fleet_command(fleet, out))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_fleet_into_its_own_folder_is_refused_naming_both_and_nothing_changes() {
+    let root = scratch_dir("door-overlap");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let before = snapshot(&fleet);
+    for out in [fleet.clone(), fleet.join("out"), root.clone()] {
+        let output = fleet_output(&fleet, &out);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(s(&out)) && stderr.contains(s(&fleet)) && stderr.contains("overlap"),
+            "{stderr}"
+        );
+        assert!(
+            snapshot(&fleet) == before,
+            "the fleet's values are untouched"
+        );
+    }
+    // `--fleet . --output-dir .` from inside the fleet.
+    let output = run(command(&[
+        "render",
+        "--chart",
+        &format!("{}/{SMALL_CHART}", env!("CARGO_MANIFEST_DIR")),
+        "--fleet",
+        ".",
+        "--output-dir",
+        ".",
+    ])
+    .current_dir(&fleet));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(snapshot(&fleet) == before);
+}
+
+#[test]
+fn an_output_dir_holding_the_certs_dir_or_inside_the_chart_is_refused() {
+    let root = scratch_dir("door-overlap-render");
+    let out = root.join("out");
+    let certs = out.join("demo/certs");
+    let output = run(&mut command(&[
+        "render",
+        "--certs-dir",
+        s(&certs),
+        "--output-dir",
+        s(&out),
+    ]));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("contains the --certs-dir"), "{stderr}");
+    assert!(!certs.exists(), "refused before any key was made");
+    let output = run(&mut command(&[
+        "render",
+        "--chart",
+        SMALL_CHART,
+        "--output-dir",
+        &format!("{SMALL_CHART}/out"),
+    ]));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is inside the chart"), "{stderr}");
+}
+
+#[test]
+fn fleet_files_in_any_case_count_and_others_are_named_in_a_warning() {
+    let root = scratch_dir("door-discover");
+    let fleet = root.join("fleet");
+    std::fs::create_dir_all(fleet.join("folder")).expect("folder");
+    std::fs::write(fleet.join("folder/values.yaml"), "name: folder\n").expect("write");
+    std::fs::write(fleet.join("UPPER.YAML"), "name: upper\n").expect("write");
+    std::fs::write(fleet.join("mixed.YmL"), "name: mixed\n").expect("write");
+    std::fs::write(fleet.join("values.json"), "{}").expect("write");
+    std::fs::write(fleet.join("README.md"), "notes").expect("write");
+    std::fs::write(fleet.join(".hidden.yaml"), "name: hidden\n").expect("write");
+    let out = root.join("out");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for skipped in ["values.json", "README.md"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: --fleet {}: skipped {skipped}",
+                s(&fleet)
+            )),
+            "{stderr}"
+        );
+    }
+    let mut files: Vec<String> = snapshot(&out).into_keys().collect();
+    files.sort();
+    assert_eq!(files, [RECORD, "UPPER.yaml", "folder.yaml", "mixed.yaml"]);
+    assert!(
+        stderr.contains("3 clusters: 3 written, 0 unchanged, 0 removed"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_fifo_in_a_fleet_is_refused_by_name_before_any_work() {
+    let root = scratch_dir("door-fifo");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let fifo = fleet.join("pipe.yaml");
+    let path = std::ffi::CString::new(s(&fifo)).expect("path");
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    let out = root.join("out");
+    let started = Instant::now();
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "it blocked");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(s(&fifo)), "{stderr}");
+    assert!(!out.exists(), "nothing was written");
+}
+
+#[test]
+fn outputs_of_clusters_that_left_are_removed_and_foreign_files_never() {
+    let root = scratch_dir("door-left");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    std::fs::write(out.join("notes.yaml"), "kind: Mine\n").expect("user's file");
+    std::fs::remove_file(fleet.join("c1.yaml")).expect("c1 leaves");
+    let output = fleet_output(&fleet, &out);
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stdout.contains(&format!("removed {}", s(&out.join("c1.yaml")))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("unchanged {}", s(&out.join("c0.yaml")))),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("2 clusters: 0 written, 2 unchanged, 1 removed"),
+        "{stderr}"
+    );
+    let mut files: Vec<String> = snapshot(&out).into_keys().collect();
+    files.sort();
+    assert_eq!(files, [RECORD, "c0.yaml", "c2.yaml", "notes.yaml"]);
+}
+
+#[test]
+fn a_users_file_where_a_cluster_goes_is_named_and_nothing_is_written() {
+    let root = scratch_dir("door-foreign");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    std::fs::write(out.join("c1.yaml"), "mine\n").expect("user's file");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(s(&out.join("c1.yaml"))), "{stderr}");
+    let mut files: Vec<String> = snapshot(&out).into_keys().collect();
+    files.sort();
+    assert_eq!(files, ["c1.yaml"]);
+    assert_eq!(std::fs::read(out.join("c1.yaml")).expect("read"), b"mine\n");
+}
+
+#[test]
+fn staging_names_are_random_even_for_the_same_pid() {
+    // Every run of a container is PID 1: names from the PID collided. A staging folder an
+    // earlier run left (same PID) is stale and removed, never reused or published.
+    let root = scratch_dir("door-pid");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let out = root.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    let left = root.join(".out.meshchart-staging-1/new");
+    std::fs::create_dir_all(&left).expect("stale");
+    std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("stale file");
+    assert!(fleet_output(&fleet, &out).status.success());
+    assert!(staging_left(&out).is_empty());
+    assert!(!out.join("c9.yaml").exists());
+}
+
+/// `render --output-dir` on a folder whose parent is read-only stages inside it, hidden.
+#[test]
+fn an_output_dir_whose_parent_is_not_writable_still_lands_whole() {
+    if unsafe { libc::geteuid() } == 0 {
+        // root writes anywhere: the case cannot be made here.
+        return;
+    }
+    let root = scratch_dir("door-read-only-parent");
+    let parent = root.join("parent");
+    let out = parent.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    let mode = |m| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&parent, std::fs::Permissions::from_mode(m)).expect("chmod")
+    };
+    mode(0o555);
+    let output = run(&mut command(&[
+        "render",
+        "--chart",
+        SMALL_CHART,
+        "--output-dir",
+        s(&out),
+    ]));
+    mode(0o755);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(staging_left(&out).is_empty());
+}
+
+#[test]
+fn outputs_of_a_version_without_the_record_are_adopted_when_they_hold_the_same_bytes() {
+    let root = scratch_dir("door-adopt");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    // What an older meshchart left: the same outputs, no record.
+    std::fs::remove_file(out.join(RECORD)).expect("record");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("3 clusters: 0 written, 3 unchanged, 0 removed"),
+        "{stderr}"
+    );
+    assert!(out.join(RECORD).exists(), "adopted: they are recorded now");
+    // Once recorded, they are meshchart's to replace.
+    write_fleet(&fleet, 0..3, "b");
+    assert!(fleet_output(&fleet, &out).status.success());
+}
+
+/// A tmpfs mounted for a test, unmounted when dropped; `None` where this process may not mount
+/// (not root, or no mount namespace rights): the test then has nothing to check.
+struct Mounted(std::path::PathBuf);
+
+impl Mounted {
+    fn at(path: &Path) -> Option<Mounted> {
+        std::fs::create_dir_all(path).expect("mount point");
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "meshchart-test", s(path)])
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| Mounted(path.to_path_buf()))
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn an_output_folder_that_is_a_mount_point_is_written_and_left_clean() {
+    let root = scratch_dir("door-mount");
+    let out = root.join("out");
+    let Some(_mounted) = Mounted::at(&out) else {
+        eprintln!("cannot mount a tmpfs here: nothing to check");
+        return;
+    };
+    // --output-dir: the chart's folder inside the mount is switched whole.
+    for _ in 0..2 {
+        let output = run(&mut command(&[
+            "render",
+            "--chart",
+            SMALL_CHART,
+            "--output-dir",
+            s(&out),
+        ]));
+        assert!(output.status.success(), "{}", text(&output.stderr));
+    }
+    assert!(out.join("output-dir/templates/service.yaml").is_file());
+    // A fleet: the mount point itself cannot be exchanged; its files go in one by one.
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..5, "a");
+    assert!(fleet_output(&fleet, &out).status.success());
+    write_fleet(&fleet, 0..4, "b");
+    let output = fleet_output(&fleet, &out);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("removed"));
+    let files: Vec<String> = snapshot(&out).into_keys().collect();
+    assert!(files.contains(&"c3.yaml".to_owned()) && !files.contains(&"c4.yaml".to_owned()));
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+}
+
+#[test]
+fn a_fleet_file_whose_name_is_not_utf8_is_named_in_a_warning() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let root = scratch_dir("door-non-utf8");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let odd = fleet.join(std::ffi::OsStr::from_bytes(b"bad-\xff.yaml"));
+    std::fs::write(odd, "name: odd\n").expect("write");
+    let out = root.join("out");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("skipped \"bad-\u{fffd}.yaml\" (its name is not UTF-8)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn keep_going_leaves_a_failed_clusters_last_output_and_its_record() {
+    let root = scratch_dir("door-keep-going");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    let before = snapshot(&out);
+    write_fleet(&fleet, 0..3, "b");
+    std::fs::write(fleet.join("c1.yaml"), "name: [unclosed\n").expect("break c1");
+    // Without --keep-going: nothing changes.
+    let output = fleet_output(&fleet, &out);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(snapshot(&out) == before);
+    let output = run(fleet_command(&fleet, &out).arg("--keep-going"));
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let after = snapshot(&out);
+    assert_eq!(
+        after.get("c1.yaml"),
+        before.get("c1.yaml"),
+        "c1 keeps its last output"
+    );
+    assert_ne!(after.get("c0.yaml"), before.get("c0.yaml"));
+    assert!(
+        text(&after[RECORD]).contains("\"c1.yaml\""),
+        "c1's output is still meshchart's"
+    );
+}
+
+#[test]
+fn a_fleet_stopped_by_the_time_limit_leaves_no_staging() {
+    let root = scratch_dir("door-deadline");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..3, "a");
+    // A FIFO no one writes to: the shared --set-file read waits until the time limit.
+    let fifo = root.join("never.txt");
+    let path = std::ffi::CString::new(s(&fifo)).expect("path");
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    let out = root.join("out");
+    let set_file = format!("extra={}", s(&fifo));
+    let output = run(fleet_command(&fleet, &out)
+        .args(["--set-file", &set_file])
+        .env("MESHCHART_MAX_SECONDS", "1"));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("its time limit"), "{stderr}");
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+    assert!(!out.join("c0.yaml").exists());
+}
