@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::cli::{command, run, scratch_dir};
+use support::cli::{legacy_command, run, scratch_dir};
 
 const RECORD: &str = meshchart::output::RECORD_NAME;
 const STAGING: &str = meshchart::output::STAGING_MARKER;
@@ -89,7 +89,7 @@ fn write_fleet(dir: &Path, ids: impl IntoIterator<Item = usize>, tag: &str) {
 }
 
 fn fleet_command(fleet: &Path, out: &Path) -> Command {
-    command(&[
+    legacy_command(&[
         "render",
         "--chart",
         SMALL_CHART,
@@ -240,7 +240,7 @@ fn output_dir_command(out: &Path, which: usize) -> Command {
             "controllerLogLevel=debug",
         ]);
     }
-    let mut command = command(&args);
+    let mut command = legacy_command(&args);
     command.env("SOURCE_DATE_EPOCH", "1700000000");
     command
 }
@@ -286,7 +286,7 @@ const MATERIAL: [&str; 8] = [
 ];
 
 fn certs_fill(certs: &Path) -> Command {
-    let mut command = command(&["render", "--certs-dir", s(certs)]);
+    let mut command = legacy_command(&["render", "--certs-dir", s(certs)]);
     command.env("SOURCE_DATE_EPOCH", "1700000000");
     command
 }
@@ -482,7 +482,7 @@ fn a_fleet_into_its_own_folder_is_refused_naming_both_and_nothing_changes() {
         );
     }
     // `--fleet . --output-dir .` from inside the fleet.
-    let output = run(command(&[
+    let output = run(legacy_command(&[
         "render",
         "--chart",
         &format!("{}/{SMALL_CHART}", env!("CARGO_MANIFEST_DIR")),
@@ -501,7 +501,7 @@ fn an_output_dir_holding_the_certs_dir_or_inside_the_chart_is_refused() {
     let root = scratch_dir("door-overlap-render");
     let out = root.join("out");
     let certs = out.join("demo/certs");
-    let output = run(&mut command(&[
+    let output = run(&mut legacy_command(&[
         "render",
         "--certs-dir",
         s(&certs),
@@ -512,7 +512,7 @@ fn an_output_dir_holding_the_certs_dir_or_inside_the_chart_is_refused() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("contains the --certs-dir"), "{stderr}");
     assert!(!certs.exists(), "refused before any key was made");
-    let output = run(&mut command(&[
+    let output = run(&mut legacy_command(&[
         "render",
         "--chart",
         SMALL_CHART,
@@ -657,7 +657,7 @@ fn an_output_dir_whose_parent_is_not_writable_still_lands_whole() {
         std::fs::set_permissions(&parent, std::fs::Permissions::from_mode(m)).expect("chmod")
     };
     mode(0o555);
-    let output = run(&mut command(&[
+    let output = run(&mut legacy_command(&[
         "render",
         "--chart",
         SMALL_CHART,
@@ -723,7 +723,7 @@ fn an_output_folder_that_is_a_mount_point_is_written_and_left_clean() {
     };
     // --output-dir: the chart's folder inside the mount is switched whole.
     for _ in 0..2 {
-        let output = run(&mut command(&[
+        let output = run(&mut legacy_command(&[
             "render",
             "--chart",
             SMALL_CHART,
