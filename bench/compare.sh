@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks in one run, alternating the commands run by run (bench/paired.py):
 #
-#   render  whole-process `meshchart render` vs `helm template` of the upstream chart, the same
-#           identity and webhook certificates given to both; medians, paired ratio, peak RSS
+#   render  whole-process `meshchart render --linkerd edge-21.4.4` vs `helm template` of the
+#           upstream chart of that era, the same identity and webhook certificates given to
+#           both; medians, paired ratio, peak RSS (the default line: see `lines`)
 #   fleet   200 clusters: 200 separate `meshchart render` processes vs one
 #           `render --fleet` with --jobs 1 and with --jobs 2 (re-rendering the same fleet, so
 #           after the first round its outputs are unchanged and left as they are; one more row
@@ -59,6 +60,19 @@ certs=(
   --set-file profileValidator.caBundle=tests/certs/ca.crt
 )
 certs_line=$(printf '%q ' "${certs[@]}")
+# The default line (edge-26.8.3) with the pinned material of tests/certs: its webhooks,
+# the policy validator's included, are issued for the linkerd namespace.
+default_values=(--namespace linkerd
+  --set-file identityTrustAnchorsPEM=tests/certs/ca.crt
+  --set-file identity.issuer.tls.crtPEM=tests/certs/issuer.crt
+  --set-file identity.issuer.tls.keyPEM=tests/certs/issuer.key)
+for hook in proxyInjector:proxy-injector profileValidator:sp-validator policyValidator:policy-validator; do
+  default_values+=(--set-file "${hook%%:*}.crtPEM=tests/certs/${hook#*:}.crt"
+    --set-file "${hook%%:*}.keyPEM=tests/certs/${hook#*:}.key"
+    --set-file "${hook%%:*}.caBundle=tests/certs/${hook#*:}.crt")
+done
+default_values+=(--set "heartbeatSchedule=1 2 * * *")
+default_line=$(printf '%q ' "${default_values[@]}")
 
 echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version), profile $profile${linking:+, $linking}"
 
@@ -67,9 +81,9 @@ for section in "${sections[@]}"; do
   render)
     helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
     echo
-    echo "== render: meshchart vs helm template $chart ($("$helm" version --short))"
+    echo "== render: meshchart --linkerd edge-21.4.4 vs helm template $chart ($("$helm" version --short))"
     python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-      "meshchart render=$mesh render --namespace linkerd $certs_line" \
+      "meshchart render=$mesh render --linkerd edge-21.4.4 --kube-version 1.24.0 --namespace linkerd $certs_line" \
       "helm template=$helm template linkerd $chart --namespace linkerd $certs_line"
     ;;
   lines)
@@ -126,7 +140,7 @@ SH
     ;;
   fleet)
     echo
-    echo "== fleet: 200 clusters (bench/make-fleet.py), outputs to files (unchanged ones left as they are)"
+    echo "== fleet: 200 clusters of the default line (bench/make-fleet.py), outputs to files (unchanged ones left as they are)"
     python3 bench/make-fleet.py "$work/fleet" 200
     # A second fleet whose every output differs from the first's (one more value per cluster):
     # rendering the two by turns into one folder writes all 200 files every time, where a
@@ -139,7 +153,7 @@ SH
 #!/usr/bin/env bash
 set -e
 if [[ -e "$work/changing.b" ]]; then fleet=fleet; rm "$work/changing.b"; else fleet=fleet-b; touch "$work/changing.b"; fi
-exec "$mesh" render --fleet "$work/\$fleet" --output-dir "$work/out-changing" --jobs 2 $certs_line
+exec "$mesh" render --fleet "$work/\$fleet" --output-dir "$work/out-changing" --jobs 2 $default_line
 SH
     chmod +x "$work/changing.sh"
     # What two cores give here at best: two independent --jobs 1 fleets at once, each its own
@@ -149,8 +163,8 @@ SH
     cat >"$work/two-at-once.sh" <<SH
 #!/usr/bin/env bash
 set -e
-"$mesh" render --fleet "$work/fleet" --output-dir "$work/out-a" --jobs 1 $certs_line >/dev/null 2>&1 &
-"$mesh" render --fleet "$work/fleet" --output-dir "$work/out-b" --jobs 1 $certs_line >/dev/null 2>&1 &
+"$mesh" render --fleet "$work/fleet" --output-dir "$work/out-a" --jobs 1 $default_line >/dev/null 2>&1 &
+"$mesh" render --fleet "$work/fleet" --output-dir "$work/out-b" --jobs 1 $default_line >/dev/null 2>&1 &
 wait %1 && wait %2
 SH
     chmod +x "$work/two-at-once.sh"
@@ -161,20 +175,20 @@ mkdir -p "$work/separate"
 for values in "$work"/fleet/*.yaml; do
   name=\${values##*/}
   name=\${name%.yaml}
-  "$mesh" render -f "\$values" $certs_line >"$work/separate/\$name.yaml" 2>/dev/null
+  "$mesh" render -f "\$values" $default_line >"$work/separate/\$name.yaml" 2>/dev/null
 done
 SH
     chmod +x "$work/separate.sh"
     python3 bench/paired.py --runs "${FLEET_RUNS:-15}" --warmup 1 --rss-runs 1 \
-      "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $certs_line" \
-      "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $certs_line" \
+      "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $default_line" \
+      "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $default_line" \
       "200 separate renders=$work/separate.sh" \
       "render --fleet --jobs 2, every output changed=$work/changing.sh" \
       "2 x render --fleet --jobs 1 at once=$work/two-at-once.sh"
     ;;
   inject)
     echo
-    echo "== inject: 10,000 mixed workloads (bench/make-workloads.py)"
+    echo "== inject: 10,000 mixed workloads (bench/make-workloads.py), the default line's proxy"
     python3 bench/make-workloads.py 10000 >"$work/w10k.yaml"
     python3 bench/make-workloads.py 1000 >"$work/w1k.yaml"
     echo "   input: $(du -h "$work/w10k.yaml" | cut -f1)"
