@@ -19,7 +19,7 @@
 //! in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
 //! refused by name before any work: reading it could block forever.
 
-use crate::chart::Chart;
+use crate::chart::{Chart, ChartSource};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::output::{FileOutcome, OutputSet, Removal};
@@ -478,12 +478,50 @@ pub fn write_clusters(
     Ok(report)
 }
 
+/// Each chart a fleet renders, with the clusters (indexes into `clusters`) it renders: a
+/// folder or archive renders them all; an embedded line renders the clusters whose own values
+/// (the shared flags', then the cluster's) choose it, as a single render of that cluster
+/// would, so one fleet can hold clusters on several releases (an upgrade wave). A cluster
+/// whose values cannot be read or name no embedded release gets the error in place of a
+/// chart, for its own failure; charts come in the order of their first cluster.
+fn charts_of(
+    source: &ChartSource,
+    shared: &RenderRequest,
+    clusters: &[Cluster],
+    input: &[u8],
+) -> Result<Vec<(Result<Chart, Error>, Vec<usize>)>, Error> {
+    if !matches!(source, ChartSource::Embedded { .. }) {
+        return Ok(vec![(Ok(source.load()?), (0..clusters.len()).collect())]);
+    }
+    let kept = shared_files(shared, input);
+    let mut groups: Vec<(String, Result<Chart, Error>, Vec<usize>)> = Vec::new();
+    for (index, cluster) in clusters.iter().enumerate() {
+        let request = cluster_request(shared, cluster);
+        let chosen =
+            crate::values::user_values_with(&request.values, &mut &input[..], kept.clone())
+                .map_err(Error::from)
+                .and_then(|user| Ok(source.load_for(&user)?));
+        let (key, chart) = match chosen {
+            Ok((chart, _)) => (chart.origin.clone(), Ok(chart)),
+            Err(e) => (format!("error: {e}"), Err(e)),
+        };
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, _, members)) => members.push(index),
+            None => groups.push((key, chart, vec![index])),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(_, chart, members)| (chart, members))
+        .collect())
+}
+
 /// `render --fleet DIR --output-dir OUT`: discovers the clusters, compiles the chart once,
 /// renders them all and writes what may be written. The report lists what was written and what
 /// failed; the caller exits 1 when anything failed. A file meshchart did not write where a
 /// cluster's output goes (and holding other bytes) is an error naming it; nothing is written.
 pub fn run(
-    chart: &Chart,
+    source: &ChartSource,
     dir: &Utf8Path,
     out: &Utf8Path,
     shared: &RenderRequest,
@@ -491,25 +529,54 @@ pub fn run(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<FleetReport, Error> {
-    let mut with_ha = shared.clone();
-    if shared.ha {
-        crate::render::with_ha_overlay(chart, &mut with_ha.values)?;
-    }
-    let shared = &with_ha;
     let mut warnings = Vec::new();
     let clusters = discover_noting(dir, &mut warnings)?;
     let pool =
         crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
+    // Standard input is read once, for every line's clusters.
+    let mut input = Vec::new();
+    if shared.values.reads_stdin() {
+        stdin
+            .read_to_end(&mut input)
+            .map_err(Error::io("<stdin>"))?;
+    }
     // A file meshchart did not write where a cluster's output goes is refused at the commit,
     // once its bytes are known: one that already holds them is adopted (an output of a version
     // without the record), any other named in the error.
     let set = OutputSet::begin(out, None)?;
-    let fleet = Fleet {
-        chart,
-        shared,
-        clusters: &clusters,
-    };
-    let results = render_clusters(&fleet, stdin, clock, &pool, &set)?;
+    let mut results: Vec<Option<Result<ClusterOutput, Error>>> =
+        clusters.iter().map(|_| None).collect();
+    for (chart, members) in charts_of(source, shared, &clusters, &input)? {
+        let chart = match chart {
+            Ok(chart) => chart,
+            Err(e) => {
+                // Each cluster that names a release meshchart cannot render fails alone.
+                let message = e.to_string();
+                for index in members {
+                    results[index] = Some(Err(Error::Usage(message.clone())));
+                }
+                continue;
+            }
+        };
+        let mut with_ha = shared.clone();
+        if shared.ha {
+            crate::render::with_ha_overlay(&chart, &mut with_ha.values)?;
+        }
+        let group: Vec<Cluster> = members.iter().map(|&i| clusters[i].clone()).collect();
+        let fleet = Fleet {
+            chart: &chart,
+            shared: &with_ha,
+            clusters: &group,
+        };
+        let rendered = render_clusters(&fleet, &mut input.as_slice(), clock, &pool, &set)?;
+        for (index, result) in members.into_iter().zip(rendered) {
+            results[index] = Some(result);
+        }
+    }
+    let results = results
+        .into_iter()
+        .map(|result| result.unwrap_or_else(|| Err(Error::Usage("not rendered".into()))))
+        .collect();
     let mut report = write_clusters(set, &clusters, results, options.keep_going)?;
     warnings.append(&mut report.notes);
     report.notes = warnings;

@@ -67,8 +67,12 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
             ..RenderRequest::default()
         };
         let out = root.join(format!("out-{index}"));
+        let source = meshchart::chart::ChartSource::Embedded {
+            release: Some("edge-21.4.4".to_owned()),
+            crds: false,
+        };
         let report = fleet::run(
-            &chart,
+            &source,
             &dir,
             &out,
             &shared,
@@ -409,4 +413,61 @@ fn clusters_sharing_an_empty_certs_dir_all_get_the_material_it_is_filled_with_on
             "{file} does not carry the trust anchor kept in {certs}"
         );
     }
+}
+
+#[test]
+fn each_cluster_renders_the_line_its_own_values_name() {
+    let dir = scratch("fleet-lines");
+    std::fs::write(dir.join("new.yaml"), "controllerLogLevel: debug\n").unwrap();
+    std::fs::write(dir.join("old.yaml"), "linkerdVersion: edge-24.10.2\n").unwrap();
+    std::fs::write(dir.join("unknown.yaml"), "linkerdVersion: stable-2.14.10\n").unwrap();
+    let out = scratch("fleet-lines-out");
+    let output = support::cli::run(
+        support::cli::command(&[
+            "render",
+            "--fleet",
+            dir.as_str(),
+            "--output-dir",
+            out.as_str(),
+            "--keep-going",
+            "-n",
+            "linkerd",
+            "--certs-dir",
+            "tests/certs",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The cluster naming a release meshchart does not embed fails alone, saying so.
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("unknown.yaml") && stderr.contains("stable-2.14.10"),
+        "{stderr}"
+    );
+    let single = |file: &str, line: &str| {
+        let out = support::cli::run(
+            support::cli::command(&[
+                "render",
+                "--linkerd",
+                line,
+                "-n",
+                "linkerd",
+                "--certs-dir",
+                "tests/certs",
+                "-f",
+                dir.join(file).as_str(),
+            ])
+            .env("SOURCE_DATE_EPOCH", "1700000000"),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let written = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    assert_eq!(written("new.yaml"), single("new.yaml", "edge-26.8.3"));
+    assert_eq!(written("old.yaml"), single("old.yaml", "edge-24.10.2"));
+    assert!(written("old.yaml").contains("image: cr.l5d.io/linkerd/proxy:edge-24.10.2"));
 }

@@ -474,13 +474,12 @@ fn render_fleet(
 ) -> Result<ExitCode, Error> {
     let request = flags.request();
     render::refuse_output_overlap(out, chart.chart.as_deref(), &request, Some(fleet_dir))?;
-    let chart = chart.source().load()?;
     let options = fleet::FleetOptions {
         jobs: jobs.map(usize::from),
         keep_going,
     };
     let report = fleet::run(
-        &chart,
+        &chart.source(),
         fleet_dir,
         out,
         &request,
