@@ -478,6 +478,10 @@ pub fn write_clusters(
     Ok(report)
 }
 
+/// A chart a fleet renders (or why a cluster's chart could not be had), with the clusters it
+/// renders, as indexes into the fleet's clusters.
+type ChartGroup = (Result<Chart, Error>, Vec<usize>);
+
 /// Each chart a fleet renders, with the clusters (indexes into `clusters`) it renders: a
 /// folder or archive renders them all; an embedded line renders the clusters whose own values
 /// (the shared flags', then the cluster's) choose it, as a single render of that cluster
@@ -489,7 +493,7 @@ fn charts_of(
     shared: &RenderRequest,
     clusters: &[Cluster],
     input: &[u8],
-) -> Result<Vec<(Result<Chart, Error>, Vec<usize>)>, Error> {
+) -> Result<Vec<ChartGroup>, Error> {
     if !matches!(source, ChartSource::Embedded { .. }) {
         return Ok(vec![(Ok(source.load()?), (0..clusters.len()).collect())]);
     }
