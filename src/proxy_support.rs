@@ -241,6 +241,22 @@ pub fn control_plane_hooks(values: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    fn control_plane(version: &str) -> Value {
+        let mut map = crate::yaml::Map::new();
+        map.insert("linkerdVersion".into(), Value::from(version));
+        Value::Map(map)
+    }
+
+    #[test]
+    fn a_known_issue_is_open_on_edges_before_its_fix_only() {
+        let open = |v: &str| is_open(&control_plane(v), &NOT_READY_PEERS);
+        assert!(open("edge-24.10.2") && open("edge-25.1.0"));
+        assert!(!open("edge-25.1.1") && !open("edge-26.8.3"));
+        // Not judged: stable releases and custom builds.
+        assert!(!open("stable-2.14.10") && !open("my-build"));
+    }
+
     use super::*;
 
     fn values(yaml: &str) -> Value {
@@ -366,5 +382,45 @@ mod tests {
         assert!(!control_plane_hooks(&values(
             "proxy: {nativeSidecar: true}"
         )));
+    }
+}
+
+/// A fault of some Linkerd releases that a workload's shape can run into: the second table of
+/// what a release supports, beside the proxy features above. `inject` warns, naming the issue
+/// and the release that fixed it, when a workload it injects has that shape and the control
+/// plane (`linkerdVersion`) is older than the fix.
+///
+/// | issue | what goes wrong | fixed in |
+/// | --- | --- | --- |
+/// | linkerd/linkerd2#13247 | pods behind a headless Service with `publishNotReadyAddresses: true` cannot reach each other directly before they are ready (the destination controller left unready endpoints out) | edge-25.1.1 |
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownIssue {
+    /// The upstream issue, `owner/repository#number`.
+    pub issue: &'static str,
+    /// What goes wrong, as a clause for a warning.
+    pub what: &'static str,
+    /// The first edge release with the fix.
+    pub fixed_in: &'static str,
+}
+
+/// Direct traffic to a pod that is not ready yet, behind a headless Service that publishes
+/// unready addresses (a StatefulSet whose members must find each other before they are ready).
+pub const NOT_READY_PEERS: KnownIssue = KnownIssue {
+    issue: "linkerd/linkerd2#13247",
+    what: "direct pod-to-pod traffic to pods that are not ready yet is refused",
+    fixed_in: "edge-25.1.1",
+};
+
+/// Whether the control plane of `values` (its `linkerdVersion`) is older than the release that
+/// fixed `issue`. A stable release, or a version that names no release, is not judged: the
+/// table knows the edge release of each fix only.
+pub fn is_open(values: &Value, issue: &KnownIssue) -> bool {
+    let version = values
+        .get_path(&["linkerdVersion"])
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match (Release::parse(version), Release::parse(issue.fixed_in)) {
+        (Some(Release::Edge(a, b, c)), Some(Release::Edge(x, y, z))) => (a, b, c) < (x, y, z),
+        _ => false,
     }
 }

@@ -8,8 +8,20 @@ use meshchart::golden::{update_requested, CaseOutcome};
 
 #[test]
 fn inject_golden_cases() {
-    let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/inject");
-    let chart = Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+    check_cases("tests/golden/inject", "edge-21.4.4");
+}
+
+#[test]
+fn release_line_inject_golden_cases() {
+    for line in ["edge-24.10.2", "edge-26.8.3"] {
+        check_cases(&format!("tests/golden/inject-{line}"), line);
+    }
+}
+
+/// Runs the cases under `folder` with `line`'s control-plane chart.
+fn check_cases(folder: &str, line: &str) {
+    let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let chart = Chart::embedded_line(line, "linkerd-control-plane")
         .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
     let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
         .unwrap_or_else(|e| panic!("{e}"));

@@ -84,13 +84,46 @@ pub struct Transformed {
     pub report: Report,
 }
 
-/// The annotations of the namespaces workloads live in.
+/// The annotations of the namespaces workloads live in, and the Services of the input that
+/// select them where that matters to a release (see [`NotReadyService`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Namespaces {
     /// From `--namespace-annotations`.
     file: BTreeMap<String, Map>,
     /// From `Namespace` documents in the input (they win over the file).
     input: BTreeMap<String, Map>,
+    /// Headless Services of the input that publish unready addresses.
+    not_ready_services: Vec<NotReadyService>,
+}
+
+/// A headless Service (`clusterIP: None`) with `publishNotReadyAddresses: true`: the pods it
+/// selects reach each other before they are ready, which some releases refuse (see
+/// [`crate::proxy_support::NOT_READY_PEERS`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotReadyService {
+    /// Its namespace (empty when it names none).
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its selector: the labels a pod must carry.
+    pub selector: Map,
+}
+
+impl NotReadyService {
+    /// Whether it selects the pods of a workload in `namespace` whose template carries `labels`.
+    fn selects(&self, namespace: &str, labels: Option<&Map>) -> bool {
+        let same_namespace = self.namespace == namespace
+            || [self.namespace.as_str(), namespace]
+                .iter()
+                .all(|n| n.is_empty() || *n == "default");
+        same_namespace
+            && !self.selector.is_empty()
+            && labels.is_some_and(|labels| {
+                self.selector
+                    .iter()
+                    .all(|(key, value)| labels.get(key) == Some(value))
+            })
+    }
 }
 
 impl Namespaces {
@@ -106,7 +139,7 @@ impl Namespaces {
         }
         Ok(Namespaces {
             file,
-            input: BTreeMap::new(),
+            ..Namespaces::default()
         })
     }
 
@@ -115,8 +148,17 @@ impl Namespaces {
     pub fn scan_inputs(&mut self, inputs: &[Stream]) -> Result<(), InjectError> {
         for input in inputs {
             collect_namespaces(input, &mut self.input)?;
+            collect_not_ready_services(input, &mut self.not_ready_services)?;
         }
         Ok(())
+    }
+
+    /// The headless Service that publishes unready addresses and selects the pods of a
+    /// workload in `namespace` with template labels `labels`, if one does.
+    fn not_ready_service(&self, namespace: &str, labels: Option<&Map>) -> Option<&NotReadyService> {
+        self.not_ready_services
+            .iter()
+            .find(|service| service.selects(namespace, labels))
     }
 
     /// The namespace a workload in `namespace` lives in, with its annotations. A workload that
@@ -178,6 +220,40 @@ fn collect_namespaces(input: &Stream, out: &mut BTreeMap<String, Map>) -> Result
         }
     }
     docs.iter().for_each(|d| visit(d, out));
+    Ok(())
+}
+
+fn collect_not_ready_services(
+    input: &Stream,
+    out: &mut Vec<NotReadyService>,
+) -> Result<(), InjectError> {
+    fn visit(doc: &Value, out: &mut Vec<NotReadyService>) {
+        let Some(map) = doc.as_map() else { return };
+        let kind = str_at(map, &["kind"]);
+        if kind == "List" {
+            if let Some(Value::Seq(items)) = map.get("items") {
+                items.iter().for_each(|i| visit(i, out));
+            }
+            return;
+        }
+        let spec = map.get("spec");
+        let at = |key: &str| spec.and_then(|s| s.get_path(&[key]));
+        let headless = at("clusterIP").and_then(Value::as_str) == Some("None");
+        let publishes = matches!(at("publishNotReadyAddresses"), Some(Value::Bool(true)));
+        if kind == "Service" && headless && publishes {
+            out.push(NotReadyService {
+                namespace: str_at(map, &["metadata", "namespace"]).to_owned(),
+                name: str_at(map, &["metadata", "name"]).to_owned(),
+                selector: at("selector")
+                    .and_then(Value::as_map)
+                    .cloned()
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    for doc in documents_mentioning(input, "publishNotReadyAddresses")? {
+        visit(&doc, out);
+    }
     Ok(())
 }
 
@@ -460,6 +536,20 @@ impl Transform for Injector<'_> {
                 .into_iter()
                 .map(Warning::ProxyLacks),
         );
+        let issue = crate::proxy_support::NOT_READY_PEERS;
+        if crate::proxy_support::is_open(values, &issue) {
+            let labels = template
+                .get("metadata")
+                .and_then(|m| m.get_path(&["labels"]))
+                .and_then(Value::as_map);
+            if let Some(service) = self.namespaces.not_ready_service(&at.namespace, labels) {
+                warnings.push(Warning::KnownIssue {
+                    issue,
+                    release: text_at(values, &["linkerdVersion"]).to_owned(),
+                    service: service.name.clone(),
+                });
+            }
+        }
         let owner = Owner {
             kind,
             name: &at.name,

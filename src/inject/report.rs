@@ -81,6 +81,16 @@ pub enum Warning {
     },
     /// A value asks the proxy image for something its release does not have.
     ProxyLacks(Unsupported),
+    /// The workload has a shape a known issue of the control plane's release meets (see
+    /// [`crate::proxy_support::KnownIssue`]).
+    KnownIssue {
+        /// The issue.
+        issue: crate::proxy_support::KnownIssue,
+        /// The control plane's release (`linkerdVersion`).
+        release: String,
+        /// The Service whose shape meets it.
+        service: String,
+    },
     /// An annotation of a later Linkerd release that the chart's values do not have: it has no
     /// effect with this chart.
     NotInChart {
@@ -99,6 +109,7 @@ impl Warning {
             Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
             Warning::UnresolvedPortName { .. } => "unresolved_port_name",
             Warning::NotInChart { .. } => "annotation_not_in_chart",
+            Warning::KnownIssue { .. } => "known_issue",
             Warning::ProxyLacks(missing) => match missing.feature {
                 Feature::AwaitBinary => "proxy_lacks_linkerd_await",
                 Feature::AwaitTimeoutFlag => "proxy_lacks_await_timeout",
@@ -121,6 +132,15 @@ impl Warning {
                  the other ports apply"
             ),
             Warning::ProxyLacks(missing) => missing.to_string(),
+            Warning::KnownIssue {
+                issue,
+                release,
+                service,
+            } => format!(
+                "its pods are selected by headless Service {service} with \
+                 publishNotReadyAddresses: true, and on {release} {} ({}); fixed in {}",
+                issue.what, issue.issue, issue.fixed_in
+            ),
             Warning::NotInChart {
                 annotation,
                 values_key,
