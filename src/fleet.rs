@@ -19,6 +19,7 @@
 //! in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
 //! refused by name before any work: reading it could block forever.
 
+use crate::chart::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
 use crate::chart::{Chart, ChartSource};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -493,30 +494,63 @@ fn charts_of(
     shared: &RenderRequest,
     clusters: &[Cluster],
     input: &[u8],
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<ChartGroup>, Error> {
     if !matches!(source, ChartSource::Embedded { .. }) {
         return Ok(vec![(Ok(source.load()?), (0..clusters.len()).collect())]);
     }
+    let ChartSource::Embedded { release, crds } = source else {
+        unreachable!("matched above");
+    };
     let kept = shared_files(shared, input);
-    let mut groups: Vec<(String, Result<Chart, Error>, Vec<usize>)> = Vec::new();
+    // The line the shared values alone choose: a cluster whose values file does not mention
+    // linkerdVersion renders it, without its values being read twice.
+    let shared_line =
+        crate::values::user_values_with(shared.overrides(), &mut &input[..], kept.clone())
+            .ok()
+            .and_then(|user| choose_line(release.as_deref(), &user).ok());
+    // Each cluster's line, from its values; each line's chart is loaded once.
+    let mut lines: Vec<(Result<String, String>, Vec<usize>)> = Vec::new();
     for (index, cluster) in clusters.iter().enumerate() {
+        let mentions_version = crate::input::read_path(&cluster.values)
+            .map_or(true, |file| file.text.contains("linkerdVersion"));
+        if let (Some(choice), false) = (&shared_line, mentions_version) {
+            let line = Ok(choice.release.clone());
+            match lines.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, members)) => members.push(index),
+                None => lines.push((line, vec![index])),
+            }
+            continue;
+        }
         let request = cluster_request(shared, cluster);
-        let chosen =
-            crate::values::user_values_with(&request.values, &mut &input[..], kept.clone())
-                .map_err(Error::from)
-                .and_then(|user| Ok(source.load_for(&user)?));
-        let (key, chart) = match chosen {
-            Ok((chart, _)) => (chart.origin.clone(), Ok(chart)),
-            Err(e) => (format!("error: {e}"), Err(e)),
-        };
-        match groups.iter_mut().find(|(k, _, _)| *k == key) {
-            Some((_, _, members)) => members.push(index),
-            None => groups.push((key, chart, vec![index])),
+        let line = crate::values::user_values_with(&request.values, &mut &input[..], kept.clone())
+            .map_err(Error::from)
+            .and_then(|user| Ok(choose_line(release.as_deref(), &user)?))
+            .map(|choice| {
+                if let Some(warning) = choice.warning {
+                    warnings.push(format!("{}: {warning}", cluster.name));
+                }
+                choice.release
+            })
+            .map_err(|e| e.to_string());
+        match lines.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, members)) => members.push(index),
+            None => lines.push((line, vec![index])),
         }
     }
-    Ok(groups
+    let name = if *crds {
+        CRDS_CHART
+    } else {
+        CONTROL_PLANE_CHART
+    };
+    Ok(lines
         .into_iter()
-        .map(|(_, chart, members)| (chart, members))
+        .map(|(line, members)| {
+            let chart = line
+                .map_err(Error::Usage)
+                .and_then(|line| Ok(Chart::embedded_line(&line, name)?));
+            (chart, members)
+        })
         .collect())
 }
 
@@ -550,7 +584,7 @@ pub fn run(
     let set = OutputSet::begin(out, None)?;
     let mut results: Vec<Option<Result<ClusterOutput, Error>>> =
         clusters.iter().map(|_| None).collect();
-    for (chart, members) in charts_of(source, shared, &clusters, &input)? {
+    for (chart, members) in charts_of(source, shared, &clusters, &input, &mut warnings)? {
         let chart = match chart {
             Ok(chart) => chart,
             Err(e) => {
