@@ -563,9 +563,7 @@ fn a_fifo_in_a_fleet_is_refused_by_name_before_any_work() {
     let fleet = root.join("fleet");
     write_fleet(&fleet, 0..2, "a");
     let fifo = fleet.join("pipe.yaml");
-    let path = std::ffi::CString::new(s(&fifo)).expect("path");
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    support::cli::make_fifo(&fifo);
     let out = root.join("out");
     let started = Instant::now();
     let output = fleet_output(&fleet, &out);
@@ -800,9 +798,7 @@ fn a_fleet_stopped_by_the_time_limit_leaves_no_staging() {
     write_fleet(&fleet, 0..3, "a");
     // A FIFO no one writes to: the shared --set-file read waits until the time limit.
     let fifo = root.join("never.txt");
-    let path = std::ffi::CString::new(s(&fifo)).expect("path");
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+    support::cli::make_fifo(&fifo);
     let out = root.join("out");
     let set_file = format!("extra={}", s(&fifo));
     let output = run(fleet_command(&fleet, &out)
