@@ -5,7 +5,7 @@
 //! so that the library stays free of it; the binary's tests parse the same argument lists both
 //! ways and check that the requests agree, so the two grammars cannot drift apart.
 //!
-//! The grammar is clap's for these flags: `--name value`, `--name=value`, `-x value`, `-x=value`
+//! The grammar is the command line parser's for these flags: `--name value`, `--name=value`, `-x value`, `-x=value`
 //! and `-xvalue`; flags may repeat where the command line allows it.
 
 use crate::inject::command::InjectRequest;
