@@ -5,8 +5,8 @@
 //! so that the library stays free of it; the binary's tests parse the same argument lists both
 //! ways and check that the requests agree, so the two grammars cannot drift apart.
 //!
-//! The grammar is the command line parser's for these flags: `--name value`, `--name=value`, `-x value`, `-x=value`
-//! and `-xvalue`; flags may repeat where the command line allows it.
+//! The grammar is the command line parser's for these flags: `--name value`, `--name=value`,
+//! `-x value`, `-x=value` and `-xvalue`; flags may repeat where the command line allows it.
 
 use crate::inject::command::InjectRequest;
 use crate::inject::ReportFormat;
