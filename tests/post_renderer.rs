@@ -90,15 +90,16 @@ fn helm_post_renderer_injects_the_whole_release() {
     );
     for ((key, before), (_, after)) in plain.iter().zip(&injected) {
         if key == "Deployment/demo-web" {
+            // The default line (edge-26.8.3) runs the proxy as a native sidecar: an init
+            // container after linkerd-init, the app's containers as they were.
+            assert_eq!(container_names(after, "containers"), ["web"], "{key}");
             assert_eq!(
-                container_names(after, "containers"),
-                ["linkerd-proxy", "web"],
-                "{key}"
+                container_names(after, "initContainers"),
+                ["linkerd-init", "linkerd-proxy"]
             );
-            assert_eq!(container_names(after, "initContainers"), ["linkerd-init"]);
             let anchors = std::fs::read_to_string(format!("{certs}/ca.crt")).unwrap();
             let proxy = after
-                .get_path(&["spec", "template", "spec", "containers"])
+                .get_path(&["spec", "template", "spec", "initContainers"])
                 .unwrap();
             let text = meshchart::yaml::to_json(proxy);
             assert!(
