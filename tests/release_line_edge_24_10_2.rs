@@ -14,11 +14,14 @@
 //! other difference, on a resource only one side has, and on an entry of its own that no longer
 //! matches any difference, so the list stays true.
 
+mod support;
+
 use meshchart::values::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::deviations::glob;
 
 /// Where the cases live, relative to the repository root.
 const CASES: &str = "tests/reference/upstream/edge-24.10.2";
@@ -94,18 +97,6 @@ impl std::fmt::Display for Difference {
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `*` matches any run of characters (dots and brackets included); everything else literally.
-fn glob(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
 }
 
 fn case_dir(case: &str) -> PathBuf {

@@ -8,10 +8,13 @@
 //! `tests/reference/DEVIATIONS.md`; an allowed difference that no longer occurs in a case it names
 //! fails too, so the list stays true.
 
+mod support;
+
 use meshchart::values::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::deviations::glob;
 
 const CASES_DIR: &str = "tests/reference/upstream/edge-26.8.3";
 const DEVIATIONS_FILE: &str = "tests/reference/DEVIATIONS.md";
@@ -46,18 +49,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `*` matches any run of characters; everything else literally.
-fn glob(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some((b'*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
 }
 
 fn names_case(cases: &str, case: &str) -> bool {
