@@ -1,7 +1,7 @@
 //! Shared by the integration tests: the edge-21.4.4 line's chart (most tests were written for
 //! it), the values the reference renders were made with (the library's own value flags over the
-//! chart's defaults), and rendering helpers; [`tree_diff`] and [`deviations`] serve the reference comparisons, [`cli`]
-//! the tests that run the binary.
+//! chart's defaults), and rendering helpers; [`tree_diff`] and [`deviations`] serve the
+//! reference comparisons, [`cli`] the tests that run the binary.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
