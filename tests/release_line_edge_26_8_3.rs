@@ -14,7 +14,7 @@ use meshchart::values::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::deviations::glob;
+use support::deviations::{glob, read_table};
 
 const CASES_DIR: &str = "tests/reference/upstream/edge-26.8.3";
 const DEVIATIONS_FILE: &str = "tests/reference/DEVIATIONS.md";
@@ -365,38 +365,19 @@ fn proxy_await_off_leaves_destination_and_injector_awaiting_their_proxy() {
 
 /// The rows of the DEVIATIONS.md table "edge-26.8.3 line", as (cases, resource, path).
 fn deviation_rows() -> Vec<(String, String, String)> {
-    let text = std::fs::read_to_string(repo().join(DEVIATIONS_FILE)).expect("read DEVIATIONS.md");
-    let mut in_section = false;
-    let mut rows = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            in_section = line.starts_with(DEVIATIONS_HEADING);
-            continue;
-        }
-        let line = line.trim();
-        if !in_section || !line.starts_with('|') {
-            continue;
-        }
-        let cells: Vec<String> = line
-            .trim_matches('|')
-            .split('|')
-            .map(|c| c.trim().trim_matches('`').trim().to_owned())
-            .collect();
-        if cells.len() != 4
-            || cells[0] == "case"
-            || cells
-                .iter()
-                .all(|c| c.chars().all(|ch| ch == '-' || ch == ':'))
-        {
-            continue;
-        }
-        assert!(
-            cells.iter().all(|c| !c.is_empty()),
-            "{DEVIATIONS_FILE}: a row needs four cells: {line}"
-        );
-        rows.push((cells[0].clone(), cells[1].clone(), cells[2].clone()));
-    }
-    rows
+    read_table(
+        DEVIATIONS_HEADING,
+        &["case", "resource", "field path", "reason"],
+    )
+    .into_iter()
+    .map(|row| {
+        let [cases, resource, path, _reason]: [String; 4] = row
+            .cells
+            .try_into()
+            .expect("four cells, as read_table checks");
+        (cases, resource, path)
+    })
+    .collect()
 }
 
 #[test]
