@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::lint::keys::KnownKeys;
 use crate::manifest::split_documents;
 use crate::render::{choose_chart, render, Clock, RenderRequest};
-use crate::values::Value;
+use crate::values::{Value, ValueOverrides};
 use camino::Utf8PathBuf;
 use std::fmt::{self, Write as _};
 use std::io::Read;
@@ -340,8 +340,9 @@ pub struct RenderedSide {
     pub stream: String,
     /// The chart it came from.
     pub chart: Chart,
-    /// The user's values (`-f`/`--set`, without the chart's defaults).
-    pub user_values: Value,
+    /// The user's value sources it rendered with (`-f`/`--set`, without the chart's defaults),
+    /// their files already read.
+    pub values: ValueOverrides,
 }
 
 impl RenderSide {
@@ -349,21 +350,14 @@ impl RenderSide {
     /// [`choose_chart`]).
     pub fn render(&self, clock: Clock) -> Result<RenderedSide, Error> {
         let chosen = choose_chart(&self.chart, self.request.overrides(), &mut std::io::empty())?;
-        let mut request = RenderRequest {
-            values: chosen.overrides,
-            ..self.request.clone()
-        };
-        if request.ha {
-            crate::render::with_ha_overlay(&chosen.chart, &mut request.values)?;
-        }
-        let user_values = crate::values::user_values(&request.values, &mut std::io::empty())?;
+        let request = chosen.request(&self.request)?;
         let stream = render(&chosen.chart, &request, &mut std::io::empty(), clock)?
             .rendered
             .to_stream();
         Ok(RenderedSide {
             stream,
             chart: chosen.chart,
-            user_values,
+            values: request.values,
         })
     }
 }
@@ -518,7 +512,8 @@ pub fn compare(
             let unread = if a.chart.origin == b.chart.origin {
                 Vec::new()
             } else {
-                keys_no_longer_read(&a.chart, &b.chart, &b.user_values)?
+                let b_values = crate::values::user_values(&b.values, &mut std::io::empty())?;
+                keys_no_longer_read(&a.chart, &b.chart, &b_values)?
             };
             let mut report = diff_streams(&a.stream, "A", &b.stream, "B", secrets)?;
             report.unread_keys = unread

@@ -178,6 +178,21 @@ pub fn choose_chart(
     })
 }
 
+impl ChosenChart {
+    /// `request` as it renders this chart: with the value sources choosing read (kept, so they
+    /// are read once) and, for `--ha`, the chart's HA overlay under them.
+    pub fn request(&self, request: &RenderRequest) -> Result<RenderRequest, Error> {
+        let mut chosen = RenderRequest {
+            values: self.overrides.clone(),
+            ..request.clone()
+        };
+        if chosen.ha {
+            with_ha_overlay(&self.chart, &mut chosen.values)?;
+        }
+        Ok(chosen)
+    }
+}
+
 /// The name of a chart's high-availability overlay (`render --ha`), in its `values/` folder.
 pub const HA_OVERLAY: &str = "values-ha.yaml";
 

@@ -428,7 +428,7 @@ fn render(
     output_dir: Option<Utf8PathBuf>,
     flags: &RenderFlags,
 ) -> Result<ExitCode, Error> {
-    let mut request = flags.request();
+    let request = flags.request();
     if let Some(dir) = &output_dir {
         render::refuse_output_overlap(dir, chart.chart.as_deref(), &request, None)?;
     }
@@ -438,10 +438,7 @@ fn render(
         &mut std::io::stdin().lock(),
     )?;
     print_notes(&chosen.notes);
-    request.values = chosen.overrides;
-    if request.ha {
-        render::with_ha_overlay(&chosen.chart, &mut request.values)?;
-    }
+    let request = chosen.request(&request)?;
     let outcome = render::render(
         &chosen.chart,
         &request,

@@ -127,25 +127,22 @@ pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read)
             return report;
         }
     };
-    let chart = chosen.chart;
-    report.origin = chart.origin.clone();
-    for warning in chosen.notes {
+    report.origin = chosen.chart.origin.clone();
+    for warning in &chosen.notes {
         let warning = warning
             .strip_prefix("warning: ")
-            .unwrap_or(&warning)
+            .unwrap_or(warning)
             .to_owned();
         report.push(Severity::Warning, "values", warning);
     }
-    let mut request = RenderRequest {
-        values: chosen.overrides,
-        ..request.clone()
-    };
-    if request.ha {
-        if let Err(e) = crate::render::with_ha_overlay(&chart, &mut request.values) {
+    let request = match chosen.request(request) {
+        Ok(request) => request,
+        Err(e) => {
             report.push(Severity::Error, "values", e.to_string());
             return report;
         }
-    }
+    };
+    let chart = chosen.chart;
     let request = &request;
     check_chart_yaml(&chart, &mut report);
     let Some(mut values) = check_values(&chart, request, stdin, &mut report) else {
