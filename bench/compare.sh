@@ -11,8 +11,8 @@
 #   lines   each modern release line (edge-24.10.2, edge-26.8.3): `meshchart render --linkerd L`
 #           vs `helm template` of upstream's two charts at the tag
 #           (../shared/reference/upstream-charts/L), the same certificates given to both: the
-#           whole line (both charts, a process each, by a shell script on each side), then the
-#           CRD chart and the control plane alone
+#           whole line (both charts, a process each, back to back; then the same from a bash
+#           script on each side), then the CRD chart and the control plane alone
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
 #
@@ -113,7 +113,13 @@ for section in "${sections[@]}"; do
       upstream=$reference/upstream-charts/$line
       echo
       echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
-      # The whole line, as an install renders it: both charts, one process each, on each side.
+      # The whole line, as an install renders it: both charts, one process each, on each side,
+      # run back to back with nothing between them (paired.py's `;;`), the time summed.
+      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart, both charts=$mesh render --linkerd $line --crds --namespace linkerd ;; $mesh render --linkerd $line --namespace linkerd $line_values_line" \
+        "helm template, both charts=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 ;; $helm template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
+      # The same pair from a bash script on each side, as a deploy script would run them: bash's
+      # own start-up (a few milliseconds) is then part of both sides' time.
       cat >"$work/$line-meshchart.sh" <<SH
 #!/usr/bin/env bash
 set -e
@@ -128,8 +134,8 @@ set -e
 SH
       chmod +x "$work/$line-meshchart.sh" "$work/$line-helm.sh"
       python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-        "meshchart, both charts=$work/$line-meshchart.sh" \
-        "helm template, both charts=$work/$line-helm.sh"
+        "meshchart, both charts from bash=$work/$line-meshchart.sh" \
+        "helm template, both charts from bash=$work/$line-helm.sh"
       python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
         "meshchart render --crds=$mesh render --linkerd $line --crds --namespace linkerd" \
         "helm template linkerd-crds=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"

@@ -9,6 +9,11 @@ ru_maxrss. Alternating A, B, A, B, ... (the order flipped every
 other round) means a noisy neighbour slows both sides alike: the paired ratio (the median of
 B_i / A_i over rounds) is the figure to trust on a busy machine.
 
+A command may be a sequence of processes separated by a lone `;;` (`a x ;; b y`): they run one
+after another, each spawned the same way, and a run's time is the sum of their times, with no
+interpreter between them (a shell script would add its own start-up, a few milliseconds that
+belong to neither side). Its peak RSS is the largest of its processes'.
+
 usage: paired.py [--runs N] [--warmup N] [--rss-runs N] NAME=COMMAND NAME=COMMAND ...
        (COMMAND is split like a shell would, without a shell; the first command is the reference
        the others are divided by)
@@ -38,11 +43,29 @@ def run_once(argv):
     return wall
 
 
+def run_sequence(sequence):
+    """Wall seconds of one run of each process of `sequence` in turn, summed."""
+    return sum(run_once(argv) for argv in sequence)
+
+
 def peak_rss_kib(argv):
     """Peak resident memory (KiB) of one run of argv, as GNU time reports it."""
     with tempfile.NamedTemporaryFile("r") as out:
         run_once(["/usr/bin/time", "-f", "%M", "-o", out.name, *argv])
         return int(out.read().split()[-1])
+
+
+def split_sequence(words):
+    """The processes of a command: its words split at each lone `;;`."""
+    sequence = [[]]
+    for word in words:
+        if word == ";;":
+            sequence.append([])
+        else:
+            sequence[-1].append(word)
+    if any(not argv for argv in sequence):
+        raise SystemExit(f"empty process in sequence: {shlex.join(words)}")
+    return sequence
 
 
 def measure(commands, runs, warmup, rss_runs=3):
@@ -51,13 +74,13 @@ def measure(commands, runs, warmup, rss_runs=3):
     results = {name: ([], []) for name, _ in commands}
     for round_no in range(warmup + runs):
         order = commands if round_no % 2 == 0 else list(reversed(commands))
-        for name, argv in order:
-            wall = run_once(argv)
+        for name, sequence in order:
+            wall = run_sequence(sequence)
             if round_no >= warmup:
                 results[name][0].append(wall)
     for _ in range(rss_runs):
-        for name, argv in commands:
-            results[name][1].append(peak_rss_kib(argv))
+        for name, sequence in commands:
+            results[name][1].append(max(peak_rss_kib(argv) for argv in sequence))
     return results
 
 
@@ -103,7 +126,7 @@ def main():
     commands = []
     for item in args.commands:
         name, _, command = item.partition("=")
-        commands.append((name, shlex.split(command)))
+        commands.append((name, split_sequence(shlex.split(command))))
     results = measure(commands, args.runs, args.warmup, args.rss_runs)
     report(commands, results, args.runs)
 
