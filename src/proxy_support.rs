@@ -14,8 +14,12 @@
 //!
 //! A version that names no release of either line (a custom build, a digest, `latest`) is
 //! trusted: we cannot know what it has.
+//!
+//! The second table, [`KnownIssue`], holds faults of some releases that a workload's shape runs
+//! into, with the shape that does ([`NotReadyService`]): `inject` and `lint` both judge
+//! workloads by it.
 
-use crate::values::Value;
+use crate::values::{Map, Value};
 use std::fmt;
 
 /// A Linkerd release, as proxy image tags name them.
@@ -388,7 +392,8 @@ mod tests {
 /// A fault of some Linkerd releases that a workload's shape can run into: the second table of
 /// what a release supports, beside the proxy features above. `inject` warns, naming the issue
 /// and the release that fixed it, when a workload it injects has that shape and the control
-/// plane (`linkerdVersion`) is older than the fix.
+/// plane (`linkerdVersion`) is older than the fix; `lint` warns when a workload of the chart it
+/// checks has that shape and the release that meshes it is older.
 ///
 /// | issue | what goes wrong | fixed in |
 /// | --- | --- | --- |
@@ -419,8 +424,66 @@ pub fn is_open(values: &Value, issue: &KnownIssue) -> bool {
         .get_path(&["linkerdVersion"])
         .and_then(Value::as_str)
         .unwrap_or_default();
+    is_open_in(version, issue)
+}
+
+/// Whether the release `version` (`edge-24.10.2`) is older than the release that fixed
+/// `issue`; as [`is_open`], only edge releases are judged.
+pub fn is_open_in(version: &str, issue: &KnownIssue) -> bool {
     match (Release::parse(version), Release::parse(issue.fixed_in)) {
         (Some(Release::Edge(a, b, c)), Some(Release::Edge(x, y, z))) => (a, b, c) < (x, y, z),
         _ => false,
+    }
+}
+
+/// A headless Service (`clusterIP: None`) with `publishNotReadyAddresses: true`: the pods it
+/// selects reach each other before they are ready, which releases with [`NOT_READY_PEERS`] open
+/// refuse.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotReadyService {
+    /// Its namespace (empty when it names none).
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its selector: the labels a pod must carry.
+    pub selector: Map,
+}
+
+impl NotReadyService {
+    /// The Service `document` describes, when it is one of that shape.
+    pub fn from_document(document: &Map) -> Option<NotReadyService> {
+        fn text(value: Option<&Value>) -> &str {
+            value.and_then(Value::as_str).unwrap_or_default()
+        }
+        let spec = document.get("spec");
+        let at = |key: &str| spec.and_then(|s| s.get_path(&[key]));
+        let headless = text(at("clusterIP")) == "None";
+        let publishes = matches!(at("publishNotReadyAddresses"), Some(Value::Bool(true)));
+        let metadata = document.get("metadata");
+        (text(document.get("kind")) == "Service" && headless && publishes).then(|| {
+            NotReadyService {
+                namespace: text(metadata.and_then(|m| m.get_path(&["namespace"]))).to_owned(),
+                name: text(metadata.and_then(|m| m.get_path(&["name"]))).to_owned(),
+                selector: at("selector")
+                    .and_then(Value::as_map)
+                    .cloned()
+                    .unwrap_or_default(),
+            }
+        })
+    }
+
+    /// Whether it selects the pods of a workload in `namespace` whose template carries `labels`.
+    pub fn selects(&self, namespace: &str, labels: Option<&Map>) -> bool {
+        let same_namespace = self.namespace == namespace
+            || [self.namespace.as_str(), namespace]
+                .iter()
+                .all(|n| n.is_empty() || *n == "default");
+        same_namespace
+            && !self.selector.is_empty()
+            && labels.is_some_and(|labels| {
+                self.selector
+                    .iter()
+                    .all(|(key, value)| labels.get(key) == Some(value))
+            })
     }
 }

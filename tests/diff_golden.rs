@@ -10,8 +10,8 @@ fn cases_dir() -> Utf8PathBuf {
 
 /// The arguments of a case: one per line, blank lines and `#` comments skipped.
 fn case_args(case: &Utf8Path) -> Vec<String> {
-    let text = std::fs::read_to_string(case.join("args"))
-        .unwrap_or_else(|e| panic!("{case}/args: {e}"));
+    let text =
+        std::fs::read_to_string(case.join("args")).unwrap_or_else(|e| panic!("{case}/args: {e}"));
     text.lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
         .map(str::to_owned)

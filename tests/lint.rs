@@ -318,3 +318,50 @@ fn a_deny_policy_for_a_proxy_that_ignores_it_is_a_warning() {
         "{out}"
     );
 }
+
+/// Lints the statefulset-peers chart (a StatefulSet behind a headless Service that publishes
+/// unready addresses); returns (exit code, stdout).
+fn lint_peers(extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["lint", "--chart", "tests/fixtures/statefulset-peers"];
+    args.extend(extra);
+    let out = run(&mut support::cli::command(&args));
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn a_workload_hitting_13247_on_the_release_that_meshes_it_is_warned_about() {
+    let (code, out) = lint_peers(&["--meshed-by", "edge-24.10.2"]);
+    assert_eq!(code, 0, "a warning does not fail the lint: {out}");
+    assert!(
+        out.contains(
+            "[WARNING] statefulset-peers/templates/statefulset.yaml: StatefulSet release-name-db: \
+             its pods are selected by headless Service release-name-peers with \
+             publishNotReadyAddresses: true, and once meshed by Linkerd edge-24.10.2 direct \
+             pod-to-pod traffic to pods that are not ready yet is refused \
+             (linkerd/linkerd2#13247); fixed in edge-25.1.1"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_same_chart_meshed_by_a_release_with_the_fix_gets_no_warning() {
+    for extra in [&["--meshed-by", "edge-26.8.3"][..], &[]] {
+        let (code, out) = lint_peers(extra);
+        assert_eq!(code, 0, "{out}");
+        assert!(!out.contains("13247"), "{extra:?}: {out}");
+    }
+}
+
+#[test]
+fn a_meshed_by_that_is_no_release_is_an_error_naming_the_flag() {
+    let (code, out) = lint_peers(&["--meshed-by", "latest"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] flags: --meshed-by \"latest\" is not a Linkerd release"),
+        "{out}"
+    );
+}

@@ -76,6 +76,11 @@ pub enum Command {
     Lint {
         #[command(flatten)]
         chart: ChartFlags,
+        /// The Linkerd release that will inject the chart's workloads (`edge-24.10.2`): lint
+        /// warns about its known issues they would hit (default: the chart's own linkerdVersion,
+        /// else the default line).
+        #[arg(long, value_name = "RELEASE")]
+        meshed_by: Option<String>,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -245,9 +250,18 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             write_stdout(&package::sha256sum_line(&package, &path))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Lint { chart, flags } => {
+        Command::Lint {
+            chart,
+            meshed_by,
+            flags,
+        } => {
             let source = chart.source();
-            let report = lint::lint(&source, &flags.request(), &mut std::io::stdin().lock());
+            let report = lint::lint_meshed_by(
+                &source,
+                &flags.request(),
+                meshed_by.as_deref(),
+                &mut std::io::stdin().lock(),
+            );
             write_stdout(&report.to_text())?;
             Ok(failed_if(report.failed()))
         }

@@ -96,35 +96,7 @@ pub struct Namespaces {
     not_ready_services: Vec<NotReadyService>,
 }
 
-/// A headless Service (`clusterIP: None`) with `publishNotReadyAddresses: true`: the pods it
-/// selects reach each other before they are ready, which some releases refuse (see
-/// [`crate::proxy_support::NOT_READY_PEERS`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NotReadyService {
-    /// Its namespace (empty when it names none).
-    pub namespace: String,
-    /// Its name.
-    pub name: String,
-    /// Its selector: the labels a pod must carry.
-    pub selector: Map,
-}
-
-impl NotReadyService {
-    /// Whether it selects the pods of a workload in `namespace` whose template carries `labels`.
-    fn selects(&self, namespace: &str, labels: Option<&Map>) -> bool {
-        let same_namespace = self.namespace == namespace
-            || [self.namespace.as_str(), namespace]
-                .iter()
-                .all(|n| n.is_empty() || *n == "default");
-        same_namespace
-            && !self.selector.is_empty()
-            && labels.is_some_and(|labels| {
-                self.selector
-                    .iter()
-                    .all(|(key, value)| labels.get(key) == Some(value))
-            })
-    }
-}
+pub use crate::proxy_support::NotReadyService;
 
 impl Namespaces {
     /// Reads `--namespace-annotations`: one or more `Namespace` manifests (YAML or JSON).
@@ -236,20 +208,7 @@ fn collect_not_ready_services(
             }
             return;
         }
-        let spec = map.get("spec");
-        let at = |key: &str| spec.and_then(|s| s.get_path(&[key]));
-        let headless = at("clusterIP").and_then(Value::as_str) == Some("None");
-        let publishes = matches!(at("publishNotReadyAddresses"), Some(Value::Bool(true)));
-        if kind == "Service" && headless && publishes {
-            out.push(NotReadyService {
-                namespace: str_at(map, &["metadata", "namespace"]).to_owned(),
-                name: str_at(map, &["metadata", "name"]).to_owned(),
-                selector: at("selector")
-                    .and_then(Value::as_map)
-                    .cloned()
-                    .unwrap_or_default(),
-            });
-        }
+        out.extend(NotReadyService::from_document(map));
     }
     for doc in documents_mentioning(input, "publishNotReadyAddresses")? {
         visit(&doc, out);

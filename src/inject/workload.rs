@@ -69,6 +69,15 @@ pub fn workload_kind(kind: &str) -> Option<&'static WorkloadKind> {
 }
 
 /// The pod template of a workload document, if it has one.
+pub fn pod_template<'a>(root: &'a Value, kind: &WorkloadKind) -> Option<&'a Map> {
+    let mut current = root.as_map()?;
+    for key in kind.template_path {
+        current = current.get(*key)?.as_map()?;
+    }
+    Some(current)
+}
+
+/// The pod template of a workload document, if it has one, to change.
 pub fn pod_template_mut<'a>(root: &'a mut Value, kind: &WorkloadKind) -> Option<&'a mut Map> {
     let mut current = root.as_map_mut()?;
     for key in kind.template_path {

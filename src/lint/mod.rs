@@ -7,10 +7,13 @@
 //!   naming the key path and where the value came from.
 //! - Templates: allowed file extensions; every template renders with the effective values;
 //!   every document parses, has `apiVersion` and `kind`, and a DNS-1123 `metadata.name`.
+//! - Workloads: those that would hit a known issue of the Linkerd release that meshes them
+//!   ([`known_issues`]) are warned about, naming the issue and the release that fixed it.
 //!
 //! Errors fail the lint (exit 1); warnings and notes do not.
 
 pub mod keys;
+pub mod known_issues;
 pub mod schema;
 pub mod yaml11;
 
@@ -103,8 +106,20 @@ impl LintReport {
     }
 }
 
-/// Lints the chart `source` with the user's flags.
+/// Lints the chart `source` with the user's flags; its workloads are judged against the known
+/// issues of the chart's own `linkerdVersion` (a Linkerd line), else of the default line.
 pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read) -> LintReport {
+    lint_meshed_by(source, request, None, stdin)
+}
+
+/// [`lint`], judging the chart's workloads against the known issues of `meshed_by`, the Linkerd
+/// release that will inject them (`edge-24.10.2`), when given.
+pub fn lint_meshed_by(
+    source: &ChartSource,
+    request: &RenderRequest,
+    meshed_by: Option<&str>,
+    stdin: &mut dyn Read,
+) -> LintReport {
     let mut report = LintReport {
         origin: match source {
             ChartSource::Embedded { .. } => "embedded chart".to_owned(),
@@ -156,7 +171,33 @@ pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read)
     for warning in crate::render::proxy_value_warnings(&chart, &values) {
         report.push(Severity::Warning, "values", warning);
     }
-    check_templates(&chart, request, &values, &mut report);
+    let documents = check_templates(&chart, request, &values, &mut report);
+    if let Some(release) = meshed_by.filter(|r| crate::proxy_support::Release::parse(r).is_none()) {
+        report.push(
+            Severity::Error,
+            "flags",
+            format!(
+                "--meshed-by {release:?} is not a Linkerd release (edge-YY.M.N or \
+                 stable-X.Y.Z, such as edge-24.10.2)"
+            ),
+        );
+        return report;
+    }
+    let release = meshed_by
+        .map(str::to_owned)
+        .or_else(|| {
+            values
+                .get_path(&["linkerdVersion"])
+                .and_then(Value::as_str)
+                .filter(|v| crate::proxy_support::Release::parse(v).is_some())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| crate::chart::releases::DEFAULT_RELEASE.to_owned());
+    let maps: Vec<&crate::values::Map> = documents.iter().map(|(_, map)| map).collect();
+    for hit in known_issues::hits(&maps, &release) {
+        let (location, _) = &documents[hit.document];
+        report.push(Severity::Warning, location.clone(), hit.message);
+    }
     report
 }
 
@@ -349,12 +390,14 @@ fn check_values(
 
 const TEMPLATE_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".tpl", ".txt"];
 
+/// Checks the templates and what they render; returns the rendered documents that are maps,
+/// each with its location (`chart/template`).
 fn check_templates(
     chart: &Chart,
     request: &RenderRequest,
     values: &Value,
     report: &mut LintReport,
-) {
+) -> Vec<(String, crate::values::Map)> {
     for template in &chart.templates {
         if !TEMPLATE_EXTENSIONS
             .iter()
@@ -371,16 +414,17 @@ fn check_templates(
         Ok(o) => o,
         Err(e) => {
             report.push(Severity::Error, "flags", e);
-            return;
+            return Vec::new();
         }
     };
     let rendered = match Engine::new(chart).and_then(|engine| engine.render(values, &options)) {
         Ok(r) => r,
         Err(e) => {
             report.push(Severity::Error, "templates/", e.to_string());
-            return;
+            return Vec::new();
         }
     };
+    let mut documents = Vec::new();
     for doc in &rendered.documents {
         let location = format!("{}/{}", rendered.chart_name, doc.template);
         let parsed = match crate::yaml::parse_document(&doc.text) {
@@ -420,14 +464,16 @@ fn check_templates(
         if !doc.name.is_empty() && !is_dns1123_subdomain(&doc.name) {
             report.push(
                 Severity::Warning,
-                location,
+                location.clone(),
                 format!(
                     "{} {:?}: metadata.name must be lowercase letters, digits, '-' and '.', start and end with a letter or digit, at most 253 characters",
                     doc.kind, doc.name
                 ),
             );
         }
+        documents.push((location, map));
     }
+    documents
 }
 
 /// Kubernetes' DNS-1123 subdomain rule for object names.
