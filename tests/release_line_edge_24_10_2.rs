@@ -266,6 +266,24 @@ fn assert_matches_upstream(case: &str) {
     let upstream = resources(&format!("{case}/helm.yaml"), &helm);
     let ours = resources(&format!("our render of {case}"), &render(case));
     let found = differences(&upstream, &ours);
+    // Side-by-side counts, for reports (`cargo test -- --nocapture`).
+    let count = |resource: bool, prefix: &str| {
+        found
+            .iter()
+            .filter(|d| (d.path == WHOLE_RESOURCE) == resource && d.what.starts_with(prefix))
+            .count()
+    };
+    eprintln!(
+        "counts {case}: resources upstream {} / ours {}, only upstream {} / only ours {}; \
+         fields only upstream {} / only ours {} / differing {}",
+        upstream.len(),
+        ours.len(),
+        count(true, "only upstream"),
+        count(true, "only ours"),
+        count(false, "only upstream"),
+        count(false, "only ours"),
+        count(false, "upstream ")
+    );
     let allowed: Vec<&Allowed> = ALLOWED.iter().filter(|a| a.cases.contains(&case)).collect();
     let covers =
         |a: &Allowed, d: &Difference| glob(a.resource, &d.resource) && glob(a.path, &d.path);

@@ -292,6 +292,23 @@ fn differences(case: &str) -> Vec<Difference> {
 /// matched nothing. Returns how many allowed differences there were.
 fn check_case(case: &str) -> usize {
     let found = differences(case);
+    // Side-by-side counts, for reports (`cargo test -- --nocapture`).
+    let count = |resource: bool, prefix: &str| {
+        found
+            .iter()
+            .filter(|d| (d.path == "(resource)") == resource && d.message.starts_with(prefix))
+            .count()
+    };
+    eprintln!(
+        "counts {case}: resources only upstream {} / only ours {}; fields only upstream {} / \
+         only ours {} / differing {} (order {})",
+        count(true, "only upstream"),
+        count(true, "only ours"),
+        count(false, "only upstream"),
+        count(false, "only ours"),
+        count(false, "upstream "),
+        count(false, "order")
+    );
     let allowed: Vec<&(&str, &str, &str)> = ALLOWED
         .iter()
         .filter(|(cases, _, _)| names_case(cases, case))
