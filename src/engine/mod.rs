@@ -7,6 +7,7 @@ pub mod functions;
 pub mod gofmt;
 mod include;
 mod remembered;
+mod static_text;
 
 pub use crate::limits::{FUEL_PER_RENDER, MAX_LIST_ITEMS, MAX_STRING_BYTES, TEMPLATE_DATA_BYTES};
 pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
@@ -137,12 +138,17 @@ impl<'source> Engine<'source> {
     /// Compiling here is serial; [`Engine::uncompiled`] shares it between threads instead.
     pub fn new(chart: &'source Chart) -> Result<Engine<'source>, RenderError> {
         let mut engine = Engine::without_templates(chart);
+        let mut lifted_texts = Vec::new();
         for template in &chart.templates {
-            engine
-                .env
-                .add_template(&template.path, &template.text)
-                .map_err(|e| RenderError::from_template_error(&engine.chart_name, &e, chart))?;
+            let added = match static_text::lift(&template.text, &mut lifted_texts) {
+                Some(source) => engine.env.add_template_owned(template.path.clone(), source),
+                None => engine.env.add_template(&template.path, &template.text),
+            };
+            added.map_err(|e| RenderError::from_template_error(&engine.chart_name, &e, chart))?;
         }
+        engine
+            .env
+            .add_global(static_text::TABLE, JValue::from(lifted_texts));
         Ok(engine)
     }
 
@@ -153,13 +159,21 @@ impl<'source> Engine<'source> {
         let mut engine = Engine::without_templates(chart);
         // Templates come through a loader rather than `add_template`: minijinja then compiles
         // each one on first use, outside its lock, so several threads can compile at once.
+        let mut lifted_texts = Vec::new();
         let sources: Arc<HashMap<String, String>> = Arc::new(
             chart
                 .templates
                 .iter()
-                .map(|t| (t.path.clone(), t.text.clone()))
+                .map(|t| {
+                    let source = static_text::lift(&t.text, &mut lifted_texts)
+                        .unwrap_or_else(|| t.text.clone());
+                    (t.path.clone(), source)
+                })
                 .collect(),
         );
+        engine
+            .env
+            .add_global(static_text::TABLE, JValue::from(lifted_texts));
         engine
             .env
             .set_loader(move |name| Ok(sources.get(name).cloned()));
