@@ -148,7 +148,7 @@ impl<'source> Engine<'source> {
         }
         engine
             .env
-            .add_global(static_text::TABLE, JValue::from(lifted_texts));
+            .add_global(static_text::TABLE, static_text::table_value(lifted_texts));
         Ok(engine)
     }
 
@@ -173,7 +173,7 @@ impl<'source> Engine<'source> {
         );
         engine
             .env
-            .add_global(static_text::TABLE, JValue::from(lifted_texts));
+            .add_global(static_text::TABLE, static_text::table_value(lifted_texts));
         engine
             .env
             .set_loader(move |name| Ok(sources.get(name).cloned()));

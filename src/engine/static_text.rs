@@ -22,9 +22,24 @@ pub const TABLE: &str = "__meshchart_static_text";
 /// Runs shorter than this stay in place: lifting them saves less than the lookup costs.
 const SHORTEST_LIFTED: usize = 256;
 
+/// The global [`TABLE`] for `texts`: a list of string values, each made once, so a lookup
+/// hands out a reference to it (a list of `String`s would be converted, a copy of the text, at
+/// every lookup).
+pub fn table_value(texts: Vec<String>) -> minijinja::Value {
+    minijinja::Value::from(
+        texts
+            .into_iter()
+            .map(minijinja::Value::from)
+            .collect::<Vec<minijinja::Value>>(),
+    )
+}
+
 /// `source` with its long text runs replaced by lookups into `table` (their texts appended
 /// there); `None` when nothing was lifted.
 pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
+    if !has_long_gap(source.as_bytes()) {
+        return None;
+    }
     let runs = text_runs(source)?;
     let mut lifted = String::new();
     let mut copied = 0;
@@ -48,6 +63,23 @@ pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
     }
     lifted.push_str(&source[copied..]);
     Some(lifted)
+}
+
+/// Whether two tags (or a tag and an end of the template) start far enough apart to hold a
+/// liftable run: a quick no, at memchr's speed, for the templates dense with tags (most
+/// partials), which the tag scanner would walk for nothing.
+fn has_long_gap(bytes: &[u8]) -> bool {
+    let mut last = 0;
+    for at in memchr::memchr_iter(b'{', bytes) {
+        if !matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')) {
+            continue;
+        }
+        if at - last >= SHORTEST_LIFTED {
+            return true;
+        }
+        last = at;
+    }
+    bytes.len() - last >= SHORTEST_LIFTED
 }
 
 /// The part of the text run `run` of `source` that can be lifted: from the start of the line
@@ -172,7 +204,7 @@ mod tests {
         env.set_syntax(syntax);
         let mut table = Vec::new();
         let lifted = lift(source, &mut table);
-        env.add_global(TABLE, minijinja::Value::from(table));
+        env.add_global(TABLE, table_value(table));
         env.add_template_owned("t", lifted.unwrap_or_else(|| source.to_owned()))
             .expect("compiles");
         env.get_template("t")

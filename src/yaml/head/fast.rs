@@ -98,6 +98,29 @@ fn offset_in(line: &str, part: &str) -> Option<u32> {
     u32::try_from(part.as_ptr() as usize - line.as_ptr() as usize).ok()
 }
 
+/// `line` without its leading spaces. Bytes are compared, not characters:
+/// `trim_start_matches(' ')` decoded every indentation byte as UTF-8, a sixth of this check's
+/// time on a CRD.
+fn without_indent(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let mut indent = 0;
+    // Eight spaces at a time (one 64-bit comparison): CRDs nest twenty levels deep.
+    while bytes.get(indent..indent + 8) == Some(b"        ") {
+        indent += 8;
+    }
+    while bytes.get(indent) == Some(&b' ') {
+        indent += 1;
+    }
+    // Spaces are one byte each: the rest starts on a character boundary.
+    &line[indent..]
+}
+
+/// `text` without its trailing spaces (bytes compared, as in [`without_indent`]).
+fn without_trailing_spaces(text: &str) -> &str {
+    let trailing = text.bytes().rev().take_while(|&b| b == b' ').count();
+    &text[..text.len() - trailing]
+}
+
 /// The lines of a text, as `split('\n')` gives them, found with memchr: this check reads every
 /// line of every rendered manifest.
 struct Lines<'t> {
@@ -144,7 +167,7 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
     let mut lines = Lines { rest: Some(text) }.peekable();
     while let Some(line) = lines.next() {
         shapes.note(LineShape::Fixed);
-        let content = line.trim_start_matches(' ');
+        let content = without_indent(line);
         let indent = line.len() - content.len();
         if content.is_empty() || content.starts_with('#') {
             continue;
@@ -264,8 +287,8 @@ fn entry<'t>(
         }
         top.key = Some(key);
     }
-    let path_is_plain_maps = frames.iter().all(|f| f.kind == Kind::Map);
-    let slot = if path_is_plain_maps {
+    // Head fields sit at most three maps deep: deeper entries (most of a CRD) skip the walk.
+    let slot = if depth <= 3 && frames.iter().all(|f| f.kind == Kind::Map) {
         head_slot(head, frames)
     } else {
         None
@@ -315,7 +338,7 @@ fn block_scalar<'t>(
     let mut content_indent: Option<usize> = None;
     let mut leading_blank_width = 0;
     while let Some(next) = lines.peek() {
-        let content = next.trim_start_matches(' ');
+        let content = without_indent(next);
         let width = next.len() - content.len();
         if content.is_empty() {
             if content_indent.is_none() {
@@ -374,7 +397,7 @@ pub(crate) fn same_shape(reference: &str, shapes: &[LineShape], text: &str) -> b
                 same_prefix(value_at)
                     && new
                         .get(value_at as usize..)
-                        .is_some_and(|value| is_single_line_value(value.trim_start_matches(' ')))
+                        .is_some_and(|value| is_single_line_value(without_indent(value)))
             }
             LineShape::ItemValue { value_at } => {
                 same_prefix(value_at)
@@ -386,7 +409,7 @@ pub(crate) fn same_shape(reference: &str, shapes: &[LineShape], text: &str) -> b
                     })
             }
             LineShape::BlockContent { width } => {
-                let content = new.trim_start_matches(' ');
+                let content = without_indent(new);
                 !content.is_empty() && new.len() - content.len() == width as usize
             }
         };
@@ -408,7 +431,7 @@ fn is_single_line_value(value: &str) -> bool {
 /// Only a head field needs that string (`want`): every other scalar is checked without
 /// building it.
 fn scalar(value: &str, want: bool) -> Option<Option<String>> {
-    let value = value.trim_end_matches(' ');
+    let value = without_trailing_spaces(value);
     if value == "{}" || value == "[]" {
         return Some(Some(String::new()));
     }
@@ -476,14 +499,7 @@ fn scalar(value: &str, want: bool) -> Option<Option<String>> {
     if matches!(first, '-' | '?' | ':') && value[1..].chars().next().is_none_or(|c| c == ' ') {
         return None;
     }
-    // A ` #` starts a comment after a plain scalar.
-    let value = match find_pair(value, b' ', b'#') {
-        Some(at) => value[..at].trim_end_matches(' '),
-        None => value,
-    };
-    if find_pair(value, b':', b' ').is_some() || value.ends_with(':') {
-        return None;
-    }
+    let value = plain_scalar_text(value)?;
     if !want {
         // Only the words `.nan`-like spellings YAML reads wrongly fail to resolve.
         return match resolve_word(value) {
@@ -495,6 +511,25 @@ fn scalar(value: &str, want: bool) -> Option<Option<String>> {
         Value::String(s) => Some(Some(s)),
         _ => Some(Some(String::new())),
     }
+}
+
+/// A plain scalar's text without its comment (a ` #` starts one), in one pass over its bytes;
+/// `None` when a `: ` or a final `:` before the comment would make it a map.
+fn plain_scalar_text(value: &str) -> Option<&str> {
+    let bytes = value.as_bytes();
+    let mut end = bytes.len();
+    for (at, pair) in bytes.windows(2).enumerate() {
+        match pair {
+            [b' ', b'#'] => {
+                end = at;
+                break;
+            }
+            [b':', b' '] => return None,
+            _ => {}
+        }
+    }
+    let text = without_trailing_spaces(&value[..end]);
+    (!text.ends_with(':')).then_some(text)
 }
 
 /// The items of a one-line flow list, when each is a simple word or a simple quoted string.
@@ -526,14 +561,14 @@ fn is_seq_item(content: &str) -> bool {
 
 /// `|`, `|-`, `|+`, `>`, `>-`, `>+`.
 fn looks_like_block_scalar(value: &str) -> bool {
-    let value = value.trim_end_matches(' ');
+    let value = without_trailing_spaces(value);
     matches!(value, "|" | "|-" | "|+" | ">" | ">-" | ">+")
 }
 
 /// `key: value` or `key:` split at the first `: `.
 fn split_entry(content: &str) -> Option<(&str, &str)> {
     match find_pair(content, b':', b' ') {
-        Some(at) => Some((&content[..at], content[at + 2..].trim_start_matches(' '))),
+        Some(at) => Some((&content[..at], without_indent(&content[at + 2..]))),
         None => content.strip_suffix(':').map(|key| (key, "")),
     }
 }
@@ -542,6 +577,12 @@ fn split_entry(content: &str) -> Option<(&str, &str)> {
 /// every rendered manifest, and a substring search's set-up cost more than the search.
 fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
     let bytes = text.as_bytes();
+    // Most keys and values are a few bytes long: a plain loop beats memchr's set-up there.
+    if bytes.len() < 32 {
+        return bytes
+            .windows(2)
+            .position(|pair| pair[0] == first && pair[1] == second);
+    }
     let mut from = 0;
     while let Some(found) = memchr::memchr(first, &bytes[from..]) {
         let at = from + found;
