@@ -209,7 +209,7 @@ fn generated_issuer_is_a_pathlen_0_ca_signed_by_the_generated_anchor() {
     let anchors = get_str(&values, "identityTrustAnchorsPEM");
     let issuer = get_str(&values, "identity.issuer.tls.crtPEM");
     with_cert(anchors, |root| {
-        assert_eq!(common_name(root), "root.linkerd.cluster.local");
+        assert_eq!(common_name(root), "root.linkerd");
         root.verify_signature(None)
             .expect("the anchor is self-signed");
         let constraints = root.basic_constraints().expect("valid").expect("present");
@@ -392,12 +392,16 @@ fn webhook_with_external_secret_is_left_alone() {
 }
 
 #[test]
-fn trust_domain_names_the_generated_certificates() {
+fn trust_domain_names_the_generated_issuer_but_not_the_root() {
+    // A root may serve a fleet of clusters with several trust domains: it is named for none.
     let mut values = defaults();
     set(&mut values, "identityTrustDomain", "example.org");
     complete(&mut values);
     with_cert(get_str(&values, "identityTrustAnchorsPEM"), |c| {
-        assert_eq!(common_name(c), "root.linkerd.example.org");
+        assert_eq!(common_name(c), "root.linkerd");
+    });
+    with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |c| {
+        assert_eq!(common_name(c), "identity.linkerd.example.org");
     });
     let mut values = defaults();
     set(&mut values, "clusterDomain", "corp.internal");
@@ -666,6 +670,8 @@ fn heartbeat_schedule_is_left_out_when_the_heartbeat_is_disabled() {
 #[test]
 fn certs_dir_round_trip_gives_identical_values_and_leaves_the_dir_unchanged() {
     let scratch = Scratch::new("round-trip");
+    // A certs dir is made only inside an existing folder.
+    std::fs::create_dir(&scratch.0).expect("scratch");
     let dir = scratch.0.join("certs");
     let mut first = defaults();
     complete_material(&mut first, &chart(), &options(Some(&dir))).expect("first render");
@@ -1077,8 +1083,8 @@ fn without_a_namespace_value_the_release_namespace_names_the_certificates() {
     with_cert(get_str(&values, "policyValidator.crtPEM"), |cert| {
         assert_eq!(dns_names(cert), ["linkerd-policy-validator.mesh.svc"]);
     });
-    with_cert(get_str(&values, "identityTrustAnchorsPEM"), |cert| {
-        assert_eq!(common_name(cert), "root.mesh.cluster.local");
+    with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |cert| {
+        assert_eq!(common_name(cert), "identity.mesh.cluster.local");
     });
     assert!(values
         .get_path(&["identity", "issuer", "crtExpiry"])
