@@ -807,7 +807,7 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
         } else {
             "not in this folder (offline)".to_owned()
         };
-        describe(&mut out, anchor, now);
+        describe(&mut out, None, anchor, now);
         line(&mut out, format!("    key          {key}"));
         if is_next {
             line(
@@ -825,7 +825,7 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
     match &issuer {
         None => line(&mut out, "  none".to_owned()),
         Some(issuer) => {
-            describe(&mut out, issuer, now);
+            describe(&mut out, None, issuer, now);
             let signer = anchors.iter().find(|a| issuer.signed(a));
             line(
                 &mut out,
@@ -861,8 +861,7 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
     if !webhooks.is_empty() {
         line(&mut out, "webhook serving certificates:".to_owned());
         for (stem, cert) in &webhooks {
-            line(&mut out, format!("  {stem}.crt"));
-            describe(&mut out, cert, now);
+            describe(&mut out, Some(&format!("{stem}.crt")), cert, now);
         }
     }
     let retired_dir = dir.join(RETIRED_DIR);
@@ -906,8 +905,8 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
     Ok(out)
 }
 
-/// Writes a certificate's subject, fingerprint and expiry, indented.
-fn describe(out: &mut String, cert: &Cert, now: i64) {
+/// Writes a certificate's subject (after `label`, when given), fingerprint and expiry, indented.
+fn describe(out: &mut String, label: Option<&str>, cert: &Cert, now: i64) {
     let not_after = cert.not_after();
     let soon = if not_after < now {
         "  EXPIRED"
@@ -916,8 +915,9 @@ fn describe(out: &mut String, cert: &Cert, now: i64) {
     } else {
         ""
     };
+    let label = label.map(|l| format!("{l}: ")).unwrap_or_default();
     out.push_str(&format!(
-        "  {}\n    sha256       {}\n    not after    {}{soon}\n",
+        "  {label}{}\n    sha256       {}\n    not after    {}{soon}\n",
         cert.subject(),
         cert.fingerprint(),
         until(not_after, now)
