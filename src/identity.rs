@@ -455,6 +455,15 @@ fn reuse_issuer(
     if let Some([root_key]) = &root_key {
         private_key(root_key, Origin::File(&root_key_path))?;
     }
+    let renew = match root_key {
+        Some(_) => format!("renew it with `meshchart certs renew {dir}`"),
+        None => format!("renew it with `meshchart certs renew {dir} --ca-key PATH` (the root key)"),
+    };
+    if let Some(expired) =
+        lifecycle::expired_issuer(&crt, paths[1].as_str(), clock.unix_seconds()?, &renew)
+    {
+        return Err(expired);
+    }
     let expiry = check_given_issuer(
         [
             (&ca_crt, Origin::File(&paths[0])),
@@ -471,10 +480,6 @@ fn reuse_issuer(
             ""
         }
     ));
-    let renew = match root_key {
-        Some(_) => format!("renew it with `meshchart certs renew {dir}`"),
-        None => format!("renew it with `meshchart certs renew {dir} --ca-key PATH` (the root key)"),
-    };
     plan.notes.extend(lifecycle::expiry_warning(
         &crt,
         "identity issuer certificate",

@@ -6,10 +6,11 @@
 //! A golden case is a folder: `setup` (lines `copy SRC DEST`, SRC relative to the case, DEST to
 //! an empty work folder), `commands` (one meshchart command per line, arguments split on
 //! spaces, run in the work folder with SOURCE_DATE_EPOCH at the golden instant), and
-//! `expected.txt`: each command's exit code, stdout and stderr, then every file of the work
+//! `expected.txt` (a line may start with `SOURCE_DATE_EPOCH=N` to run at another instant): each
+//! command's exit code, stdout and stderr, then every file of the work
 //! folder marked `unchanged`, `changed`, `new` or `removed`. Certificates the commands made
-//! have random keys: their fingerprints, PEM text and base64 are written as `[... of PATH]`
-//! (PATH the first certificate file holding them, else the first file), so the expectation pins where each new certificate
+//! have random keys: their fingerprints, PEM text, base64 and SHA-256 are written as `[... of PATH]`
+//! (PATH@N: the first certificate file, else the first file, holding them after command N), so the expectation pins where each new certificate
 //! went, not its bytes. `UPDATE_GOLDEN=1 cargo test --test certs_lifecycle` rewrites them.
 
 mod support;
@@ -107,38 +108,51 @@ fn fingerprint(der: &[u8]) -> String {
 struct Redactions(Vec<(String, String)>);
 
 impl Redactions {
-    fn new(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) -> Redactions {
-        let old_texts: Vec<String> = before
+    /// From the files before the commands and after each of them (`states`, in order): what
+    /// first appears after command N is written as `[... of PATH@N]`.
+    fn new(before: &BTreeMap<String, Vec<u8>>, states: &[BTreeMap<String, Vec<u8>>]) -> Redactions {
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut seen_texts: std::collections::BTreeSet<String> = before
             .values()
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .collect();
-        let old_certs: Vec<Vec<u8>> = old_texts.iter().flat_map(|t| pem_certificates(t)).collect();
+        let mut seen_certs: std::collections::BTreeSet<Vec<u8>> = seen_texts
+            .iter()
+            .flat_map(|t| pem_certificates(t))
+            .collect();
         let mut pairs: Vec<(String, String)> = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
-        // Certificate files name what they hold before the renders that carry it.
-        let mut order: Vec<(&String, &Vec<u8>)> = after.iter().collect();
-        order.sort_by_key(|(name, _)| (!(name.ends_with(".crt") || name.ends_with(".key")), *name));
-        for (name, bytes) in order {
-            if before.get(name) == Some(bytes) {
-                continue;
-            }
-            let text = String::from_utf8_lossy(bytes).into_owned();
-            if !old_texts.contains(&text) {
-                let b64 = base64::engine::general_purpose::STANDARD;
-                pairs.push((b64.encode(text.as_bytes()), format!("[base64 of {name}]")));
-                pairs.push((b64.encode(text.trim_end()), format!("[base64 of {name}]")));
-            }
-            for der in pem_certificates(&text) {
-                if old_certs.contains(&der) || !seen.insert(der.clone()) {
-                    continue;
+        for (step, after) in states.iter().enumerate() {
+            // Certificate files name what they hold before the renders that carry it.
+            let mut order: Vec<(&String, &Vec<u8>)> = after.iter().collect();
+            order.sort_by_key(|(name, _)| {
+                (!(name.ends_with(".crt") || name.ends_with(".key")), *name)
+            });
+            for (name, bytes) in order {
+                let label = format!("{name}@{}", step + 1);
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                if seen_texts.insert(text.clone()) {
+                    pairs.push((b64.encode(text.as_bytes()), format!("[base64 of {label}]")));
+                    pairs.push((b64.encode(text.trim_end()), format!("[base64 of {label}]")));
+                    // The chart stamps the trust bundle's digest on the identity pod template.
+                    for variant in [text.as_str(), text.trim_end()] {
+                        let hex: String = Sha256::digest(variant.as_bytes())
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect();
+                        pairs.push((hex, format!("[sha256 of {label}]")));
+                    }
                 }
-                pairs.push((fingerprint(&der), format!("[fingerprint of {name}]")));
-                let pem_b64 = base64::engine::general_purpose::STANDARD.encode(&der);
-                for line in pem_b64.as_bytes().chunks(64) {
-                    pairs.push((
-                        String::from_utf8(line.to_vec()).unwrap(),
-                        format!("[line of {name}]"),
-                    ));
+                for der in pem_certificates(&text) {
+                    if !seen_certs.insert(der.clone()) {
+                        continue;
+                    }
+                    pairs.push((fingerprint(&der), format!("[fingerprint of {label}]")));
+                    for line in b64.encode(&der).as_bytes().chunks(64) {
+                        pairs.push((
+                            String::from_utf8(line.to_vec()).unwrap(),
+                            format!("[line of {label}]"),
+                        ));
+                    }
                 }
             }
         }
@@ -175,22 +189,39 @@ fn produce(case: &Path) -> String {
     let before = files(&work);
     let commands = std::fs::read_to_string(case.join("commands")).unwrap();
     let mut runs = Vec::new();
+    let mut states = Vec::new();
     for line in commands.lines().filter(|l| !l.trim().is_empty()) {
-        let args: Vec<&str> = line.split_whitespace().collect();
+        let mut args: Vec<&str> = line.split_whitespace().collect();
+        // `SOURCE_DATE_EPOCH=N command ...` runs that command at another instant.
+        let at = match args
+            .first()
+            .and_then(|a| a.strip_prefix("SOURCE_DATE_EPOCH="))
+        {
+            Some(at) => {
+                args.remove(0);
+                at
+            }
+            None => GOLDEN_EPOCH,
+        };
         let out = Command::new(env!("CARGO_BIN_EXE_meshchart"))
             .args(&args)
             .current_dir(&work)
-            .env("SOURCE_DATE_EPOCH", GOLDEN_EPOCH)
+            .env("SOURCE_DATE_EPOCH", at)
             .output()
             .unwrap();
-        runs.push((line.to_owned(), out));
+        let shown = match at {
+            GOLDEN_EPOCH => format!("meshchart {}", args.join(" ")),
+            at => format!("SOURCE_DATE_EPOCH={at} meshchart {}", args.join(" ")),
+        };
+        runs.push((shown, out));
+        states.push(files(&work));
     }
     let after = files(&work);
-    let redactions = Redactions::new(&before, &after);
+    let redactions = Redactions::new(&before, &states);
     let mut text = String::new();
     for (line, out) in runs {
         text.push_str(&format!(
-            "$ meshchart {line}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            "$ {line}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
             out.status.code().unwrap_or(-1),
             redactions.apply(&String::from_utf8_lossy(&out.stdout)),
             redactions.apply(&String::from_utf8_lossy(&out.stderr)),

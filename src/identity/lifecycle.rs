@@ -456,23 +456,30 @@ fn reissue(
     let mut files = vec![
         (ISSUER_CRT_FILE.to_owned(), made.crt_pem, false),
         (ISSUER_KEY_FILE.to_owned(), made.key_pem, true),
-        (format!("{retired}.crt"), old_text, false),
     ];
-    if let Some(key) = old_key {
-        files.push((format!("{retired}.key"), key, true));
-    }
-    let notes = vec![
-        format!(
-            "renewed the issuer {}: valid until {}",
-            old.subject(),
-            rfc3339(made.not_after)
-        ),
-        format!(
+    let mut notes = vec![format!(
+        "renewed the issuer {}: valid until {}",
+        old.subject(),
+        rfc3339(made.not_after)
+    )];
+    let unix_now = clock.unix_seconds()?;
+    if old_parsed.not_after < unix_now {
+        // Nothing can roll back to an expired issuer.
+        notes.push(format!(
+            "the old issuer expired at {}: it is not kept",
+            until(old_parsed.not_after, unix_now)
+        ));
+    } else {
+        files.push((format!("{retired}.crt"), old_text, false));
+        if let Some(key) = old_key {
+            files.push((format!("{retired}.key"), key, true));
+        }
+        notes.push(format!(
             "kept the old issuer (valid until {}) as {dir}/{retired}.crt until it expires: to \
              roll back, copy it and its key over {ISSUER_CRT_FILE} and {ISSUER_KEY_FILE}",
-            until(old_parsed.not_after, clock.unix_seconds()?)
-        ),
-    ];
+            until(old_parsed.not_after, unix_now)
+        ));
+    }
     Ok((files, notes))
 }
 
@@ -938,8 +945,33 @@ pub(super) fn expiry_warning(
     if cert.not_after - now > WARN_DAYS * 86_400 {
         return None;
     }
+    let verb = if cert.not_after < now {
+        "expired"
+    } else {
+        "expires"
+    };
     Some(format!(
-        "warning: the {what} in {origin} expires at {}: {how}",
+        "warning: the {what} in {origin} {verb} at {}: {how}",
         until(cert.not_after, now)
     ))
+}
+
+/// The error for an issuer in a certs dir that has expired at `now`, naming the command that
+/// renews it (`how`); `None` while it is valid (the render's other checks follow).
+pub(super) fn expired_issuer(
+    pem: &str,
+    origin: &str,
+    now: i64,
+    how: &str,
+) -> Option<IdentityError> {
+    let der = super::pem::certificates(pem).ok()?.into_iter().next()?;
+    let cert = x509::parse(&der).ok()?;
+    (cert.not_after < now).then(|| IdentityError::InvalidIssuer {
+        origin: origin.to_owned(),
+        reason: format!(
+            "the issuer certificate expired at {}, before the render's instant (SOURCE_DATE_EPOCH, \
+             or the clock when that is unset): {how}",
+            until(cert.not_after, now)
+        ),
+    })
 }
