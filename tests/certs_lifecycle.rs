@@ -652,3 +652,70 @@ fn renewed_webhook_pairs_serve_the_same_names_and_silence_the_warning() {
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+#[test]
+fn a_folder_made_by_openssl_is_renewed_from_its_own_root_and_openssl_accepts_the_chain() {
+    let test =
+        "a_folder_made_by_openssl_is_renewed_from_its_own_root_and_openssl_accepts_the_chain";
+    let work = scratch_dir("certs-openssl-root");
+    let dir = work.join("c");
+    std::fs::create_dir(&dir).unwrap();
+    let material = repo().join("tests/identity-material");
+    for (from, to) in [
+        ("ca.crt", "ca.crt"),
+        ("ca.key", "ca.key"),
+        ("issuer.crt", "issuer.crt"),
+        ("issuer-pkcs8.key", "issuer.key"),
+    ] {
+        std::fs::copy(material.join(from), dir.join(to)).unwrap();
+    }
+    let root = read(&dir, "ca.crt");
+    let old_issuer = read(&dir, "issuer.crt");
+    // The files are not the output door's (no record): the lifecycle's own names are taken
+    // over, the old issuer kept.
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "renew", "c"]));
+    assert_eq!(read(&dir, "ca.crt"), root);
+    assert_eq!(
+        read(&dir, "retired/issuer-20231114T221320Z.crt"),
+        old_issuer
+    );
+    let issuer = read(&dir, "issuer.crt");
+    assert!(verifies(&issuer, &root));
+    with_certs(&issuer, |new| {
+        with_certs(&root, |roots| {
+            // The authorityKeyIdentifier is the root's own subjectKeyIdentifier.
+            let aki = new[0]
+                .extensions()
+                .iter()
+                .find_map(|e| match e.parsed_extension() {
+                    x509_parser::extensions::ParsedExtension::AuthorityKeyIdentifier(a) => {
+                        a.key_identifier.as_ref().map(|k| k.0.to_vec())
+                    }
+                    _ => None,
+                })
+                .expect("an authorityKeyIdentifier");
+            let ski = roots[0]
+                .extensions()
+                .iter()
+                .find_map(|e| match e.parsed_extension() {
+                    x509_parser::extensions::ParsedExtension::SubjectKeyIdentifier(k) => {
+                        Some(k.0.to_vec())
+                    }
+                    _ => None,
+                })
+                .expect("the root's subjectKeyIdentifier");
+            assert_eq!(aki, ski);
+            assert_eq!(new[0].issuer().as_raw(), roots[0].subject().as_raw());
+        })
+    });
+    if let Some(report) = openssl_verify(test, &dir, GOLDEN_EPOCH, "ca.crt", "issuer.crt") {
+        assert_eq!(report.trim(), "issuer.crt: OK", "{report}");
+    }
+    let mut render = RENDER_IDENTITY.to_vec();
+    render.push("c");
+    assert_eq!(
+        rendered_anchors(&ok(&meshchart_in(&work, GOLDEN_EPOCH, &render))),
+        root
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
