@@ -112,6 +112,9 @@ pub struct RotateRequest {
     pub now: SystemTime,
 }
 
+/// Files to add to the folder: name, text, and whether it is a secret (mode 0600).
+type NewFiles = Vec<(String, String, bool)>;
+
 /// A certificate read from a file.
 struct Cert {
     der: Vec<u8>,
@@ -431,7 +434,7 @@ fn reissue(
     anchors_text: &str,
     validity: std::time::Duration,
     clock: Clock,
-) -> Result<(Vec<(String, String, bool)>, Vec<String>), IdentityError> {
+) -> Result<(NewFiles, Vec<String>), IdentityError> {
     let (old_text, old, old_key) = current_issuer(dir)?;
     let now = clock.datetime()?;
     let old_parsed = old.parsed();
@@ -697,9 +700,10 @@ pub fn rotate_root(request: &RotateRequest) -> Result<Vec<String>, IdentityError
             }
             match read_optional(&dir.join(NEXT_ROOT_KEY_FILE))? {
                 Some(key) => files.push((ROOT_KEY_FILE.to_owned(), key, true)),
-                None => notes.push(format!(
+                None => notes.push(
                     "the new root's key is kept offline: later renewals need `--ca-key` with it"
-                )),
+                        .to_owned(),
+                ),
             }
             set.remove(NEXT_ROOT_CRT_FILE);
             set.remove(NEXT_ROOT_KEY_FILE);
@@ -808,9 +812,9 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
     for anchor in &anchors {
         let is_next = next.iter().any(|n| n.der == anchor.der);
         let key = if key_of(anchor, root_key.as_ref()) {
-            format!("{ROOT_KEY_FILE}")
+            ROOT_KEY_FILE.to_owned()
         } else if is_next && key_of(anchor, next_key.as_ref()) {
-            format!("{NEXT_ROOT_KEY_FILE}")
+            NEXT_ROOT_KEY_FILE.to_owned()
         } else {
             "not in this folder (offline)".to_owned()
         };
@@ -839,7 +843,7 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
                 format!(
                     "    signed by    {}",
                     signer.map_or_else(
-                        || format!("none of the trust anchors: the render refuses it"),
+                        || "none of the trust anchors: the render refuses it".to_owned(),
                         |s| s.named()
                     )
                 ),
