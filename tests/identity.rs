@@ -809,7 +809,7 @@ fn issuer_crt_outside_its_validity_at_the_render_instant_is_an_error() {
 }
 
 #[test]
-fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() {
+fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file_and_the_renewal() {
     let scratch = Scratch::new("expired");
     complete_material(&mut defaults(), &chart(), &options(Some(&scratch.0))).expect("first render");
     let err = complete_material(
@@ -824,8 +824,15 @@ fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() 
     let text = err.to_string();
     assert!(
         text.starts_with(&format!(
-            "{}: it is valid from",
+            "{}: the issuer certificate expired at 2024-11-13T22:13:20Z (expired 35 days ago)",
             scratch.0.join("issuer.crt")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "renew it with `meshchart certs renew {}`",
+            scratch.0
         )),
         "{text}"
     );

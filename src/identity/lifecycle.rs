@@ -979,3 +979,53 @@ pub(super) fn expired_issuer(
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_left_counts_whole_days_and_says_when_it_expired() {
+        let day = 86_400;
+        assert_eq!(days_left(10 * day + 5, 0), "10 days left");
+        assert_eq!(days_left(day, 0), "1 day left");
+        assert_eq!(days_left(0, 0), "0 days left");
+        assert_eq!(days_left(0, 3 * day), "expired 3 days ago");
+    }
+
+    #[test]
+    fn a_file_stamp_is_the_instant_without_separators() {
+        let at = OffsetDateTime::from_unix_timestamp(1_700_000_000).expect("in range");
+        assert_eq!(file_stamp(at), "20231114T221320Z");
+    }
+
+    #[test]
+    fn the_warning_starts_thirty_days_before_expiry() {
+        let root = generate::root(
+            ROOT_COMMON_NAME,
+            OffsetDateTime::UNIX_EPOCH,
+            Duration::days(100),
+        )
+        .expect("made");
+        let end = root.not_after.unix_timestamp();
+        let at = |days_before: i64| end - days_before * 86_400;
+        assert!(expiry_warning(&root.crt_pem, "root", "x", at(31), "renew").is_none());
+        let warning = expiry_warning(&root.crt_pem, "root", "x", at(30), "renew").expect("warns");
+        assert_eq!(
+            warning,
+            "warning: the root in x expires at 1970-04-11T00:00:00Z (30 days left): renew"
+        );
+    }
+
+    #[test]
+    fn a_missing_parent_is_named_and_an_existing_one_is_fine() {
+        let err = check_parent(Utf8Path::new("/no-such-folder-here/certs")).expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains("nor does its parent /no-such-folder-here"),
+            "{err}"
+        );
+        check_parent(Utf8Path::new("certs-in-the-current-folder")).expect("the current folder");
+        check_parent(Utf8Path::new("/")).expect("exists");
+    }
+}
