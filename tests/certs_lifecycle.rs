@@ -719,3 +719,55 @@ fn a_folder_made_by_openssl_is_renewed_from_its_own_root_and_openssl_accepts_the
     );
     let _ = std::fs::remove_dir_all(&work);
 }
+
+#[test]
+fn a_renewal_killed_at_any_point_leaves_the_old_issuer_or_the_whole_new_state() {
+    let work = scratch_dir("certs-kill");
+    let dir = work.join("c");
+    let original = files(&fixtures().join("kept"));
+    let mut render = RENDER_IDENTITY.to_vec();
+    render.push("c");
+    let (mut old_seen, mut new_seen) = (0, 0);
+    for round in 0..24u64 {
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_tree(&fixtures().join("kept"), &dir);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_meshchart"))
+            .args(["certs", "renew", "c"])
+            .current_dir(&work)
+            .env("SOURCE_DATE_EPOCH", GOLDEN_EPOCH)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(round * round * 60));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = files(&dir);
+        if now == original {
+            old_seen += 1;
+        } else {
+            new_seen += 1;
+            assert_eq!(now["ca.crt"], original["ca.crt"], "round {round}");
+            assert_ne!(now["issuer.crt"], original["issuer.crt"], "round {round}");
+            assert_eq!(
+                now["retired/issuer-20231114T221320Z.crt"], original["issuer.crt"],
+                "round {round}"
+            );
+            assert_eq!(
+                now["retired/issuer-20231114T221320Z.key"], original["issuer.key"],
+                "round {round}"
+            );
+        }
+        // Either state renders: the issuer key is its certificate's, signed by the root.
+        ok(&meshchart_in(&work, GOLDEN_EPOCH, &render));
+    }
+    // The next run removes what a killed one left beside the folder.
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "renew", "c"]));
+    let leftovers: Vec<String> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("staging"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    eprintln!("killed renewals: {old_seen} left the old state, {new_seen} the new one");
+    let _ = std::fs::remove_dir_all(&work);
+}
