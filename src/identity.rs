@@ -23,6 +23,7 @@ mod clock;
 mod error;
 mod generate;
 mod issuer;
+pub mod lifecycle;
 mod pem;
 mod recent;
 mod x509;
@@ -124,8 +125,11 @@ const DISABLE_HEARTBEAT: &[&str] = &["disableHeartBeat"];
 /// The issuer scheme whose credentials the chart holds (anything else is an external issuer).
 const LINKERD_TLS: &str = "linkerd.io/tls";
 
-/// The certs dir's trust anchor and issuer set, in this order.
+/// The certs dir's trust anchor and issuer set as generated, in this order.
 const ISSUER_FILES: [&str; 4] = ["ca.crt", "ca.key", "issuer.crt", "issuer.key"];
+/// What a render needs of that set: `ca.key` may be kept offline (Linkerd's docs advise it);
+/// only `meshchart certs renew` needs it.
+const ISSUER_SET: [&str; 3] = ["ca.crt", "issuer.crt", "issuer.key"];
 
 /// One admission webhook whose serving certificate a chart may carry. A chart carries it when it
 /// declares the webhook's `crtPEM` and `keyPEM` (see [`MaterialTargets::new`]); this table only
@@ -307,6 +311,9 @@ pub fn complete_material(
 ) -> Result<Vec<String>, IdentityError> {
     let clock = Clock(opts.now);
     let dir = opts.certs_dir.as_deref();
+    if let Some(dir) = dir {
+        lifecycle::check_parent(dir)?;
+    }
     let plan_all = || -> Result<Plan, IdentityError> {
         let mut plan = Plan {
             chart,
@@ -399,6 +406,15 @@ fn plan_issuer(
                 ],
                 clock,
             )?;
+            plan.notes.extend(lifecycle::expiry_warning(
+                crt,
+                "identity issuer certificate",
+                "identity.issuer.tls.crtPEM",
+                clock.unix_seconds()?,
+                "renew it from its root (`meshchart certs renew DIR` for a folder that `meshchart \
+                 certs create` or `render --certs-dir` made) and give the new \
+                 identity.issuer.tls.crtPEM and keyPEM",
+            ));
             if !has_expiry && plan.chart.declares(CRT_EXPIRY) {
                 plan.notes.push(format!(
                     "set identity.issuer.crtExpiry to {expiry}, the notAfter of \
@@ -410,7 +426,7 @@ fn plan_issuer(
         }
         (None, None, None) => {
             if let Some(dir) = dir {
-                if let Some(texts) = certs_dir::load(dir, &ISSUER_FILES)? {
+                if let Some(texts) = certs_dir::load(dir, &ISSUER_SET)? {
                     return reuse_issuer(dir, texts, has_expiry, clock, plan);
                 }
             }
@@ -428,23 +444,48 @@ fn plan_issuer(
 
 fn reuse_issuer(
     dir: &Utf8Path,
-    [ca_crt, ca_key, crt, key]: [String; 4],
+    [ca_crt, crt, key]: [String; 3],
     has_expiry: bool,
     clock: Clock,
     plan: &mut Plan<'_>,
 ) -> Result<(), IdentityError> {
-    let paths = ISSUER_FILES.map(|name| dir.join(name));
-    private_key(&ca_key, Origin::File(&paths[1]))?;
+    let paths = ISSUER_SET.map(|name| dir.join(name));
+    let root_key_path = dir.join(ISSUER_FILES[1]);
+    let root_key = certs_dir::load(dir, &[ISSUER_FILES[1]])?;
+    if let Some([root_key]) = &root_key {
+        private_key(root_key, Origin::File(&root_key_path))?;
+    }
+    let renew = match root_key {
+        Some(_) => format!("renew it with `meshchart certs renew {dir}`"),
+        None => format!("renew it with `meshchart certs renew {dir} --ca-key PATH` (the root key)"),
+    };
+    if let Some(expired) =
+        lifecycle::expired_issuer(&crt, paths[1].as_str(), clock.unix_seconds()?, &renew)
+    {
+        return Err(expired);
+    }
     let expiry = check_given_issuer(
         [
             (&ca_crt, Origin::File(&paths[0])),
-            (&crt, Origin::File(&paths[2])),
-            (&key, Origin::File(&paths[3])),
+            (&crt, Origin::File(&paths[1])),
+            (&key, Origin::File(&paths[2])),
         ],
         clock,
     )?;
     plan.notes.push(format!(
-        "reused the identity trust anchor and issuer (valid until {expiry}) from {dir}"
+        "reused the identity trust anchor and issuer (valid until {expiry}) from {dir}{}",
+        if root_key.is_none() {
+            " (its root key is kept elsewhere)"
+        } else {
+            ""
+        }
+    ));
+    plan.notes.extend(lifecycle::expiry_warning(
+        &crt,
+        "identity issuer certificate",
+        paths[1].as_str(),
+        clock.unix_seconds()?,
+        &renew,
     ));
     plan.set(ANCHORS, ca_crt);
     plan.set(ISSUER_CRT, crt);
@@ -471,9 +512,10 @@ fn generate_issuer(
         ),
     };
     check_dns_name(trust_domain.1, trust_domain.0, false)?;
-    let root_cn = format!("root.{namespace}.{}", trust_domain.0);
+    // Not named after this cluster: a folder may serve a fleet (see ROOT_COMMON_NAME).
+    let root_cn = lifecycle::ROOT_COMMON_NAME;
     let issuer_cn = format!("identity.{namespace}.{}", trust_domain.0);
-    let set = generate::issuer_set(&root_cn, &issuer_cn, clock.datetime()?).map_err(|reason| {
+    let set = generate::issuer_set(root_cn, &issuer_cn, clock.datetime()?).map_err(|reason| {
         IdentityError::Generate {
             what: format!("the identity trust anchor {root_cn} and issuer {issuer_cn}"),
             reason,
@@ -485,7 +527,16 @@ fn generate_issuer(
          (valid until {expiry})",
         rfc3339(set.root.not_after)
     ));
-    if dir.is_some() {
+    if let Some(dir) = dir {
+        let fingerprint = pem::certificates(&set.root.crt_pem)
+            .ok()
+            .and_then(|ders| ders.first().map(|der| x509::fingerprint(der)))
+            .unwrap_or_default();
+        plan.notes.push(format!(
+            "made a new trust root CN={root_cn} (SHA-256 {fingerprint}) in {dir}: every control \
+             plane rendered with this folder trusts it; if you meant a folder that already \
+             holds your root, check the --certs-dir path"
+        ));
         plan.keep(ISSUER_FILES[0], &set.root.crt_pem, false);
         plan.keep(ISSUER_FILES[1], &set.root.key_pem, true);
         plan.keep(ISSUER_FILES[2], &set.issuer.crt_pem, false);
@@ -532,6 +583,16 @@ fn plan_webhook(
         (Some(crt), Some(key)) => {
             certificates(crt, Origin::Key(webhook.crt))?;
             private_key(key, Origin::Key(webhook.key))?;
+            plan.notes.extend(lifecycle::expiry_warning(
+                crt,
+                &format!("{component} serving certificate"),
+                &format!("{component}.crtPEM"),
+                clock.unix_seconds()?,
+                &format!(
+                    "give a new {component}.crtPEM and keyPEM (or neither, with --certs-dir DIR, \
+                     and `meshchart certs renew DIR --webhooks` renews them)"
+                ),
+            ));
             if fill_ca_bundle {
                 plan.notes
                     .push(format!("set {component}.caBundle to {component}.crtPEM"));
@@ -553,6 +614,13 @@ fn plan_webhook(
                     private_key(&key, Origin::File(&dir.join(webhook.files[1])))?;
                     plan.notes.push(format!(
                         "reused the {component} serving certificate from {dir}"
+                    ));
+                    plan.notes.extend(lifecycle::expiry_warning(
+                        &crt,
+                        &format!("{component} serving certificate"),
+                        crt_path.as_str(),
+                        clock.unix_seconds()?,
+                        &format!("renew it with `meshchart certs renew {dir} --webhooks`"),
                     ));
                     (crt, key)
                 }

@@ -209,7 +209,7 @@ fn generated_issuer_is_a_pathlen_0_ca_signed_by_the_generated_anchor() {
     let anchors = get_str(&values, "identityTrustAnchorsPEM");
     let issuer = get_str(&values, "identity.issuer.tls.crtPEM");
     with_cert(anchors, |root| {
-        assert_eq!(common_name(root), "root.linkerd.cluster.local");
+        assert_eq!(common_name(root), "root.linkerd");
         root.verify_signature(None)
             .expect("the anchor is self-signed");
         let constraints = root.basic_constraints().expect("valid").expect("present");
@@ -392,12 +392,16 @@ fn webhook_with_external_secret_is_left_alone() {
 }
 
 #[test]
-fn trust_domain_names_the_generated_certificates() {
+fn trust_domain_names_the_generated_issuer_but_not_the_root() {
+    // A root may serve a fleet of clusters with several trust domains: it is named for none.
     let mut values = defaults();
     set(&mut values, "identityTrustDomain", "example.org");
     complete(&mut values);
     with_cert(get_str(&values, "identityTrustAnchorsPEM"), |c| {
-        assert_eq!(common_name(c), "root.linkerd.example.org");
+        assert_eq!(common_name(c), "root.linkerd");
+    });
+    with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |c| {
+        assert_eq!(common_name(c), "identity.linkerd.example.org");
     });
     let mut values = defaults();
     set(&mut values, "clusterDomain", "corp.internal");
@@ -666,6 +670,8 @@ fn heartbeat_schedule_is_left_out_when_the_heartbeat_is_disabled() {
 #[test]
 fn certs_dir_round_trip_gives_identical_values_and_leaves_the_dir_unchanged() {
     let scratch = Scratch::new("round-trip");
+    // A certs dir is made only inside an existing folder.
+    std::fs::create_dir(&scratch.0).expect("scratch");
     let dir = scratch.0.join("certs");
     let mut first = defaults();
     complete_material(&mut first, &chart(), &options(Some(&dir))).expect("first render");
@@ -803,7 +809,7 @@ fn issuer_crt_outside_its_validity_at_the_render_instant_is_an_error() {
 }
 
 #[test]
-fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() {
+fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file_and_the_renewal() {
     let scratch = Scratch::new("expired");
     complete_material(&mut defaults(), &chart(), &options(Some(&scratch.0))).expect("first render");
     let err = complete_material(
@@ -818,8 +824,15 @@ fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file() 
     let text = err.to_string();
     assert!(
         text.starts_with(&format!(
-            "{}: it is valid from",
+            "{}: the issuer certificate expired at 2024-11-13T22:13:20Z (expired 35 days ago)",
             scratch.0.join("issuer.crt")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "renew it with `meshchart certs renew {}`",
+            scratch.0
         )),
         "{text}"
     );
@@ -1077,8 +1090,8 @@ fn without_a_namespace_value_the_release_namespace_names_the_certificates() {
     with_cert(get_str(&values, "policyValidator.crtPEM"), |cert| {
         assert_eq!(dns_names(cert), ["linkerd-policy-validator.mesh.svc"]);
     });
-    with_cert(get_str(&values, "identityTrustAnchorsPEM"), |cert| {
-        assert_eq!(common_name(cert), "root.mesh.cluster.local");
+    with_cert(get_str(&values, "identity.issuer.tls.crtPEM"), |cert| {
+        assert_eq!(common_name(cert), "identity.mesh.cluster.local");
     });
     assert!(values
         .get_path(&["identity", "issuer", "crtExpiry"])

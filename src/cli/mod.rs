@@ -1,6 +1,7 @@
 //! The command line: clap's view of the commands, each turned into a library request and run.
 //! Only the binary (this module and `main.rs`) knows clap.
 
+pub mod certs;
 pub mod flags;
 
 use camino::Utf8PathBuf;
@@ -169,6 +170,10 @@ pub enum Command {
     /// List the Linkerd release lines meshchart embeds: release, charts and versions, the
     /// Kubernetes versions each supports, and which is the default.
     Releases,
+    /// The certificate lifecycle of a --certs-dir folder: create a root and issuer, renew the
+    /// issuer (the root may be kept offline), rotate the root in phases, inspect.
+    #[command(subcommand)]
+    Certs(certs::CertsCommand),
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -212,6 +217,10 @@ fn failed_if(failed: bool) -> ExitCode {
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Inject(args) => inject(&args),
+        Command::Certs(command) => {
+            certs::run(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Releases => {
             write_stdout(&releases_table()?)?;
             Ok(ExitCode::SUCCESS)

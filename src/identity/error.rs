@@ -100,6 +100,68 @@ pub enum IdentityError {
         /// The files of the set that do not.
         missing: String,
     },
+    /// A `--certs-dir` to make whose parent folder does not exist (a mistyped path).
+    #[error(
+        "certs dir {dir} does not exist, nor does its parent {parent}: meshchart makes the \
+         folder (and a new trust root in it) only inside an existing folder; check the path, or \
+         create {parent} first"
+    )]
+    CertsDirParentMissing {
+        /// The folder asked for.
+        dir: Utf8PathBuf,
+        /// Its missing parent.
+        parent: Utf8PathBuf,
+    },
+    /// A `certs` command on a folder that does not exist.
+    #[error(
+        "certs dir {dir} does not exist: make one with `meshchart certs create {dir}` (or `render \
+         --certs-dir {dir}`)"
+    )]
+    CertsDirMissing {
+        /// The folder.
+        dir: Utf8PathBuf,
+    },
+    /// `certs create` on a folder that already holds a trust root or issuer.
+    #[error(
+        "certs dir {dir} already holds {file}: `meshchart certs create` makes a new trust root \
+         only in a folder without one (renew the issuer with `meshchart certs renew {dir}`, \
+         replace the root with `meshchart certs rotate-root {dir} --phase bundle`)"
+    )]
+    CertsDirInUse {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The file already there.
+        file: &'static str,
+    },
+    /// A `certs` command needs a file the folder lacks.
+    #[error("certs dir {dir} has no {file}")]
+    CertsDirIncomplete {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The missing file.
+        file: String,
+    },
+    /// Signing needs the root key, which the folder does not hold.
+    #[error(
+        "certs dir {dir} has no {key}: its root is kept offline, so pass the key of the root in \
+         {dir}/{crt} with --ca-key PATH (it is read, never copied into the folder)"
+    )]
+    RootKeyOffline {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The key file it lacks.
+        key: String,
+        /// The certificate the key must belong to.
+        crt: String,
+    },
+    /// A lifecycle step that the folder's state does not allow.
+    #[error("{path}: {reason}")]
+    Lifecycle {
+        /// The file or folder at fault.
+        path: Utf8PathBuf,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// Writing the certs dir through the output door failed.
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),

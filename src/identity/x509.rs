@@ -26,6 +26,8 @@ const DNS_NAME: u8 = 0x82;
 const BASIC_CONSTRAINTS_OID: &[u8] = &[0x55, 0x1d, 0x13];
 /// DER of the OID subjectAltName (2.5.29.17), without tag and length.
 const SUBJECT_ALT_NAME_OID: &[u8] = &[0x55, 0x1d, 0x11];
+/// DER of the OID subjectKeyIdentifier (2.5.29.14), without tag and length.
+const SUBJECT_KEY_ID_OID: &[u8] = &[0x55, 0x1d, 0x0e];
 
 /// A certificate's fields, borrowed from its DER.
 #[derive(Debug)]
@@ -50,6 +52,9 @@ pub(crate) struct Certificate<'d> {
     pub is_ca: bool,
     /// The subjectAltName's DNS names.
     pub dns_names: Vec<&'d str>,
+    /// The subjectKeyIdentifier, when the certificate has one: what the certificates it signs
+    /// must name as their authorityKeyIdentifier (OpenSSL refuses a chain where they differ).
+    pub subject_key_id: Option<&'d [u8]>,
 }
 
 /// A `SubjectPublicKeyInfo`.
@@ -97,7 +102,7 @@ pub(crate) fn parse(der: &[u8]) -> Result<Certificate<'_>, String> {
     let (spki, mut body) = expect(body, SEQUENCE, "the subject public key info")?;
     let public_key = public_key_info(spki)?;
 
-    let (mut is_ca, mut dns_names) = (false, Vec::new());
+    let (mut is_ca, mut dns_names, mut subject_key_id) = (false, Vec::new(), None);
     while !body.is_empty() {
         let (tag, value, rest) = tlv(body)?;
         body = rest;
@@ -116,6 +121,9 @@ pub(crate) fn parse(der: &[u8]) -> Result<Certificate<'_>, String> {
             if id == BASIC_CONSTRAINTS_OID {
                 let (constraints, _) = expect(value, SEQUENCE, "basicConstraints")?;
                 is_ca = matches!(tlv(constraints), Ok((BOOLEAN, [flag], _)) if *flag != 0);
+            } else if id == SUBJECT_KEY_ID_OID {
+                let (key_id, _) = expect(value, OCTET_STRING, "subjectKeyIdentifier")?;
+                subject_key_id = Some(key_id);
             } else if id == SUBJECT_ALT_NAME_OID {
                 let (mut names, _) = expect(value, SEQUENCE, "subjectAltName")?;
                 while !names.is_empty() {
@@ -142,6 +150,7 @@ pub(crate) fn parse(der: &[u8]) -> Result<Certificate<'_>, String> {
         public_key,
         is_ca,
         dns_names,
+        subject_key_id,
     })
 }
 
@@ -244,6 +253,60 @@ pub(crate) fn signature_algorithm_name(oid: &[u8]) -> String {
         _ => return dotted(oid),
     };
     name.to_owned()
+}
+
+/// One attribute of a distinguished name: its type's OID, its value's string tag and bytes.
+pub(crate) struct Attribute<'d> {
+    /// The attribute type's OID (without tag and length).
+    pub oid: &'d [u8],
+    /// The ASN.1 tag of the value (UTF8String 0x0c, PrintableString 0x13, ...).
+    pub tag: u8,
+    /// The value's bytes.
+    pub value: &'d [u8],
+}
+
+impl<'d> Name<'d> {
+    /// Every attribute in order, each RDN's attributes one after the other; `None` when an
+    /// RDN holds more than one attribute (a name that cannot be written back one by one).
+    pub(crate) fn single_attributes(&self) -> Option<Vec<Attribute<'d>>> {
+        let mut rdns = self.der;
+        let mut found = Vec::new();
+        while !rdns.is_empty() {
+            let (tag, attributes, rest) = tlv(rdns).ok()?;
+            rdns = rest;
+            if tag != SET {
+                return None;
+            }
+            let (attribute, after) = expect(attributes, SEQUENCE, "an attribute").ok()?;
+            if !after.is_empty() {
+                return None;
+            }
+            let (oid, value) = expect(attribute, OID, "an attribute type").ok()?;
+            let (tag, value, _) = tlv(value).ok()?;
+            found.push(Attribute { oid, tag, value });
+        }
+        Some(found)
+    }
+}
+
+/// The SHA-256 fingerprint of a certificate's DER as OpenSSL prints it (`openssl x509
+/// -fingerprint -sha256`): uppercase hex pairs joined by colons.
+pub(crate) fn fingerprint(der: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, der);
+    digest
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// The arcs of an OID's DER, `[1, 2, 840, 10045, 4, 3, 2]`.
+pub(crate) fn arcs(oid: &[u8]) -> Vec<u64> {
+    dotted(oid)
+        .split('.')
+        .filter_map(|part| part.parse().ok())
+        .collect()
 }
 
 impl fmt::Display for Name<'_> {

@@ -66,6 +66,8 @@ pub struct OutputSet {
     outcomes: Mutex<BTreeMap<String, FileOutcome>>,
     /// Recorded files to keep as they are (a fleet's failed clusters under `--keep-going`).
     kept: Mutex<BTreeSet<String>>,
+    /// Recorded files to remove whatever the removal rule (a retired certificate that expired).
+    removing: Mutex<BTreeSet<String>>,
     /// Whether a secret was written: then the switch is synced to disk (a key must not be lost
     /// to a power cut once a render used it); a render's files can be made again, and syncing
     /// the folder cost a fleet's commit a journal flush.
@@ -145,6 +147,7 @@ impl OutputSet {
             recorded: BTreeSet::new(),
             outcomes: Mutex::new(BTreeMap::new()),
             kept: Mutex::new(BTreeSet::new()),
+            removing: Mutex::new(BTreeSet::new()),
             durable: std::sync::atomic::AtomicBool::new(false),
         };
         let new = set.new_root();
@@ -308,6 +311,34 @@ impl OutputSet {
         }
     }
 
+    /// Takes the file `name` in the target as this set's own, though no earlier run recorded
+    /// it: for a command whose very job is to replace that file, given by the user (`certs
+    /// renew` replaces the `issuer.crt` that `step` made, keeping the old one beside it). Only
+    /// the file named is taken; nothing else of the user's is ever touched.
+    pub fn adopt(&mut self, name: &str) -> Result<(), OutputError> {
+        record::check_name(name)?;
+        if self.target.join(name).is_file() {
+            self.recorded.insert(name.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Names of the files the record lists (written by earlier runs, or adopted), sorted.
+    pub fn recorded(&self) -> impl Iterator<Item = &str> {
+        self.recorded.iter().map(String::as_str)
+    }
+
+    /// Removes the recorded file `name` at commit, whatever the [`Removal`] rule (a retired
+    /// certificate that has expired). A name the record does not list is left alone.
+    pub fn remove(&self, name: &str) {
+        if self.recorded.contains(name) {
+            self.removing
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(name.to_owned());
+        }
+    }
+
     /// Puts the set in place in one step (see the module) and returns what it did. Nothing
     /// changes on error, except where the platform could not switch in one step and a file
     /// could not be moved: the error then names that file.
@@ -315,6 +346,8 @@ impl OutputSet {
         let outcomes =
             std::mem::take(&mut *self.outcomes.lock().unwrap_or_else(|p| p.into_inner()));
         let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|p| p.into_inner()));
+        let removing =
+            std::mem::take(&mut *self.removing.lock().unwrap_or_else(|p| p.into_inner()));
         let written: BTreeSet<&str> = outcomes
             .iter()
             .filter(|(_, o)| **o == FileOutcome::Written)
@@ -331,8 +364,17 @@ impl OutputSet {
                 .cloned()
                 .collect(),
             Removal::None => {
-                new_record.extend(self.recorded.iter().cloned());
-                Vec::new()
+                new_record.extend(
+                    self.recorded
+                        .iter()
+                        .filter(|name| !removing.contains(*name))
+                        .cloned(),
+                );
+                removing
+                    .iter()
+                    .filter(|name| !new_record.contains(*name))
+                    .cloned()
+                    .collect()
             }
         };
         let removed: Vec<String> = stale

@@ -553,3 +553,57 @@ fn files_added_or_replaced_while_the_set_was_copied_are_carried_over() {
     assert_eq!(read(&target.join(RECORD_NAME)), "new record");
     assert_eq!(read(&target.join("same.txt")), "same");
 }
+
+#[test]
+fn an_adopted_file_may_be_replaced_and_nothing_else_of_the_users_is() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("certs");
+    std::fs::create_dir(&out).expect("folder");
+    std::fs::write(out.join("issuer.crt"), "made by step").expect("user file");
+    std::fs::write(out.join("notes.txt"), "mine").expect("user file");
+    let refused = OutputSet::begin(&out, None).expect("begin");
+    refused.write("issuer.crt", b"new", false).expect("staged");
+    assert!(matches!(
+        refused.commit(Removal::None),
+        Err(OutputError::Foreign { .. })
+    ));
+    let mut set = OutputSet::begin(&out, None).expect("begin");
+    set.adopt("issuer.crt").expect("adopted");
+    set.write("issuer.crt", b"new", false).expect("staged");
+    set.write("notes.txt", b"theirs", false).expect("staged");
+    assert!(matches!(
+        set.commit(Removal::None),
+        Err(OutputError::Foreign { files, .. }) if files == [out.join("notes.txt")]
+    ));
+    let mut set = OutputSet::begin(&out, None).expect("begin");
+    set.adopt("issuer.crt").expect("adopted");
+    set.write("issuer.crt", b"new", false).expect("staged");
+    set.commit(Removal::None).expect("commit");
+    assert_eq!(read(&out.join("issuer.crt")), "new");
+    assert_eq!(read(&out.join("notes.txt")), "mine");
+}
+
+#[test]
+fn a_file_marked_for_removal_goes_even_when_the_rest_stays() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("certs");
+    put(
+        &out,
+        &[("a.crt", "a"), ("retired/old.crt", "old")],
+        Removal::None,
+    );
+    std::fs::write(out.join("user.crt"), "mine").expect("user file");
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.remove("retired/old.crt");
+    // Not in the record: never removed.
+    set.remove("user.crt");
+    set.write("b.crt", b"b", false).expect("staged");
+    let report = set.commit(Removal::None).expect("commit");
+    assert_eq!(report.removed, [out.join("retired/old.crt")]);
+    assert_eq!(
+        tree(&out),
+        [RECORD_NAME, "a.crt", "b.crt", "retired/", "user.crt"]
+    );
+    let recorded = OutputSet::begin(&out, None).expect("begin");
+    assert_eq!(recorded.recorded().collect::<Vec<_>>(), ["a.crt", "b.crt"]);
+}
