@@ -37,7 +37,7 @@ pub fn table_value(texts: Vec<String>) -> minijinja::Value {
 /// `source` with its long text runs replaced by lookups into `table` (their texts appended
 /// there); `None` when nothing was lifted.
 pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
-    if !has_long_gap(source.as_bytes()) {
+    if !mostly_long_text(source.as_bytes()) {
         return None;
     }
     let runs = text_runs(source)?;
@@ -65,21 +65,25 @@ pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
     Some(lifted)
 }
 
-/// Whether two tags (or a tag and an end of the template) start far enough apart to hold a
-/// liftable run: a quick no, at memchr's speed, for the templates dense with tags (most
-/// partials), which the tag scanner would walk for nothing.
-fn has_long_gap(bytes: &[u8]) -> bool {
+/// Whether long stretches between tags make up at least half of `bytes`, measured at
+/// memchr's speed from where tags start. Lifting pays for scanning every tag only then: a
+/// template dense with tags (most partials) compiles as written.
+fn mostly_long_text(bytes: &[u8]) -> bool {
     let mut last = 0;
+    let mut long_gaps = 0;
     for at in memchr::memchr_iter(b'{', bytes) {
         if !matches!(bytes.get(at + 1), Some(b'{' | b'%' | b'#')) {
             continue;
         }
         if at - last >= SHORTEST_LIFTED {
-            return true;
+            long_gaps += at - last;
         }
         last = at;
     }
-    bytes.len() - last >= SHORTEST_LIFTED
+    if bytes.len() - last >= SHORTEST_LIFTED {
+        long_gaps += bytes.len() - last;
+    }
+    long_gaps * 2 >= bytes.len()
 }
 
 /// The part of the text run `run` of `source` that can be lifted: from the start of the line
