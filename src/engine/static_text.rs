@@ -22,21 +22,15 @@ pub const TABLE: &str = "__meshchart_static_text";
 /// Runs shorter than this stay in place: lifting them saves less than the lookup costs.
 const SHORTEST_LIFTED: usize = 256;
 
-/// The global [`TABLE`] for `texts`: a list of string values, each made once, so a lookup
-/// hands out a reference to it (a list of `String`s would be converted, a copy of the text, at
-/// every lookup).
-pub fn table_value(texts: Vec<String>) -> minijinja::Value {
-    minijinja::Value::from(
-        texts
-            .into_iter()
-            .map(minijinja::Value::from)
-            .collect::<Vec<minijinja::Value>>(),
-    )
+/// The global [`TABLE`] for `texts`: a list of string values, each made once from its text,
+/// so a lookup hands out a reference to it.
+pub fn table_value(texts: Vec<minijinja::Value>) -> minijinja::Value {
+    minijinja::Value::from(texts)
 }
 
 /// `source` with its long text runs replaced by lookups into `table` (their texts appended
 /// there); `None` when nothing was lifted.
-pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
+pub fn lift(source: &str, table: &mut Vec<minijinja::Value>) -> Option<String> {
     if !mostly_long_text(source.as_bytes()) {
         return None;
     }
@@ -55,7 +49,7 @@ pub fn lift(source: &str, table: &mut Vec<String>) -> Option<String> {
         lifted.push_str(&format!("[{}]", table.len()));
         lifted.extend(std::iter::repeat_n('\n', newlines));
         lifted.push_str(" }}");
-        table.push(text.to_owned());
+        table.push(minijinja::Value::from(text));
         copied = middle.end;
     }
     if copied == 0 {
