@@ -322,13 +322,9 @@ fn a_deny_policy_for_a_proxy_that_ignores_it_is_a_warning() {
 /// Lints the statefulset-peers chart (a StatefulSet behind a headless Service that publishes
 /// unready addresses); returns (exit code, stdout).
 fn lint_peers(extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["lint", "--chart", "tests/fixtures/statefulset-peers"];
+    let mut args = vec!["--chart", "tests/fixtures/statefulset-peers"];
     args.extend(extra);
-    let out = run(&mut support::cli::command(&args));
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-    )
+    lint_with(&args)
 }
 
 #[test]

@@ -193,13 +193,20 @@ fn opens_raw_block(rest: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn render(source: &str) -> String {
+    /// An environment with the engine's syntax.
+    fn environment() -> minijinja::Environment<'static> {
         let mut env = minijinja::Environment::new();
         let syntax = minijinja::syntax::SyntaxConfig::builder()
             .keep_trailing_newline(true)
             .build()
             .expect("syntax");
         env.set_syntax(syntax);
+        env
+    }
+
+    /// `source` rendered with its long text lifted.
+    fn render(source: &str) -> String {
+        let mut env = environment();
         let mut table = Vec::new();
         let lifted = lift(source, &mut table);
         env.add_global(TABLE, table_value(table));
@@ -210,18 +217,14 @@ mod tests {
             .expect("renders")
     }
 
+    /// `source` rendered as written.
     fn plain(source: &str) -> String {
-        let mut env = minijinja::Environment::new();
-        let syntax = minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .build()
-            .expect("syntax");
-        env.set_syntax(syntax);
-        env.render_str(
-            source,
-            minijinja::context! { x => "X", items => vec![1, 2] },
-        )
-        .expect("renders")
+        environment()
+            .render_str(
+                source,
+                minijinja::context! { x => "X", items => vec![1, 2] },
+            )
+            .expect("renders")
     }
 
     fn block(lines: usize) -> String {
