@@ -3,7 +3,7 @@
 use crate::chart::{Chart, ChartSource, SCHEMA_FILE};
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
-use crate::identity::{complete_material, now_from_env, MaterialOptions, MaterialTargets};
+use crate::identity::{complete_kept_material, complete_material, now_from_env, MaterialOptions, MaterialTargets};
 use crate::manifest::Rendered;
 use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
@@ -39,6 +39,9 @@ pub struct RenderRequest {
     pub is_upgrade: bool,
     /// Where generated certificates are kept and reused.
     pub certs_dir: Option<Utf8PathBuf>,
+    /// Refuse to generate identity material when `certs_dir` is `None` (a fleet's clusters:
+    /// material nothing keeps would be made afresh, a new trust root, at every run).
+    pub require_kept_material: bool,
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
@@ -56,6 +59,7 @@ impl Default for RenderRequest {
             show_only: Vec::new(),
             is_upgrade: false,
             certs_dir: None,
+            require_kept_material: false,
             max_output_bytes: None,
         }
     }
@@ -256,7 +260,11 @@ pub fn complete_chart_material(
         certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
     };
-    Ok(complete_material(values, &targets, &options)?)
+    if request.require_kept_material {
+        Ok(complete_kept_material(values, &targets, &options)?)
+    } else {
+        Ok(complete_material(values, &targets, &options)?)
+    }
 }
 
 /// What `chart` takes of the identity material (its webhooks, the namespace its Services are

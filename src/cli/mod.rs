@@ -509,10 +509,13 @@ fn render_fleet(
     )?;
     print_notes(&report.notes);
     write_stdout(&report.listing())?;
+    let mut last_words = String::new();
     if !report.failures.is_empty() {
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(report.failure_text(keep_going).as_bytes());
+        last_words.push_str(&report.failure_text(keep_going));
     }
+    // One line that sums the run up, always the last.
+    last_words.push_str(&report.summary());
+    last_words.push('\n');
+    let _ = std::io::stderr().lock().write_all(last_words.as_bytes());
     Ok(failed_if(!report.failures.is_empty()))
 }
