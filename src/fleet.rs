@@ -132,7 +132,9 @@ impl FleetReport {
             }
         );
         for failure in &self.failures {
-            text.push_str(&format!("  {}: {}\n", failure.file, failure.error));
+            // A message of several lines (a schema's violations) stays under its file.
+            let error = failure.error.to_string().replace('\n', "\n    ");
+            text.push_str(&format!("  {}: {error}\n", failure.file));
         }
         text
     }

@@ -83,9 +83,13 @@ pub struct RenderFlags {
     /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,
-    /// `Release.Namespace`.
-    #[arg(short = 'n', long, default_value = "default")]
-    pub namespace: String,
+    /// `Release.Namespace` (default: `default`, as Helm's); on the 2021 line (edge-21.4.4),
+    /// whose chart puts everything in its `namespace` value, that value too.
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Keys your values set that the chart does not read are an error (default: a warning).
+    #[arg(long)]
+    pub strict: bool,
     /// Apply the chart's high-availability values (its values-ha.yaml) under your own -f and
     /// --set values, as `linkerd install --ha` does.
     #[arg(long)]
@@ -122,7 +126,12 @@ impl RenderFlags {
     pub fn request(&self) -> RenderRequest {
         RenderRequest {
             values: self.values.overrides(),
-            namespace: self.namespace.clone(),
+            namespace: self
+                .namespace
+                .clone()
+                .unwrap_or_else(|| RenderRequest::default().namespace),
+            namespace_given: self.namespace.is_some(),
+            strict: self.strict,
             ha: self.ha,
             release_name: self.release_name.clone(),
             kube_version: self.kube_version.clone(),
@@ -294,6 +303,7 @@ mod tests {
         ],
         &["--max-output-bytes", "1MiB"],
         &["--max-output-bytes=2048", "-nlinkerd"],
+        &["--strict", "--namespace", "default"],
     ];
 
     #[test]

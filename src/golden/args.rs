@@ -168,10 +168,13 @@ pub fn render_request<'a>(
         )?;
         once.check(
             &flag,
-            &["--certs-dir", "--max-output-bytes", "--is-upgrade"],
+            &["--certs-dir", "--max-output-bytes", "--is-upgrade", "--strict"],
         )?;
         match flag.name.as_str() {
-            "-n" | "--namespace" => request.namespace = args.value(&flag)?,
+            "-n" | "--namespace" => {
+                request.namespace = args.value(&flag)?;
+                request.namespace_given = true;
+            }
             "--release-name" => request.release_name = args.value(&flag)?,
             "--kube-version" => request.kube_version = Some(args.value(&flag)?),
             "-a" | "--api-versions" => request.api_versions.push(args.value(&flag)?),
@@ -183,6 +186,7 @@ pub fn render_request<'a>(
             }
             "--is-upgrade" if flag.attached.is_none() => request.is_upgrade = true,
             "--ha" if flag.attached.is_none() => request.ha = true,
+            "--strict" if flag.attached.is_none() => request.strict = true,
             _ => return Err(unexpected(&flag)),
         }
     }
