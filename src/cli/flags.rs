@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use clap::Args;
 use meshchart::chart::ChartSource;
 use meshchart::inject::command::InjectRequest;
-use meshchart::inject::ReportFormat;
+use meshchart::inject::{OutputFormat, ReportFormat};
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
 
@@ -197,6 +197,22 @@ pub struct InjectArgs {
     /// chart defaults, under `-f`/`--set` and annotations.
     #[arg(long, value_name = "FILE|-")]
     pub config: Option<String>,
+    /// Output format, as `linkerd inject -o`: `yaml`, or `json` (one compact JSON document per
+    /// line for each input document). Default: YAML, or JSON when every input is JSON.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputKind>,
+    /// Leave out the per-resource report on stderr: notes, the summary line and errors remain.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `inject -o` (the library's [`OutputFormat`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputKind {
+    /// YAML, whatever the inputs.
+    Yaml,
+    /// One compact JSON document per line.
+    Json,
 }
 
 /// `meshchart uninject`.
@@ -220,6 +236,12 @@ impl InjectArgs {
             kube_version: self.kube_version.clone(),
             certs_dir: self.certs_dir.clone(),
             config: self.config.clone(),
+            output: match self.output {
+                None => OutputFormat::Auto,
+                Some(OutputKind::Yaml) => OutputFormat::Yaml,
+                Some(OutputKind::Json) => OutputFormat::Json,
+            },
+            quiet: self.quiet,
         }
     }
 }
@@ -361,6 +383,9 @@ mod tests {
                 "--config",
                 "cp.yaml",
             ],
+            &["in.yaml", "-o", "json", "--quiet"],
+            &["in.yaml", "--output=yaml"],
+            &["in.yaml", "-ojson"],
         ];
         for list in lists {
             let args = Inject::try_parse_from(*list).unwrap().args;

@@ -194,13 +194,22 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
-/// stream is already on stdout).
+/// Prints what a finished uninject has to say: notes and the report on stderr (the stream is
+/// already on stdout).
 fn finish(run: Run, format: ReportFormat) -> ExitCode {
     print_notes(&run.notes);
     let _ = std::io::stderr()
         .lock()
         .write_all(run.transformed.report.render(format).as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// [`finish`] for inject: the report (none with `--quiet`), then its summary line.
+fn finish_inject(run: Run, format: ReportFormat, quiet: bool) -> ExitCode {
+    print_notes(&run.notes);
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(run.transformed.report.render_inject(format, quiet).as_bytes());
     ExitCode::SUCCESS
 }
 
@@ -443,7 +452,7 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     let run = held_back(&mut std::io::stdout().lock(), |out| {
         run_inject_to(&chosen.chart, &request, stdin, out)
     })?;
-    Ok(finish(run, args.report.into()))
+    Ok(finish_inject(run, args.report.into(), request.quiet))
 }
 
 fn render(

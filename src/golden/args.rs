@@ -128,6 +128,7 @@ impl Once {
         };
         let canonical = match name {
             "-n" => "--namespace",
+            "-o" => "--output",
             other => other,
         };
         if self.seen.contains(&canonical) {
@@ -210,6 +211,17 @@ pub fn report_format(text: &str) -> Result<ReportFormat, String> {
     }
 }
 
+/// An `inject -o` format by its command-line name.
+pub fn output_format(text: &str) -> Result<crate::inject::OutputFormat, String> {
+    match text {
+        "yaml" => Ok(crate::inject::OutputFormat::Yaml),
+        "json" => Ok(crate::inject::OutputFormat::Json),
+        _ => Err(format!(
+            "invalid value '{text}' for '--output <FORMAT>' (possible values: yaml, json)"
+        )),
+    }
+}
+
 /// Reads an inject case's arguments: `inject` or `uninject`, then that command's flags and inputs.
 pub fn inject_case<'a>(
     items: impl IntoIterator<Item = &'a str>,
@@ -238,6 +250,7 @@ pub fn inject_case<'a>(
             &["--report", "--namespace-annotations", "--kube-version"],
         )?;
         once.check(&flag, &["--certs-dir", "--config"])?;
+        once.check(&flag, &["-o", "--output", "--quiet"])?;
         if flag.name == "--report" {
             report = report_format(&args.value(&flag)?)?;
             continue;
@@ -255,6 +268,8 @@ pub fn inject_case<'a>(
             "--kube-version" => request.kube_version = Some(args.value(&flag)?),
             "--certs-dir" => request.certs_dir = Some(Utf8PathBuf::from(args.value(&flag)?)),
             "--config" => request.config = Some(args.value(&flag)?),
+            "-o" | "--output" => request.output = output_format(&args.value(&flag)?)?,
+            "--quiet" if flag.attached.is_none() => request.quiet = true,
             _ => return Err(unexpected(&flag)),
         }
     }
