@@ -561,7 +561,8 @@ fn generate_issuer(
         }
     })?;
     let expiry = rfc3339(set.issuer.not_after);
-    plan.generated.push("the identity trust anchor and issuer".to_owned());
+    plan.generated
+        .push("the identity trust anchor and issuer".to_owned());
     plan.notes.push(format!(
         "generated the identity trust anchor {root_cn} (valid until {}) and issuer {issuer_cn} \
          (valid until {expiry})",
@@ -674,7 +675,8 @@ fn plan_webhook(
                                 reason,
                             }
                         })?;
-                    plan.generated.push(format!("the {component} serving certificate"));
+                    plan.generated
+                        .push(format!("the {component} serving certificate"));
                     plan.notes.push(format!(
                         "generated a self-signed {component} serving certificate for {host} \
                          (valid until {})",

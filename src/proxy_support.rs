@@ -561,7 +561,9 @@ mod job_shutdown_tests {
 
     #[test]
     fn the_2021_line_has_only_the_always_on_endpoint() {
-        let how = job_shutdown(&values("linkerdVersion: edge-21.4.4\nproxy: {ports: {admin: 4191}}"));
+        let how = job_shutdown(&values(
+            "linkerdVersion: edge-21.4.4\nproxy: {ports: {admin: 4191}}",
+        ));
         assert_eq!(
             how,
             "have the app shut the proxy down when it is done (run it under `linkerd-await \

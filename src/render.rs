@@ -3,7 +3,9 @@
 use crate::chart::{Chart, ChartSource, SCHEMA_FILE};
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
-use crate::identity::{complete_kept_material, complete_material, now_from_env, MaterialOptions, MaterialTargets};
+use crate::identity::{
+    complete_kept_material, complete_material, now_from_env, MaterialOptions, MaterialTargets,
+};
 use crate::manifest::Rendered;
 use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
@@ -261,7 +263,13 @@ fn values_with_kept(
         ),
         None => None,
     };
-    notes.extend(unknown_keys(chart, defaults, schema.as_deref(), &user, request.strict)?);
+    notes.extend(unknown_keys(
+        chart,
+        defaults,
+        schema.as_deref(),
+        &user,
+        request.strict,
+    )?);
     let values = coalesce(defaults, user, &mut notes);
     if let Some(schema) = &schema {
         let violations = schema.check(&values);

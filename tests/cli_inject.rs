@@ -319,7 +319,11 @@ fn quiet_leaves_only_the_summary_and_errors_on_stderr() {
     );
     assert_eq!(bad.status.code(), Some(1));
     assert!(bad.stdout.is_empty());
-    assert!(text(&bad.stderr).starts_with("error: "), "{}", text(&bad.stderr));
+    assert!(
+        text(&bad.stderr).starts_with("error: "),
+        "{}",
+        text(&bad.stderr)
+    );
 }
 
 #[test]

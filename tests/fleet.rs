@@ -40,9 +40,8 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
         // A cluster is its values and its certs: a case that needs other flags of its own
         // (`-n`, `--show-only`) or no certs folder is not one.
         let request = &case.request;
-        let a_cluster = request.certs_dir.is_some()
-            && !request.namespace_given
-            && request.show_only.is_empty();
+        let a_cluster =
+            request.certs_dir.is_some() && !request.namespace_given && request.show_only.is_empty();
         if a_cluster && case.dir.join(golden::EXPECTED_OUTPUT).is_file() {
             fleets
                 .entry(case.request.kube_version.clone())
@@ -525,9 +524,7 @@ fn a_fleet_re_run_a_day_later_writes_nothing() {
     let out = root.join("out");
     let args = bare_fleet_args(&dir, &out, &["--certs-dir", shared_certs.as_str()]);
     let at = |epoch: u64| {
-        support::cli::run(
-            support::cli::command(&args).env("SOURCE_DATE_EPOCH", epoch.to_string()),
-        )
+        support::cli::run(support::cli::command(&args).env("SOURCE_DATE_EPOCH", epoch.to_string()))
     };
     let first = at(GOLDEN_EPOCH);
     let stderr = String::from_utf8_lossy(&first.stderr);

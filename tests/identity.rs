@@ -658,9 +658,8 @@ fn schedule_at(mut values: Value, seconds: u64) -> String {
 /// Whether `schedule` is daily at a minute and hour: `MM HH * * *`.
 fn is_daily(schedule: &str) -> bool {
     let fields: Vec<&str> = schedule.split(' ').collect();
-    let in_range = |text: &str, below: u32| {
-        text.len() == 2 && text.parse::<u32>().is_ok_and(|n| n < below)
-    };
+    let in_range =
+        |text: &str, below: u32| text.len() == 2 && text.parse::<u32>().is_ok_and(|n| n < below);
     fields.len() == 5
         && in_range(fields[0], 60)
         && in_range(fields[1], 24)
@@ -689,7 +688,11 @@ fn heartbeat_schedule_follows_the_trust_domain_namespace_and_anchors() {
     let anchors = reference_file("valid-trust-anchors.pem");
     // The issuer's own certificate beside the root: a different bundle (still valid).
     let bundle = format!("{anchors}{}", reference_file("valid-crt.pem"));
-    set(&mut other_anchors, "identityTrustAnchorsPEM", bundle.as_str());
+    set(
+        &mut other_anchors,
+        "identityTrustAnchorsPEM",
+        bundle.as_str(),
+    );
     for (what, values) in [
         ("trust domain", other_domain),
         ("namespace", other_namespace),

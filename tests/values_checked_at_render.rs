@@ -270,7 +270,10 @@ fn the_namespace_flag_sets_the_2021_lines_namespace_value() {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(stdout.contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd-system\n"));
-    assert!(!stdout.contains("namespace: linkerd\n"), "nothing left in linkerd");
+    assert!(
+        !stdout.contains("namespace: linkerd\n"),
+        "nothing left in linkerd"
+    );
     // The webhook certificates are made for the Services where they now are.
     assert!(text(&output.stderr).contains(
         "generated a self-signed proxyInjector serving certificate for \
@@ -286,7 +289,8 @@ fn the_namespace_flag_sets_the_2021_lines_namespace_value() {
         "--certs-dir",
         "tests/certs",
     ]);
-    assert!(text(&default.stdout).contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd\n"));
+    assert!(text(&default.stdout)
+        .contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd\n"));
 }
 
 #[test]
@@ -313,5 +317,6 @@ fn values_that_set_another_namespace_win_over_the_flag_with_a_warning() {
         ),
         "{stderr}"
     );
-    assert!(text(&output.stdout).contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd\n"));
+    assert!(text(&output.stdout)
+        .contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd\n"));
 }

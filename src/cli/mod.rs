@@ -207,9 +207,12 @@ fn finish(run: Run, format: ReportFormat) -> ExitCode {
 /// [`finish`] for inject: the report (none with `--quiet`), then its summary line.
 fn finish_inject(run: Run, format: ReportFormat, quiet: bool) -> ExitCode {
     print_notes(&run.notes);
-    let _ = std::io::stderr()
-        .lock()
-        .write_all(run.transformed.report.render_inject(format, quiet).as_bytes());
+    let _ = std::io::stderr().lock().write_all(
+        run.transformed
+            .report
+            .render_inject(format, quiet)
+            .as_bytes(),
+    );
     ExitCode::SUCCESS
 }
 

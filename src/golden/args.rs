@@ -169,7 +169,12 @@ pub fn render_request<'a>(
         )?;
         once.check(
             &flag,
-            &["--certs-dir", "--max-output-bytes", "--is-upgrade", "--strict"],
+            &[
+                "--certs-dir",
+                "--max-output-bytes",
+                "--is-upgrade",
+                "--strict",
+            ],
         )?;
         match flag.name.as_str() {
             "-n" | "--namespace" => {

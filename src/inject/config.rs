@@ -863,12 +863,16 @@ fn unknown_annotations(
     layers: &Layers<'_>,
     applies: &dyn Fn(&Setting, bool) -> bool,
 ) -> Vec<Warning> {
-    let mut keys: Vec<&str> = [layers.namespace.map(|(_, a)| a), layers.workload, layers.pod]
-        .into_iter()
-        .flatten()
-        .flat_map(|map| map.keys().map(String::as_str))
-        .filter(|key| CONFIG_PREFIXES.iter().any(|p| key.starts_with(p)))
-        .collect();
+    let mut keys: Vec<&str> = [
+        layers.namespace.map(|(_, a)| a),
+        layers.workload,
+        layers.pod,
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(|map| map.keys().map(String::as_str))
+    .filter(|key| CONFIG_PREFIXES.iter().any(|p| key.starts_with(p)))
+    .collect();
     keys.sort_unstable();
     keys.dedup();
     let known = |key: &str| {
@@ -895,10 +899,7 @@ fn unknown_annotations(
 /// The annotation of an applicable setting closest to `key`: by the edit distance of the name
 /// after the prefix, plus one when the prefix differs (`config.alpha.linkerd.io/proxy-await`
 /// is one from `config.linkerd.io/proxy-await`); within a third of the name's length.
-fn nearest_annotation(
-    key: &str,
-    applies: &dyn Fn(&Setting, bool) -> bool,
-) -> Option<&'static str> {
+fn nearest_annotation(key: &str, applies: &dyn Fn(&Setting, bool) -> bool) -> Option<&'static str> {
     let split = |k: &str| {
         let prefix = CONFIG_PREFIXES
             .iter()

@@ -170,9 +170,9 @@ impl Warning {
                 annotation,
                 nearest,
             } => match nearest {
-                Some(near) => format!(
-                    "unknown annotation {annotation} has no effect (did you mean {near}?)"
-                ),
+                Some(near) => {
+                    format!("unknown annotation {annotation} has no effect (did you mean {near}?)")
+                }
                 None => format!(
                     "unknown annotation {annotation} has no effect: no setting of this Linkerd \
                      release has that name"
@@ -467,7 +467,10 @@ mod tests {
                 entry(Outcome::Skipped(SkipReason::Unsupported)),
             ],
         };
-        assert_eq!(report.summary().to_string(), "2 injected, 1 skipped, 2 warnings");
+        assert_eq!(
+            report.summary().to_string(),
+            "2 injected, 1 skipped, 2 warnings"
+        );
         assert_eq!(
             report.render_inject(ReportFormat::Text, true),
             "2 injected, 1 skipped, 2 warnings\n"
@@ -486,7 +489,10 @@ mod tests {
                 warnings: vec![Warning::Udp],
             })],
         };
-        assert_eq!(one.summary().to_string(), "1 injected, 0 skipped, 1 warning");
+        assert_eq!(
+            one.summary().to_string(),
+            "1 injected, 0 skipped, 1 warning"
+        );
     }
 
     #[test]

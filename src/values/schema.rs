@@ -226,7 +226,12 @@ fn helm_type_of(value: &Json) -> &'static str {
 /// A failed keyword in gojsonschema's words (its `locales.go`), which `helm template` prints;
 /// `field` is the dotted path Helm names. The keywords gojsonschema words alike come out
 /// alike; the rarer ones in the validator's own words.
-fn helm_words(kind: &boon::ErrorKind, got: &Json, field: &str, keyword: Option<&Json>) -> Vec<String> {
+fn helm_words(
+    kind: &boon::ErrorKind,
+    got: &Json,
+    field: &str,
+    keyword: Option<&Json>,
+) -> Vec<String> {
     use boon::ErrorKind as Kind;
     let one = |text: String| vec![text];
     match kind {
@@ -273,9 +278,7 @@ fn helm_words(kind: &boon::ErrorKind, got: &Json, field: &str, keyword: Option<&
         )),
         Kind::MinItems { want, .. } => one(format!("Array must have at least {want} items")),
         Kind::MaxItems { want, .. } => one(format!("Array must have at most {want} items")),
-        Kind::MinProperties { want, .. } => {
-            one(format!("Must have at least {want} properties"))
-        }
+        Kind::MinProperties { want, .. } => one(format!("Must have at least {want} properties")),
         Kind::MaxProperties { want, .. } => one(format!("Must have at most {want} properties")),
         Kind::Required { want } => want.iter().map(|p| format!("{p} is required")).collect(),
         Kind::AdditionalProperties { got: extra } => extra
@@ -368,4 +371,3 @@ pub fn schema_key_paths(schema: &Json) -> Vec<Vec<String>> {
     walk(schema, &mut Vec::new(), &mut out);
     out
 }
-
