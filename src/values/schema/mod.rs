@@ -4,6 +4,8 @@
 //! `render` prints in Helm's shape, see [`SchemaCheck::helm_error`]); and the key paths a
 //! defaults tree or a schema declares ([`crate::values::known`] reads them).
 
+mod simple;
+
 use crate::values::{Map, Value};
 use serde_json::Value as Json;
 
@@ -70,15 +72,40 @@ pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, Str
 /// fleet checks every cluster's against its line's schema).
 pub struct SchemaCheck {
     schema: Json,
-    schemas: boon::Schemas,
-    index: boon::SchemaIndex,
+    engine: Engine,
+}
+
+/// What checks the values.
+enum Engine {
+    /// The few keywords the embedded charts' schemas use, checked directly (see [`simple`]).
+    Simple,
+    /// Any other schema: the full validator.
+    Boon {
+        schemas: boon::Schemas,
+        index: boon::SchemaIndex,
+    },
 }
 
 impl SchemaCheck {
     /// Compiles the schema text; an unusable schema is an `Err` with the reason.
+    ///
+    /// A schema of only the keywords [`simple`] knows (the embedded charts' are) is checked
+    /// by it: boon's compile (which first compiles every draft's metaschema) cost more than
+    /// the rest of a render. Any other schema goes to boon, which also tells an invalid one.
     pub fn compile(schema_text: &str) -> Result<SchemaCheck, String> {
         let schema: Json =
             serde_json::from_str(schema_text).map_err(|e| format!("not valid JSON: {e}"))?;
+        if simple::supports(&schema) {
+            return Ok(SchemaCheck {
+                schema,
+                engine: Engine::Simple,
+            });
+        }
+        Self::compile_with_boon(schema)
+    }
+
+    /// Compiles `schema` with boon whatever its keywords.
+    fn compile_with_boon(schema: Json) -> Result<SchemaCheck, String> {
         let mut compiler = boon::Compiler::new();
         compiler.use_loader(Box::new(NoRemoteSchemas));
         let mut schemas = boon::Schemas::new();
@@ -91,8 +118,7 @@ impl SchemaCheck {
             .map_err(unusable)?;
         Ok(SchemaCheck {
             schema,
-            schemas,
-            index,
+            engine: Engine::Boon { schemas, index },
         })
     }
 
@@ -135,8 +161,13 @@ impl SchemaCheck {
     pub fn check(&self, values: &Value) -> Vec<Violation> {
         let instance = to_json(values);
         let mut violations = Vec::new();
-        if let Err(error) = self.schemas.validate(&instance, self.index) {
-            collect_violations(&error, &instance, &self.schema, &mut violations);
+        match &self.engine {
+            Engine::Simple => simple::check(&self.schema, &instance, &mut violations),
+            Engine::Boon { schemas, index } => {
+                if let Err(error) = schemas.validate(&instance, *index) {
+                    collect_violations(&error, &instance, &self.schema, &mut violations);
+                }
+            }
         }
         violations.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
         violations.dedup();
@@ -191,16 +222,32 @@ fn collect_violations(
         .collect();
     let pointer = error.instance_location.to_string();
     let got = instance.pointer(&pointer).unwrap_or(&Json::Null);
+    out.push(violation(
+        path,
+        &error.kind,
+        got,
+        keyword(schema, error.schema_url),
+    ));
+}
+
+/// A failed keyword as a violation at `path`, worded both ways; `subschema` is the schema
+/// that failed (for the order it lists types in).
+fn violation(
+    path: Vec<String>,
+    kind: &boon::ErrorKind,
+    got: &Json,
+    subschema: Option<&Json>,
+) -> Violation {
     let field = if path.is_empty() {
         "(root)".to_owned()
     } else {
         path.join(".")
     };
-    out.push(Violation {
+    Violation {
+        message: describe_failure(kind, got),
+        helm: helm_words(kind, got, &field, subschema),
         path,
-        message: describe_failure(&error.kind, got),
-        helm: helm_words(&error.kind, got, &field, keyword(schema, error.schema_url)),
-    });
+    }
 }
 
 /// The subschema a failure's location points at in `schema` (`...#/properties/a`).
