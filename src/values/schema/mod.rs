@@ -159,11 +159,11 @@ impl SchemaCheck {
 
     /// The ways `values` break the schema, sorted by path then message.
     pub fn check(&self, values: &Value) -> Vec<Violation> {
-        let instance = to_json(values);
         let mut violations = Vec::new();
         match &self.engine {
-            Engine::Simple => simple::check(&self.schema, &instance, &mut violations),
+            Engine::Simple => simple::check(&self.schema, values, &mut violations),
             Engine::Boon { schemas, index } => {
+                let instance = to_json(values);
                 if let Err(error) = schemas.validate(&instance, *index) {
                     collect_violations(&error, &instance, &self.schema, &mut violations);
                 }

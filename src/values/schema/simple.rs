@@ -6,8 +6,8 @@
 //! object's properties, an array's items, a string's pattern, a number's bounds. A schema
 //! with any other keyword, or one of these malformed, is boon's ([`supports`] says which).
 
-use super::violation;
-use super::Violation;
+use super::{to_json, violation, Violation};
+use crate::values::Value;
 use serde_json::{Map, Number, Value as Json};
 use std::borrow::Cow;
 
@@ -73,21 +73,33 @@ fn boon_type(name: &str) -> Option<boon::Type> {
     })
 }
 
-fn type_of(value: &Json) -> boon::Type {
+fn type_of(value: &Value) -> boon::Type {
     match value {
-        Json::Null => boon::Type::Null,
-        Json::Bool(_) => boon::Type::Boolean,
-        Json::Number(_) => boon::Type::Number,
-        Json::String(_) => boon::Type::String,
-        Json::Array(_) => boon::Type::Array,
-        Json::Object(_) => boon::Type::Object,
+        Value::Null => boon::Type::Null,
+        Value::Bool(_) => boon::Type::Boolean,
+        // What JSON (and so boon) sees: NaN and the infinities become null.
+        Value::Float(f) if !f.is_finite() => boon::Type::Null,
+        Value::Int(_) | Value::Float(_) => boon::Type::Number,
+        Value::String(_) => boon::Type::String,
+        Value::Seq(_) => boon::Type::Array,
+        Value::Map(_) => boon::Type::Object,
     }
 }
 
-fn is_integer(value: &Json) -> bool {
+fn is_integer(value: &Value) -> bool {
     match value {
-        Json::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        Value::Int(_) => true,
+        Value::Float(f) => f.fract() == 0.0,
         _ => false,
+    }
+}
+
+/// A number as JSON has it (`None` for NaN and the infinities, which JSON has not).
+fn number(value: &Value) -> Option<Number> {
+    match value {
+        Value::Int(i) => Some(Number::from(*i)),
+        Value::Float(f) => Number::from_f64(*f),
+        _ => None,
     }
 }
 
@@ -128,21 +140,23 @@ fn compare(x: &Number, y: &Number) -> Option<std::cmp::Ordering> {
     x.as_f64()?.partial_cmp(&y.as_f64()?)
 }
 
-/// Checks `instance` against `schema` (one [`supports`] accepted), adding each violation.
-pub(super) fn check(schema: &Json, instance: &Json, out: &mut Vec<Violation>) {
-    check_at(schema, instance, &mut Vec::new(), out);
+/// Checks `values` against `schema` (one [`supports`] accepted), adding each violation. It
+/// walks the values tree itself: converting a whole tree to JSON first cost more than the
+/// check (its certificates and keys copied for every cluster of a fleet); only a value that
+/// fails is converted, for the message.
+pub(super) fn check(schema: &Json, values: &Value, out: &mut Vec<Violation>) {
+    check_at(schema, values, &mut Vec::new(), out);
 }
 
-fn check_at(schema: &Json, value: &Json, path: &mut Vec<String>, out: &mut Vec<Violation>) {
+fn fail(path: &[String], kind: &boon::ErrorKind, value: &Value, schema: &Json) -> Violation {
+    violation(path.to_vec(), kind, &to_json(value), Some(schema))
+}
+
+fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<Violation>) {
     let object: &Map<String, Json> = match schema {
         Json::Bool(true) => return,
         Json::Bool(false) => {
-            out.push(violation(
-                path.clone(),
-                &boon::ErrorKind::FalseSchema,
-                value,
-                Some(schema),
-            ));
+            out.push(fail(path, &boon::ErrorKind::FalseSchema, value, schema));
             return;
         }
         Json::Object(object) => object,
@@ -162,19 +176,20 @@ fn check_at(schema: &Json, value: &Json, path: &mut Vec<String>, out: &mut Vec<V
             types.contains(got) || (types.contains(boon::Type::Integer) && is_integer(value));
         if !matched {
             let kind = boon::ErrorKind::Type { got, want: types };
-            out.push(violation(path.clone(), &kind, value, Some(schema)));
+            out.push(fail(path, &kind, value, schema));
             return;
         }
     }
     if let Some(Json::Array(allowed)) = object.get("enum") {
-        if !allowed.iter().any(|a| equals(a, value)) {
+        let json = to_json(value);
+        if !allowed.iter().any(|a| equals(a, &json)) {
             let kind = boon::ErrorKind::Enum { want: allowed };
-            out.push(violation(path.clone(), &kind, value, Some(schema)));
+            out.push(fail(path, &kind, value, schema));
             return;
         }
     }
     match value {
-        Json::Object(map) => {
+        Value::Map(map) => {
             let properties = object.get("properties").and_then(Json::as_object);
             let additional = object.get("additionalProperties");
             let mut extra: Vec<Cow<str>> = Vec::new();
@@ -196,10 +211,10 @@ fn check_at(schema: &Json, value: &Json, path: &mut Vec<String>, out: &mut Vec<V
             }
             if !extra.is_empty() {
                 let kind = boon::ErrorKind::AdditionalProperties { got: extra };
-                out.push(violation(path.clone(), &kind, value, Some(schema)));
+                out.push(fail(path, &kind, value, schema));
             }
         }
-        Json::Array(items) => {
+        Value::Seq(items) => {
             if let Some(sub) = object.get("items") {
                 for (index, item) in items.iter().enumerate() {
                     path.push(index.to_string());
@@ -208,7 +223,7 @@ fn check_at(schema: &Json, value: &Json, path: &mut Vec<String>, out: &mut Vec<V
                 }
             }
         }
-        Json::String(text) => {
+        Value::String(text) => {
             if let Some(Json::String(pattern)) = object.get("pattern") {
                 let matches = regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text));
                 if !matches {
@@ -216,28 +231,32 @@ fn check_at(schema: &Json, value: &Json, path: &mut Vec<String>, out: &mut Vec<V
                         got: Cow::Borrowed(text.as_str()),
                         want: pattern,
                     };
-                    out.push(violation(path.clone(), &kind, value, Some(schema)));
+                    out.push(fail(path, &kind, value, schema));
                 }
             }
         }
-        Json::Number(number) => {
+        Value::Int(_) | Value::Float(_) => {
             use std::cmp::Ordering::{Greater, Less};
+            // NaN and the infinities are null to JSON, and so to boon: no bound applies.
+            let Some(got) = number(value) else {
+                return;
+            };
             if let Some(Json::Number(min)) = object.get("minimum") {
-                if compare(number, min) == Some(Less) {
+                if compare(&got, min) == Some(Less) {
                     let kind = boon::ErrorKind::Minimum {
-                        got: Cow::Borrowed(number),
+                        got: Cow::Borrowed(&got),
                         want: min,
                     };
-                    out.push(violation(path.clone(), &kind, value, Some(schema)));
+                    out.push(fail(path, &kind, value, schema));
                 }
             }
             if let Some(Json::Number(max)) = object.get("maximum") {
-                if compare(number, max) == Some(Greater) {
+                if compare(&got, max) == Some(Greater) {
                     let kind = boon::ErrorKind::Maximum {
-                        got: Cow::Borrowed(number),
+                        got: Cow::Borrowed(&got),
                         want: max,
                     };
-                    out.push(violation(path.clone(), &kind, value, Some(schema)));
+                    out.push(fail(path, &kind, value, schema));
                 }
             }
         }
