@@ -41,7 +41,8 @@ pub enum Command {
         output_dir: Option<Utf8PathBuf>,
         /// Render one control plane per cluster of DIR: each NAME.yaml (its values), or NAME/
         /// holding values.yaml and optionally certs/ (as --certs-dir keeps it). The other flags
-        /// apply to every cluster; its values file comes after the shared -f files.
+        /// apply to every cluster; its values file comes after the shared -f files. A cluster
+        /// whose values lack identity material needs its certs/ or --certs-dir to keep it.
         #[arg(long, value_name = "DIR", requires = "output_dir")]
         fleet: Option<Utf8PathBuf>,
         /// Clusters rendered at once (default: one per core).
