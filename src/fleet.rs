@@ -99,7 +99,10 @@ impl FleetReport {
         text
     }
 
-    /// One line saying how many outputs were written, left unchanged and removed.
+    /// The run in one line, the last one a fleet prints on stderr, whatever happened: how many
+    /// clusters rendered, how many outputs were written, left unchanged and removed, and how
+    /// many clusters failed (`5 clusters: 4 rendered, 1 written, 3 unchanged, 0 removed, 1
+    /// failed`). A failed run without `--keep-going` writes nothing, and says so.
     pub fn summary(&self) -> String {
         let written = self
             .outputs
@@ -107,10 +110,12 @@ impl FleetReport {
             .filter(|(_, output)| *output == Output::Changed)
             .count();
         format!(
-            "{} clusters: {written} written, {} unchanged, {} removed",
+            "{} clusters: {} rendered, {written} written, {} unchanged, {} removed, {} failed",
             self.clusters,
+            self.clusters - self.failures.len(),
             self.outputs.len() - written,
-            self.removed.len()
+            self.removed.len(),
+            self.failures.len()
         )
     }
 
@@ -127,7 +132,9 @@ impl FleetReport {
             }
         );
         for failure in &self.failures {
-            text.push_str(&format!("  {}: {}\n", failure.file, failure.error));
+            // A message of several lines (a schema's violations) stays under its file.
+            let error = failure.error.to_string().replace('\n', "\n    ");
+            text.push_str(&format!("  {}: {error}\n", failure.file));
         }
         text
     }
@@ -263,10 +270,14 @@ pub fn discover_noting(dir: &Utf8Path, notes: &mut Vec<String>) -> Result<Vec<Cl
 }
 
 /// The request a single `render` of `cluster` would get: the shared ones, its values file last
-/// among the `-f` files, its certificate folder instead of the shared one.
+/// among the `-f` files, its certificate folder instead of the shared one. Unlike a single
+/// render, it refuses to generate identity material without a folder to keep it in: a fleet is
+/// re-rendered again and again (a GitOps loop), and material made afresh each time would give
+/// every cluster a new trust root at every run.
 pub fn cluster_request(shared: &RenderRequest, cluster: &Cluster) -> RenderRequest {
     let mut request = shared.clone();
     request.values.files.push(cluster.values.to_string());
+    request.require_kept_material = true;
     if let Some(certs) = &cluster.certs_dir {
         request.certs_dir = Some(certs.clone());
     }
@@ -618,8 +629,5 @@ pub fn run(
     let mut report = write_clusters(set, &clusters, results, options.keep_going)?;
     warnings.append(&mut report.notes);
     report.notes = warnings;
-    if report.failures.is_empty() || options.keep_going {
-        report.notes.push(report.summary());
-    }
     Ok(report)
 }

@@ -8,7 +8,9 @@
 //! - material the user gives is kept as given (checked, never rewritten);
 //! - with `certs_dir`, generated material is kept there as PEM files and read back on later runs;
 //! - the only clock is [`MaterialOptions::now`], which [`now_from_env`] takes from
-//!   `SOURCE_DATE_EPOCH` when it is set.
+//!   `SOURCE_DATE_EPOCH` when it is set; it dates generated certificates and checks given ones,
+//!   and nothing else: the heartbeat schedule, which upstream takes from the clock, is derived
+//!   from the cluster's identity, so the same inputs render the same bytes on any day.
 //!
 //! What a chart takes differs between release lines, so it is read from the chart
 //! ([`MaterialTargets`]): which webhooks carry a serving certificate, whether the Services live
@@ -47,7 +49,8 @@ pub const SOURCE_DATE_EPOCH: &str = "SOURCE_DATE_EPOCH";
 pub struct MaterialOptions {
     /// Where generated material is kept and reused (`--certs-dir`); `None` keeps nothing.
     pub certs_dir: Option<Utf8PathBuf>,
-    /// The time that certificates start from and the heartbeat schedule is derived from.
+    /// The time that generated certificates start from and that given ones must be valid at
+    /// (the heartbeat schedule does not depend on it).
     pub now: SystemTime,
 }
 
@@ -280,6 +283,8 @@ struct Plan<'t> {
     edits: Vec<(&'static [&'static str], Value)>,
     files: Vec<certs_dir::NewFile>,
     notes: Vec<String>,
+    /// What is generated (not given, not reused), kept or not.
+    generated: Vec<String>,
 }
 
 impl Plan<'_> {
@@ -309,6 +314,34 @@ pub fn complete_material(
     chart: &MaterialTargets,
     opts: &MaterialOptions,
 ) -> Result<Vec<String>, IdentityError> {
+    complete(values, chart, opts, Unkept::Allowed)
+}
+
+/// [`complete_material`], refusing to generate material that nothing keeps: without
+/// [`MaterialOptions::certs_dir`], whatever the values lack is an error naming it rather than
+/// new credentials. A fleet renders its clusters so: in a GitOps loop, material made afresh at
+/// every run would rotate each cluster's mTLS trust root at every sync.
+pub fn complete_kept_material(
+    values: &mut Value,
+    chart: &MaterialTargets,
+    opts: &MaterialOptions,
+) -> Result<Vec<String>, IdentityError> {
+    complete(values, chart, opts, Unkept::Refused)
+}
+
+/// Whether material may be generated with nowhere to keep it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unkept {
+    Allowed,
+    Refused,
+}
+
+fn complete(
+    values: &mut Value,
+    chart: &MaterialTargets,
+    opts: &MaterialOptions,
+    unkept: Unkept,
+) -> Result<Vec<String>, IdentityError> {
     let clock = Clock(opts.now);
     let dir = opts.certs_dir.as_deref();
     if let Some(dir) = dir {
@@ -320,6 +353,7 @@ pub fn complete_material(
             edits: Vec::new(),
             files: Vec::new(),
             notes: Vec::new(),
+            generated: Vec::new(),
         };
         // A chart without the issuer's keys (an extension, say) has no issuer to make.
         if chart.declares(ISSUER_CRT) && chart.declares(ISSUER_KEY) {
@@ -329,7 +363,7 @@ pub fn complete_material(
             plan_webhook(values, webhook, clock, dir, &mut plan)?;
         }
         if chart.declares(SCHEDULE) {
-            plan_schedule(values, clock, &mut plan)?;
+            plan_schedule(values, &mut plan)?;
         }
         for (path, _) in &plan.edits {
             check_settable(values, path)?;
@@ -341,6 +375,11 @@ pub fn complete_material(
         let _reading = dir.map(certs_dir::lock_for_reading).transpose()?;
         plan_all()?
     };
+    if dir.is_none() && unkept == Unkept::Refused && !plan.generated.is_empty() {
+        return Err(IdentityError::NotKept {
+            generated: plan.generated,
+        });
+    }
     if let Some(dir) = dir {
         if !plan.files.is_empty() {
             // Sets are missing: under the exclusive lock, look again (a run that held it
@@ -522,6 +561,8 @@ fn generate_issuer(
         }
     })?;
     let expiry = rfc3339(set.issuer.not_after);
+    plan.generated
+        .push("the identity trust anchor and issuer".to_owned());
     plan.notes.push(format!(
         "generated the identity trust anchor {root_cn} (valid until {}) and issuer {issuer_cn} \
          (valid until {expiry})",
@@ -634,6 +675,8 @@ fn plan_webhook(
                                 reason,
                             }
                         })?;
+                    plan.generated
+                        .push(format!("the {component} serving certificate"));
                     plan.notes.push(format!(
                         "generated a self-signed {component} serving certificate for {host} \
                          (valid until {})",
@@ -673,23 +716,83 @@ fn plan_webhook(
     Ok(())
 }
 
-fn plan_schedule(values: &Value, clock: Clock, plan: &mut Plan<'_>) -> Result<(), IdentityError> {
+fn plan_schedule(values: &Value, plan: &mut Plan<'_>) -> Result<(), IdentityError> {
     if flag(values, DISABLE_HEARTBEAT)? {
         return Ok(());
     }
     if lookup(values, SCHEDULE)?.is_some_and(|v| !v.is_empty_like()) {
         return Ok(());
     }
-    // Upstream's rule: daily, at the UTC minute and hour ten minutes after install.
-    let at = clock.unix_seconds()? + 600;
-    let minute = at.rem_euclid(3600) / 60;
-    let hour = at.rem_euclid(86_400) / 3600;
-    let schedule = format!("{minute:02} {hour:02} * * *");
+    // Upstream's chart takes the UTC minute and hour ten minutes after install, so a render a
+    // minute later differs. Here the time of day comes from the cluster's identity instead: the
+    // same cluster gets the same schedule on any day, and clusters that differ in their trust
+    // anchors (each mesh its own root) spread over the day.
+    let identity = ClusterIdentity::of(values, plan)?;
+    let schedule = identity.heartbeat_schedule();
     plan.notes.push(format!(
-        "set heartbeatSchedule to {schedule:?} (daily, 10 minutes after now in UTC)"
+        "set heartbeatSchedule to {schedule:?} (daily, at a time of day derived from the trust \
+         domain, the namespace and the trust anchors)"
     ));
     plan.set(SCHEDULE, schedule);
     Ok(())
+}
+
+/// What identifies a cluster's mesh for [`plan_schedule`]: its trust domain, the namespace of
+/// its control plane and its trust anchors (as the render will carry them: given, reused from
+/// the certs dir or generated). Two clusters with one trust domain and namespace (most use
+/// `cluster.local` and `linkerd`) still differ in their roots.
+struct ClusterIdentity<'v> {
+    trust_domain: &'v str,
+    namespace: &'v str,
+    /// The anchors' DER when they parse (so re-wrapped PEM text keeps the schedule), else
+    /// their text with surrounding space trimmed; empty without anchors (an external issuer).
+    anchors: Vec<u8>,
+}
+
+impl<'v> ClusterIdentity<'v> {
+    fn of(values: &'v Value, plan: &'v Plan<'_>) -> Result<Self, IdentityError> {
+        let trust_domain = match text(values, TRUST_DOMAIN)? {
+            Some(domain) => domain,
+            None => text(values, CLUSTER_DOMAIN)?.unwrap_or("cluster.local"),
+        };
+        let namespace = match &plan.chart.namespace {
+            ServiceNamespace::Value => text(values, NAMESPACE)?.unwrap_or("linkerd"),
+            ServiceNamespace::Release(namespace) => namespace,
+        };
+        let planned = plan.edits.iter().rev().find(|(path, _)| *path == ANCHORS);
+        let anchors = match planned {
+            Some((_, value)) => value.as_str(),
+            None => text(values, ANCHORS)?,
+        }
+        .unwrap_or_default();
+        let anchors = match pem::certificates(anchors) {
+            Ok(ders) => ders.concat(),
+            Err(_) => anchors.trim().as_bytes().to_vec(),
+        };
+        Ok(ClusterIdentity {
+            trust_domain,
+            namespace,
+            anchors,
+        })
+    }
+
+    /// `MM HH * * *`: daily, at the minute of the day the SHA-256 of the identity picks.
+    fn heartbeat_schedule(&self) -> String {
+        // Each part is length-prefixed, so no two identities hash the same bytes.
+        let mut bytes = Vec::new();
+        for part in [
+            self.trust_domain.as_bytes(),
+            self.namespace.as_bytes(),
+            &self.anchors,
+        ] {
+            bytes.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            bytes.extend_from_slice(part);
+        }
+        let digest = crate::digest::sha256(&bytes);
+        let number = u64::from_be_bytes(digest[..8].try_into().unwrap_or_default());
+        let minute_of_day = number % (24 * 60);
+        format!("{:02} {:02} * * *", minute_of_day % 60, minute_of_day / 60)
+    }
 }
 
 /// Checks that `text` is one or more PEM certificates; returns their DER.

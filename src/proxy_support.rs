@@ -487,3 +487,113 @@ impl NotReadyService {
             })
     }
 }
+
+/// How the proxy of a Job's pod can be shut down when the app is done, on the control plane's
+/// release (`linkerdVersion`) with `values`: a regular container does not exit with the app, so
+/// the Job never completes unless something stops the proxy. The third table of what a release
+/// supports, read from linkerd2's `pkg/k8s/labels.go` and charts at each tag:
+///
+/// | way | first edge |
+/// | --- | --- |
+/// | the proxy's `/shutdown` admin endpoint (loopback only; `linkerd-await --shutdown` calls it) | before edge-21.4.4, always on |
+/// | that endpoint off by default, on with `config.linkerd.io/proxy-admin-shutdown: enabled` (`proxy.enableShutdownEndpoint`) | edge-24.6.2 |
+/// | a native sidecar, `config.alpha.linkerd.io/proxy-enable-native-sidecar` (`proxy.nativeSidecar`; Kubernetes 1.29+) | edge-23.11.4 |
+/// | the same as `config.linkerd.io/proxy-enable-native-sidecar` (and `config.beta.`) | edge-26.5.2 |
+///
+/// A stable release or a version that names no release is not judged: the clause names the
+/// newest spellings (which meshchart reads on every line). Returns the clause that says what
+/// to do.
+pub fn job_shutdown(values: &Value) -> String {
+    let release = values
+        .get_path(&["linkerdVersion"])
+        .and_then(Value::as_str)
+        .and_then(Release::parse);
+    let edge_since = |first: (u32, u32, u32)| match release {
+        Some(Release::Edge(a, b, c)) => Some((a, b, c) >= first),
+        _ => None,
+    };
+    let native = match (edge_since((26, 5, 2)), edge_since((23, 11, 4))) {
+        (Some(true), _) | (None, _) => Some("config.linkerd.io/proxy-enable-native-sidecar"),
+        (Some(false), Some(true)) => Some("config.alpha.linkerd.io/proxy-enable-native-sidecar"),
+        (Some(false), _) => None,
+    };
+    let admin = values
+        .get_path(&["proxy", "ports", "admin"])
+        .map(crate::yaml::to_json)
+        .filter(|port| port != "null" && port != "\"\"")
+        .unwrap_or_else(|| "4191".to_owned());
+    let call = format!(
+        "have the app shut the proxy down when it is done (run it under `linkerd-await \
+         --shutdown -- <command>`, or POST to http://localhost:{admin}/shutdown)"
+    );
+    let opt_in = values.get_path(&["proxy", "enableShutdownEndpoint"]);
+    let endpoint = match opt_in {
+        // The chart has the opt-in (edge-24.6.2 on): off unless asked for.
+        Some(enabled) if !enabled.is_empty_like() => {
+            format!("the proxy's shutdown endpoint is enabled: {call}")
+        }
+        Some(_) => format!(
+            "enable the proxy's shutdown endpoint (config.linkerd.io/proxy-admin-shutdown: \
+             enabled, or proxy.enableShutdownEndpoint) and {call}"
+        ),
+        None if edge_since((24, 6, 2)) == Some(true) => format!(
+            "enable the proxy's shutdown endpoint (config.linkerd.io/proxy-admin-shutdown: \
+             enabled) and {call}"
+        ),
+        None => format!("{call}; the proxy's shutdown endpoint is always on, on the loopback only"),
+    };
+    match native {
+        Some(key) => format!(
+            "run the proxy as a native sidecar, which Kubernetes stops after the app ({key}: \
+             \"true\", or proxy.nativeSidecar; Kubernetes 1.29 or newer), or {endpoint}"
+        ),
+        None => endpoint,
+    }
+}
+
+#[cfg(test)]
+mod job_shutdown_tests {
+    use super::*;
+
+    fn values(yaml: &str) -> Value {
+        crate::yaml::parse_document(yaml).unwrap()
+    }
+
+    #[test]
+    fn the_2021_line_has_only_the_always_on_endpoint() {
+        let how = job_shutdown(&values(
+            "linkerdVersion: edge-21.4.4\nproxy: {ports: {admin: 4191}}",
+        ));
+        assert_eq!(
+            how,
+            "have the app shut the proxy down when it is done (run it under `linkerd-await \
+             --shutdown -- <command>`, or POST to http://localhost:4191/shutdown); the proxy's \
+             shutdown endpoint is always on, on the loopback only"
+        );
+    }
+
+    #[test]
+    fn edge_24_10_2_names_the_alpha_native_sidecar_and_the_opt_in_endpoint() {
+        let how = job_shutdown(&values(
+            "linkerdVersion: edge-24.10.2\nproxy: {enableShutdownEndpoint: false, ports: {admin: 4191}}",
+        ));
+        assert!(how.contains("config.alpha.linkerd.io/proxy-enable-native-sidecar: \"true\""));
+        assert!(how.contains("config.linkerd.io/proxy-admin-shutdown: enabled"));
+    }
+
+    #[test]
+    fn edge_26_8_3_names_the_unprefixed_native_sidecar_and_an_enabled_endpoint_as_such() {
+        let how = job_shutdown(&values(
+            "linkerdVersion: edge-26.8.3\nproxy: {enableShutdownEndpoint: true, ports: {admin: 9990}}",
+        ));
+        assert!(how.starts_with(
+            "run the proxy as a native sidecar, which Kubernetes stops after the app \
+             (config.linkerd.io/proxy-enable-native-sidecar: \"true\""
+        ));
+        assert!(how.ends_with(
+            "the proxy's shutdown endpoint is enabled: have the app shut the proxy down when it \
+             is done (run it under `linkerd-await --shutdown -- <command>`, or POST to \
+             http://localhost:9990/shutdown)"
+        ));
+    }
+}

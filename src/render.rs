@@ -3,11 +3,15 @@
 use crate::chart::{Chart, ChartSource, SCHEMA_FILE};
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
-use crate::identity::{complete_material, now_from_env, MaterialOptions, MaterialTargets};
+use crate::identity::{
+    complete_kept_material, complete_material, now_from_env, MaterialOptions, MaterialTargets,
+};
 use crate::manifest::Rendered;
 use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
-use crate::values::{effective_values_with, KeptFiles, Value, ValueOverrides};
+use crate::values::known::KnownKeys;
+use crate::values::schema::SchemaCheck;
+use crate::values::{coalesce, user_values_with, KeptFiles, Value, ValueOverrides, ValuesError};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
 use std::sync::{mpsc, OnceLock};
@@ -24,6 +28,12 @@ pub struct RenderRequest {
     pub values: ValueOverrides,
     /// `Release.Namespace` (Helm's default: `default`).
     pub namespace: String,
+    /// Whether `namespace` was given (`-n`), rather than Helm's default: a chart whose defaults
+    /// have a top-level `namespace` value (the 2021 line's, where its resources go) then gets
+    /// it there too, unless the user's values set `namespace` themselves.
+    pub namespace_given: bool,
+    /// Keys the chart does not read are an error rather than a warning (`--strict`).
+    pub strict: bool,
     /// Whether the chart's high-availability overlay goes under the user's values (`--ha`,
     /// see [`with_ha_overlay`]); applied where the chart is chosen.
     pub ha: bool,
@@ -39,6 +49,9 @@ pub struct RenderRequest {
     pub is_upgrade: bool,
     /// Where generated certificates are kept and reused.
     pub certs_dir: Option<Utf8PathBuf>,
+    /// Refuse to generate identity material when `certs_dir` is `None` (a fleet's clusters:
+    /// material nothing keeps would be made afresh, a new trust root, at every run).
+    pub require_kept_material: bool,
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
@@ -49,6 +62,8 @@ impl Default for RenderRequest {
         RenderRequest {
             values: ValueOverrides::default(),
             namespace: "default".into(),
+            namespace_given: false,
+            strict: false,
             ha: false,
             release_name: "release-name".into(),
             kube_version: None,
@@ -56,6 +71,7 @@ impl Default for RenderRequest {
             show_only: Vec::new(),
             is_upgrade: false,
             certs_dir: None,
+            require_kept_material: false,
             max_output_bytes: None,
         }
     }
@@ -235,10 +251,134 @@ fn values_with_kept(
     kept: KeptFiles,
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values_read()?;
-    let (mut values, mut notes) =
-        effective_values_with(defaults, request.overrides(), stdin, kept)?;
+    let mut user = user_values_with(request.overrides(), stdin, kept)?;
+    let mut notes = Vec::new();
+    if let Some(note) = namespace_value(defaults, request, &mut user) {
+        notes.push(note);
+    }
+    let schema = match chart.file(SCHEMA_FILE) {
+        Some(file) => Some(
+            SchemaCheck::remembered(&file.text)
+                .map_err(|reason| Error::Usage(format!("{}: {reason}", file.path)))?,
+        ),
+        None => None,
+    };
+    notes.extend(unknown_keys(
+        chart,
+        defaults,
+        schema.as_deref(),
+        &user,
+        request.strict,
+    )?);
+    let values = coalesce(defaults, user, &mut notes);
+    if let Some(schema) = &schema {
+        let violations = schema.check(&values);
+        if !violations.is_empty() {
+            return Err(ValuesError::Schema {
+                chart: chart.metadata.name.clone(),
+                violations,
+            }
+            .into());
+        }
+    }
+    let mut values = values;
     notes.extend(complete_chart_material(chart, &mut values, request, clock)?);
     Ok((values, notes))
+}
+
+/// Sets the 2021 line's `namespace` value from `-n`: its chart puts every resource in the
+/// `namespace` value (default `linkerd`), not in the release namespace, so `-n` alone would
+/// change nothing. Only when `-n` was given, the chart's defaults have a top-level `namespace`
+/// and the user's values do not set it; when they set another, they win, and the note says so.
+fn namespace_value(defaults: &Value, request: &RenderRequest, user: &mut Value) -> Option<String> {
+    let declared = matches!(defaults, Value::Map(map) if map.contains_key("namespace"));
+    if !request.namespace_given || !declared {
+        return None;
+    }
+    let Value::Map(map) = user else {
+        return None;
+    };
+    match map.get("namespace") {
+        None | Some(Value::Null) => {
+            map.insert(
+                "namespace".to_owned(),
+                Value::String(request.namespace.clone()),
+            );
+            None
+        }
+        Some(given) if given.as_str() == Some(request.namespace.as_str()) => None,
+        Some(given) => Some(format!(
+            "warning: the values set namespace to {}, which this chart puts its resources in; \
+             -n {} only names the release",
+            crate::yaml::to_json(given),
+            request.namespace
+        )),
+    }
+}
+
+/// Warnings for the keys of the user's values that the chart does not read (not in its
+/// defaults, not declared by its schema; see [`crate::values::known`]), each naming the nearest
+/// key it knows; with `strict`, the same keys are an error. Helm's `global` is every chart's.
+fn unknown_keys(
+    chart: &Chart,
+    defaults: &Value,
+    schema: Option<&SchemaCheck>,
+    user: &Value,
+    strict: bool,
+) -> Result<Vec<String>, Error> {
+    let known = KnownKeys::new(defaults, schema.map(SchemaCheck::schema));
+    let mut unknown: Vec<Vec<String>> = Vec::new();
+    let mut path = Vec::new();
+    collect_unknown(&known, user, &mut path, &mut unknown);
+    unknown.dedup();
+    let found: Vec<String> = unknown
+        .iter()
+        .map(|keys| {
+            let hint = match known.suggest(keys) {
+                Some(near) => format!(" (did you mean {near}?)"),
+                None => String::new(),
+            };
+            format!("{}{hint}", keys.join("."))
+        })
+        .collect();
+    let reader = match &chart.metadata.app_version {
+        Some(release) => format!("{} {release}", chart.metadata.name),
+        None => chart.metadata.name.clone(),
+    };
+    if strict && !found.is_empty() {
+        return Err(ValuesError::UnknownKeys {
+            chart: reader,
+            keys: found,
+        }
+        .into());
+    }
+    Ok(found
+        .into_iter()
+        .map(|key| format!("warning: unknown key {key}: {reader} does not read it"))
+        .collect())
+}
+
+/// The first unknown key on each path of `value` (depth first, in key order).
+fn collect_unknown(
+    known: &KnownKeys<'_>,
+    value: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) {
+    let Value::Map(map) = value else {
+        return;
+    };
+    for (key, child) in map {
+        if path.is_empty() && key == "global" {
+            continue;
+        }
+        path.push(key.clone());
+        match known.unknown_prefix(path) {
+            Some(unknown) => out.push(unknown),
+            None => collect_unknown(known, child, path, out),
+        }
+        path.pop();
+    }
 }
 
 /// Fills in the identity material a chart asks for (see [`IDENTITY_MATERIAL_ANNOTATION`]).
@@ -256,7 +396,11 @@ pub fn complete_chart_material(
         certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
     };
-    Ok(complete_material(values, &targets, &options)?)
+    if request.require_kept_material {
+        Ok(complete_kept_material(values, &targets, &options)?)
+    } else {
+        Ok(complete_material(values, &targets, &options)?)
+    }
 }
 
 /// What `chart` takes of the identity material (its webhooks, the namespace its Services are

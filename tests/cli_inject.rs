@@ -35,7 +35,10 @@ fn inject_writes_yaml_on_stdout_and_the_report_on_stderr() {
     ))
     .unwrap();
     assert_eq!(stdout, expected);
-    assert_eq!(text(&out.stderr), "deployment \"web\" injected\n");
+    assert_eq!(
+        text(&out.stderr),
+        "deployment \"web\" injected\n1 injected, 0 skipped, 0 warnings\n"
+    );
 
     // Piping the output back through uninject gives the input's resources back.
     let back = meshchart(&["uninject", "-"], &stdout);
@@ -294,4 +297,59 @@ fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn quiet_leaves_only_the_summary_and_errors_on_stderr() {
+    let input = std::fs::read_to_string(format!(
+        "{}/{CASES}/deployment/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let values = format!("{CASES}/values.yaml");
+    let quiet = meshchart(&["inject", "-", "-f", &values, "--quiet"], &input);
+    assert!(quiet.status.success());
+    assert_eq!(text(&quiet.stderr), "1 injected, 0 skipped, 0 warnings\n");
+    let loud = meshchart(&["inject", "-", "-f", &values], &input);
+    assert_eq!(quiet.stdout, loud.stdout, "the stream is the same");
+    // An error is still printed, and nothing reaches stdout.
+    let bad = meshchart(
+        &["inject", "-", "-f", &values, "--quiet"],
+        &input.replace("kind: Deployment", "kind: Deployment\nspec: 3"),
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stdout.is_empty());
+    assert!(
+        text(&bad.stderr).starts_with("error: "),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn output_json_writes_one_compact_document_per_line_that_reads_back_as_the_yaml_output() {
+    let input = std::fs::read_to_string(format!(
+        "{}/{CASES}/deployment/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let values = format!("{CASES}/values.yaml");
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\n";
+    let both = format!("{service}{input}");
+    let json = meshchart(&["inject", "-", "-f", &values, "-o", "json"], &both);
+    assert!(json.status.success(), "{}", text(&json.stderr));
+    let yaml = meshchart(&["inject", "-", "-f", &values], &both);
+    let lines: Vec<String> = text(&json.stdout).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2, "one line per document");
+    let from_json: Vec<meshchart::values::Value> = lines
+        .iter()
+        .map(|line| {
+            let parsed: serde_json::Value = serde_json::from_str(line).expect("each line is JSON");
+            meshchart::yaml::parse_document(&parsed.to_string()).unwrap()
+        })
+        .collect();
+    assert_eq!(
+        from_json,
+        meshchart::yaml::parse_documents(&text(&yaml.stdout)).unwrap()
+    );
 }

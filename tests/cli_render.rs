@@ -223,3 +223,49 @@ fn ha_on_a_chart_without_an_overlay_is_an_error_naming_the_chart() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_render_a_day_later_gives_the_same_bytes() {
+    let lines: [&[&str]; 3] = [
+        &["--linkerd", "edge-21.4.4", "--kube-version", "1.24.0"],
+        &["--linkerd", "edge-24.10.2"],
+        &["--linkerd", "edge-26.8.3"],
+    ];
+    for line in lines {
+        // An empty folder: the first render fills it, the later ones read it.
+        let certs = scratch_dir(&format!("day-later-{}", line[1]));
+        let certs = certs.to_str().unwrap();
+        let mut args = vec!["render", "-n", "linkerd", "--certs-dir", certs];
+        args.extend(line);
+        let at = |epoch: u64| {
+            let output = run(command(&args).env("SOURCE_DATE_EPOCH", epoch.to_string()));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(output.status.success(), "{line:?}: {stderr}");
+            output.stdout
+        };
+        let today = at(1_700_000_000);
+        let tomorrow = at(1_700_000_000 + 86_400);
+        let a_minute_later = at(1_700_000_000 + 86_400 + 60);
+        assert!(
+            today == tomorrow && tomorrow == a_minute_later,
+            "{line:?}: the render moved with the clock"
+        );
+        assert!(String::from_utf8_lossy(&today).contains("heartbeatSchedule"));
+    }
+}
+
+#[test]
+fn a_given_heartbeat_schedule_is_rendered_as_given() {
+    let output = meshchart(&[
+        "render",
+        "-n",
+        "linkerd",
+        "--certs-dir",
+        "tests/certs",
+        "--set",
+        "heartbeatSchedule=7 3 * * 1",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    assert!(stdout.contains("schedule: \"7 3 * * 1\""), "{stdout}");
+}

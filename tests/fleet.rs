@@ -37,7 +37,12 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
     // each case becomes a cluster folder: its value flags as values.yaml, its certs as certs/.
     let mut fleets: BTreeMap<Option<String>, Vec<&golden::GoldenCase>> = BTreeMap::new();
     for case in &cases {
-        if case.dir.join(golden::EXPECTED_OUTPUT).is_file() {
+        // A cluster is its values and its certs: a case that needs other flags of its own
+        // (`-n`, `--show-only`) or no certs folder is not one.
+        let request = &case.request;
+        let a_cluster =
+            request.certs_dir.is_some() && !request.namespace_given && request.show_only.is_empty();
+        if a_cluster && case.dir.join(golden::EXPECTED_OUTPUT).is_file() {
             fleets
                 .entry(case.request.kube_version.clone())
                 .or_default()
@@ -171,12 +176,18 @@ fn a_failing_cluster_writes_nothing_and_every_failure_is_listed_with_its_file() 
         stderr.contains("2 of 3 clusters failed; nothing was written"),
         "{stderr}"
     );
+    assert_eq!(
+        stderr.lines().last(),
+        Some("3 clusters: 1 rendered, 0 written, 0 unchanged, 0 removed, 2 failed"),
+        "the summary is the last line"
+    );
     assert!(
         stderr.contains(&format!("{}: ", dir.join("broken-yaml.yaml"))),
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!("{}: ", dir.join("bad-timeout.yaml"))) && stderr.contains("2x"),
+        stderr.contains(&format!("{}: ", dir.join("bad-timeout.yaml")))
+            && stderr.contains("    - proxy.awaitTimeout: Does not match pattern"),
         "{stderr}"
     );
     let mut left: Vec<String> = std::fs::read_dir(&out)
@@ -205,6 +216,11 @@ fn keep_going_writes_the_clusters_that_rendered_and_exits_1() {
     assert!(
         stderr.contains("2 of 3 clusters failed, the others were written"),
         "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().last(),
+        Some("3 clusters: 1 rendered, 1 written, 0 unchanged, 0 removed, 2 failed"),
+        "the summary is the last line"
     );
     let single = at_golden_epoch(&[
         "render",
@@ -470,4 +486,115 @@ fn each_cluster_renders_the_line_its_own_values_name() {
     assert_eq!(written("new.yaml"), single("new.yaml", "edge-26.8.3"));
     assert_eq!(written("old.yaml"), single("old.yaml", "edge-24.10.2"));
     assert!(written("old.yaml").contains("image: cr.l5d.io/linkerd/proxy:edge-24.10.2"));
+}
+
+/// The inode and modification time of every file under `out` (the door's record included).
+fn file_identities(out: &Utf8Path) -> BTreeMap<String, (u64, std::time::SystemTime)> {
+    use std::os::unix::fs::MetadataExt as _;
+    out.read_dir_utf8()
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            (
+                entry.file_name().to_owned(),
+                (meta.ino(), meta.modified().unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_fleet_re_run_a_day_later_writes_nothing() {
+    let root = scratch("fleet-a-day-later");
+    let dir = root.join("fleet");
+    // Clusters as folders with certs/ of their own (empty: filled by the first run), and as
+    // files sharing --certs-dir: no values give material, no schedule is set.
+    for name in ["east", "west"] {
+        std::fs::create_dir_all(dir.join(name).join("certs")).unwrap();
+        std::fs::write(
+            dir.join(name).join("values.yaml"),
+            format!("clusterDomain: {name}.example\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join("north.yaml"), "controllerReplicas: 2\n").unwrap();
+    let shared_certs = root.join("certs");
+    std::fs::create_dir_all(&shared_certs).unwrap();
+    let out = root.join("out");
+    let args = bare_fleet_args(&dir, &out, &["--certs-dir", shared_certs.as_str()]);
+    let at = |epoch: u64| {
+        support::cli::run(support::cli::command(&args).env("SOURCE_DATE_EPOCH", epoch.to_string()))
+    };
+    let first = at(GOLDEN_EPOCH);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().last(),
+        Some("3 clusters: 3 rendered, 3 written, 0 unchanged, 0 removed, 0 failed")
+    );
+    let before = file_identities(&out);
+    // A day and a bit later: the certificates are still valid, and nothing depends on the clock.
+    let later = at(GOLDEN_EPOCH + 86_400 + 17 * 60);
+    let stderr = String::from_utf8_lossy(&later.stderr);
+    assert!(later.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().last(),
+        Some("3 clusters: 3 rendered, 0 written, 3 unchanged, 0 removed, 0 failed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&later.stdout),
+        ["east", "north", "west"]
+            .map(|name| format!("unchanged {}\n", out.join(format!("{name}.yaml"))))
+            .concat()
+    );
+    assert_eq!(
+        file_identities(&out),
+        before,
+        "no file was replaced, created or touched"
+    );
+}
+
+#[test]
+fn a_fleet_without_a_certs_dir_refuses_to_make_trust_roots_nothing_keeps() {
+    let (dir, out) = fleet_folder(
+        "fleet-no-certs-dir",
+        &[
+            ("given.yaml", "controllerReplicas: 1\n"),
+            ("bare.yaml", "controllerReplicas: 2\n"),
+        ],
+    );
+    // given.yaml brings all of its material, as a cluster kept elsewhere would.
+    let certs = support::repo_root().join("tests/certs");
+    let pem = |name: &str| std::fs::read_to_string(certs.join(name)).unwrap();
+    let mut given = meshchart::values::Value::Map(Default::default());
+    for (key, file) in [
+        ("identityTrustAnchorsPEM", "ca.crt"),
+        ("identity.issuer.tls.crtPEM", "issuer.crt"),
+        ("identity.issuer.tls.keyPEM", "issuer.key"),
+        ("proxyInjector.crtPEM", "proxy-injector.crt"),
+        ("proxyInjector.keyPEM", "proxy-injector.key"),
+        ("profileValidator.crtPEM", "sp-validator.crt"),
+        ("profileValidator.keyPEM", "sp-validator.key"),
+    ] {
+        support::set(&mut given, key, pem(file));
+    }
+    std::fs::write(dir.join("given.yaml"), meshchart::yaml::to_yaml(&given)).unwrap();
+    let output = at_golden_epoch(&bare_fleet_args(&dir, &out, &[]));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: the identity trust anchor and issuer, the proxyInjector serving certificate and \
+             the profileValidator serving certificate would be generated and kept nowhere",
+            dir.join("bare.yaml")
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pass --certs-dir DIR"), "{stderr}");
+    assert!(!out.exists(), "nothing was written");
+    // A single render still generates (and says the material was not kept).
+    let single = at_golden_epoch(&["render", "-f", dir.join("bare.yaml").as_str()]);
+    assert!(single.status.success());
 }

@@ -316,7 +316,10 @@ fn a_byte_order_mark_before_inject_input_is_dropped() {
     ] {
         let out = run_with_stdin(&["inject", "-", "-f", INJECT_VALUES], input.into_bytes());
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_eq!(text(&out.stderr), "pod \"web\" injected\n");
+        assert_eq!(
+            text(&out.stderr),
+            "pod \"web\" injected\n1 injected, 0 skipped, 0 warnings\n"
+        );
         assert!(text(&out.stdout).contains("linkerd-proxy"));
     }
 }

@@ -552,7 +552,7 @@ fn fleet_files_in_any_case_count_and_others_are_named_in_a_warning() {
     files.sort();
     assert_eq!(files, [RECORD, "UPPER.yaml", "folder.yaml", "mixed.yaml"]);
     assert!(
-        stderr.contains("3 clusters: 3 written, 0 unchanged, 0 removed"),
+        stderr.contains("3 clusters: 3 rendered, 3 written, 0 unchanged, 0 removed, 0 failed"),
         "{stderr}"
     );
 }
@@ -596,7 +596,7 @@ fn outputs_of_clusters_that_left_are_removed_and_foreign_files_never() {
         "{stdout}"
     );
     assert!(
-        stderr.contains("2 clusters: 0 written, 2 unchanged, 1 removed"),
+        stderr.contains("2 clusters: 2 rendered, 0 written, 2 unchanged, 1 removed, 0 failed"),
         "{stderr}"
     );
     let mut files: Vec<String> = snapshot(&out).into_keys().collect();
@@ -680,7 +680,7 @@ fn outputs_of_a_version_without_the_record_are_adopted_when_they_hold_the_same_b
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(
-        stderr.contains("3 clusters: 0 written, 3 unchanged, 0 removed"),
+        stderr.contains("3 clusters: 3 rendered, 0 written, 3 unchanged, 0 removed, 0 failed"),
         "{stderr}"
     );
     assert!(out.join(RECORD).exists(), "adopted: they are recorded now");

@@ -25,7 +25,10 @@ fn inject(input: &str) -> Output {
 
 fn assert_injected(out: &Output) -> Vec<Value> {
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stderr), "deployment \"web\" injected\n");
+    assert_eq!(
+        text(&out.stderr),
+        "deployment \"web\" injected\n1 injected, 0 skipped, 0 warnings\n"
+    );
     let docs = parse_documents(&text(&out.stdout)).expect("our output is YAML");
     let containers = docs[0]
         .get_path(&["spec", "template", "spec", "containers"])

@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use clap::Args;
 use meshchart::chart::ChartSource;
 use meshchart::inject::command::InjectRequest;
-use meshchart::inject::ReportFormat;
+use meshchart::inject::{OutputFormat, ReportFormat};
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
 
@@ -83,9 +83,13 @@ pub struct RenderFlags {
     /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,
-    /// `Release.Namespace`.
-    #[arg(short = 'n', long, default_value = "default")]
-    pub namespace: String,
+    /// `Release.Namespace` (default: `default`, as Helm's); on the 2021 line (edge-21.4.4),
+    /// whose chart puts everything in its `namespace` value, that value too.
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Keys your values set that the chart does not read are an error (default: a warning).
+    #[arg(long)]
+    pub strict: bool,
     /// Apply the chart's high-availability values (its values-ha.yaml) under your own -f and
     /// --set values, as `linkerd install --ha` does.
     #[arg(long)]
@@ -122,7 +126,12 @@ impl RenderFlags {
     pub fn request(&self) -> RenderRequest {
         RenderRequest {
             values: self.values.overrides(),
-            namespace: self.namespace.clone(),
+            namespace: self
+                .namespace
+                .clone()
+                .unwrap_or_else(|| RenderRequest::default().namespace),
+            namespace_given: self.namespace.is_some(),
+            strict: self.strict,
             ha: self.ha,
             release_name: self.release_name.clone(),
             kube_version: self.kube_version.clone(),
@@ -130,6 +139,7 @@ impl RenderFlags {
             show_only: self.show_only.clone(),
             is_upgrade: self.is_upgrade,
             certs_dir: self.certs_dir.clone(),
+            require_kept_material: false,
             max_output_bytes: self.max_output_bytes,
         }
     }
@@ -187,6 +197,22 @@ pub struct InjectArgs {
     /// chart defaults, under `-f`/`--set` and annotations.
     #[arg(long, value_name = "FILE|-")]
     pub config: Option<String>,
+    /// Output format, as `linkerd inject -o`: `yaml`, or `json` (one compact JSON document per
+    /// line for each input document). Default: YAML, or JSON when every input is JSON.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputKind>,
+    /// Leave out the per-resource report on stderr: notes, the summary line and errors remain.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `inject -o` (the library's [`OutputFormat`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputKind {
+    /// YAML, whatever the inputs.
+    Yaml,
+    /// One compact JSON document per line.
+    Json,
 }
 
 /// `meshchart uninject`.
@@ -210,6 +236,12 @@ impl InjectArgs {
             kube_version: self.kube_version.clone(),
             certs_dir: self.certs_dir.clone(),
             config: self.config.clone(),
+            output: match self.output {
+                None => OutputFormat::Auto,
+                Some(OutputKind::Yaml) => OutputFormat::Yaml,
+                Some(OutputKind::Json) => OutputFormat::Json,
+            },
+            quiet: self.quiet,
         }
     }
 }
@@ -293,6 +325,7 @@ mod tests {
         ],
         &["--max-output-bytes", "1MiB"],
         &["--max-output-bytes=2048", "-nlinkerd"],
+        &["--strict", "--namespace", "default"],
     ];
 
     #[test]
@@ -350,6 +383,9 @@ mod tests {
                 "--config",
                 "cp.yaml",
             ],
+            &["in.yaml", "-o", "json", "--quiet"],
+            &["in.yaml", "--output=yaml"],
+            &["in.yaml", "-ojson"],
         ];
         for list in lists {
             let args = Inject::try_parse_from(*list).unwrap().args;

@@ -41,7 +41,8 @@ pub enum Command {
         output_dir: Option<Utf8PathBuf>,
         /// Render one control plane per cluster of DIR: each NAME.yaml (its values), or NAME/
         /// holding values.yaml and optionally certs/ (as --certs-dir keeps it). The other flags
-        /// apply to every cluster; its values file comes after the shared -f files.
+        /// apply to every cluster; its values file comes after the shared -f files. A cluster
+        /// whose values lack identity material needs its certs/ or --certs-dir to keep it.
         #[arg(long, value_name = "DIR", requires = "output_dir")]
         fleet: Option<Utf8PathBuf>,
         /// Clusters rendered at once (default: one per core).
@@ -194,13 +195,25 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
-/// stream is already on stdout).
+/// Prints what a finished uninject has to say: notes and the report on stderr (the stream is
+/// already on stdout).
 fn finish(run: Run, format: ReportFormat) -> ExitCode {
     print_notes(&run.notes);
     let _ = std::io::stderr()
         .lock()
         .write_all(run.transformed.report.render(format).as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// [`finish`] for inject: the report (none with `--quiet`), then its summary line.
+fn finish_inject(run: Run, format: ReportFormat, quiet: bool) -> ExitCode {
+    print_notes(&run.notes);
+    let _ = std::io::stderr().lock().write_all(
+        run.transformed
+            .report
+            .render_inject(format, quiet)
+            .as_bytes(),
+    );
     ExitCode::SUCCESS
 }
 
@@ -443,7 +456,7 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     let run = held_back(&mut std::io::stdout().lock(), |out| {
         run_inject_to(&chosen.chart, &request, stdin, out)
     })?;
-    Ok(finish(run, args.report.into()))
+    Ok(finish_inject(run, args.report.into(), request.quiet))
 }
 
 fn render(
@@ -509,10 +522,13 @@ fn render_fleet(
     )?;
     print_notes(&report.notes);
     write_stdout(&report.listing())?;
+    let mut last_words = String::new();
     if !report.failures.is_empty() {
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(report.failure_text(keep_going).as_bytes());
+        last_words.push_str(&report.failure_text(keep_going));
     }
+    // One line that sums the run up, always the last.
+    last_words.push_str(&report.summary());
+    last_words.push('\n');
+    let _ = std::io::stderr().lock().write_all(last_words.as_bytes());
     Ok(failed_if(!report.failures.is_empty()))
 }

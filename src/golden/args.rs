@@ -128,6 +128,7 @@ impl Once {
         };
         let canonical = match name {
             "-n" => "--namespace",
+            "-o" => "--output",
             other => other,
         };
         if self.seen.contains(&canonical) {
@@ -168,10 +169,18 @@ pub fn render_request<'a>(
         )?;
         once.check(
             &flag,
-            &["--certs-dir", "--max-output-bytes", "--is-upgrade"],
+            &[
+                "--certs-dir",
+                "--max-output-bytes",
+                "--is-upgrade",
+                "--strict",
+            ],
         )?;
         match flag.name.as_str() {
-            "-n" | "--namespace" => request.namespace = args.value(&flag)?,
+            "-n" | "--namespace" => {
+                request.namespace = args.value(&flag)?;
+                request.namespace_given = true;
+            }
             "--release-name" => request.release_name = args.value(&flag)?,
             "--kube-version" => request.kube_version = Some(args.value(&flag)?),
             "-a" | "--api-versions" => request.api_versions.push(args.value(&flag)?),
@@ -183,6 +192,7 @@ pub fn render_request<'a>(
             }
             "--is-upgrade" if flag.attached.is_none() => request.is_upgrade = true,
             "--ha" if flag.attached.is_none() => request.ha = true,
+            "--strict" if flag.attached.is_none() => request.strict = true,
             _ => return Err(unexpected(&flag)),
         }
     }
@@ -202,6 +212,17 @@ pub fn report_format(text: &str) -> Result<ReportFormat, String> {
         "json" => Ok(ReportFormat::Json),
         _ => Err(format!(
             "invalid value '{text}' for '--report <REPORT>' (possible values: text, json)"
+        )),
+    }
+}
+
+/// An `inject -o` format by its command-line name.
+pub fn output_format(text: &str) -> Result<crate::inject::OutputFormat, String> {
+    match text {
+        "yaml" => Ok(crate::inject::OutputFormat::Yaml),
+        "json" => Ok(crate::inject::OutputFormat::Json),
+        _ => Err(format!(
+            "invalid value '{text}' for '--output <FORMAT>' (possible values: yaml, json)"
         )),
     }
 }
@@ -234,6 +255,7 @@ pub fn inject_case<'a>(
             &["--report", "--namespace-annotations", "--kube-version"],
         )?;
         once.check(&flag, &["--certs-dir", "--config"])?;
+        once.check(&flag, &["-o", "--output", "--quiet"])?;
         if flag.name == "--report" {
             report = report_format(&args.value(&flag)?)?;
             continue;
@@ -251,6 +273,8 @@ pub fn inject_case<'a>(
             "--kube-version" => request.kube_version = Some(args.value(&flag)?),
             "--certs-dir" => request.certs_dir = Some(Utf8PathBuf::from(args.value(&flag)?)),
             "--config" => request.config = Some(args.value(&flag)?),
+            "-o" | "--output" => request.output = output_format(&args.value(&flag)?)?,
+            "--quiet" if flag.attached.is_none() => request.quiet = true,
             _ => return Err(unexpected(&flag)),
         }
     }

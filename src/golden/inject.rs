@@ -81,7 +81,12 @@ pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, Strin
                 stderr.push_str(&note);
                 stderr.push('\n');
             }
-            stderr.push_str(&transformed.report.render(format));
+            stderr.push_str(&match &command {
+                InjectCaseCommand::Inject(request, _) => {
+                    transformed.report.render_inject(format, request.quiet)
+                }
+                InjectCaseCommand::Uninject(..) => transformed.report.render(format),
+            });
             vec![
                 (EXPECTED_OUTPUT, redact(transformed.output)),
                 (EXPECTED_REPORT, redact(stderr)),

@@ -42,6 +42,19 @@ pub enum IdentityError {
         /// The scheme given.
         scheme: String,
     },
+    /// Material would be generated with nowhere to keep it, where that is refused (a fleet):
+    /// each run would make new credentials.
+    #[error(
+        "{} would be generated and kept nowhere, so every run would make new ones (a new mTLS \
+         trust root at every sync): pass --certs-dir DIR (kept there and reused; clusters \
+         without their own certs/ share it), make the cluster a NAME/ folder holding values.yaml \
+         and a certs/ folder, or give the material in its values",
+        and_list(.generated)
+    )]
+    NotKept {
+        /// What would be generated, in plan order.
+        generated: Vec<String>,
+    },
     /// A value has the wrong type.
     #[error("{key} must be {expected}, not a {found}")]
     WrongType {
@@ -208,6 +221,14 @@ fn missing_list(missing: &[String]) -> String {
         [one] => format!("{one} is"),
         [init @ .., last] => format!("{} and {last} are", init.join(", ")),
         [] => "nothing is".to_owned(),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [init @ .., last] if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+        _ => items.concat(),
     }
 }
 

@@ -5,7 +5,8 @@ use super::control_plane::values_from_linkerd_config;
 use super::input::{open_inputs, read_sources};
 use super::sidecar::{ChartSidecars, DEFAULT_CONTROL_PLANE_NAMESPACE};
 use super::{
-    inject_stream, uninject_stream, InjectError, InjectOptions, Namespaces, Report, Transformed,
+    inject_stream_as, uninject_stream, InjectError, InjectOptions, Namespaces, OutputFormat,
+    Report, Transformed,
 };
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
@@ -29,6 +30,10 @@ pub struct InjectRequest {
     /// The control plane's `linkerd-config` ConfigMap (`-` for stdin): its values replace the
     /// chart defaults.
     pub config: Option<String>,
+    /// How the stream is written (`-o json|yaml`).
+    pub output: OutputFormat,
+    /// Leave the per-resource report out (`--quiet`): only notes, the summary line and errors.
+    pub quiet: bool,
 }
 
 /// A finished run: the stream for stdout (empty when it was streamed to a writer), the report,
@@ -170,13 +175,14 @@ pub fn run_inject_to(
     let sidecars = ChartSidecars::new(chart)?
         .for_kube_version(kube_version)
         .in_namespace(&control_plane_namespace);
-    let report = inject_stream(
+    let report = inject_stream_as(
         &inputs,
         &InjectOptions {
             values,
             namespaces,
             sidecars: &sidecars,
         },
+        args.output,
         out,
     )?;
     Ok(finished(report, notes))

@@ -814,6 +814,116 @@ pub const SETTINGS: &[Setting] = &[
     ),
 ];
 
+/// Every setting, each with whether it is one of [`CHART_KEYED_SETTINGS`], in the order they
+/// are applied.
+fn all_settings() -> impl Iterator<Item = (&'static Setting, bool)> {
+    SETTINGS
+        .iter()
+        .map(|s| (s, false))
+        .chain(CHART_KEYED_SETTINGS.iter().map(|s| (s, true)))
+}
+
+/// The values key a setting is known by: the first path of its description.
+fn setting_values_key(setting: &Setting) -> Option<&'static str> {
+    setting
+        .values_key
+        .split([',', ' '])
+        .next()
+        .filter(|k| k.contains('.'))
+}
+
+/// The prefixes of Linkerd's configuration annotations (`linkerd.io/inject` is not one).
+const CONFIG_PREFIXES: [&str; 3] = [
+    "config.linkerd.io/",
+    "config.alpha.linkerd.io/",
+    "config.beta.linkerd.io/",
+];
+
+/// Configuration annotations upstream's injectors (edge-21.4.4 to edge-26.8.3,
+/// `pkg/k8s/labels.go`) read that no setting here applies: warned about as such, not as
+/// unknown.
+const NOT_APPLIED: &[&str] = &[
+    "config.linkerd.io/debug-image",
+    "config.linkerd.io/debug-image-pull-policy",
+    "config.linkerd.io/debug-image-version",
+    "config.linkerd.io/proxy-additional-env",
+];
+
+/// Names upstream gives under the prefixes that are not settings of a pod: the namespace label
+/// that exempts it from the webhooks, and the inbound ports upstream's injector records.
+const NOT_SETTINGS: &[&str] = &[
+    "config.linkerd.io/admission-webhooks",
+    "config.linkerd.io/pod-inbound-ports",
+];
+
+/// The configuration annotations of `layers` that no setting has: each a warning naming the
+/// closest annotation of a setting that `applies` to this chart (a misspelling, most often),
+/// once per key whatever the layers that carry it.
+fn unknown_annotations(
+    layers: &Layers<'_>,
+    applies: &dyn Fn(&Setting, bool) -> bool,
+) -> Vec<Warning> {
+    let mut keys: Vec<&str> = [
+        layers.namespace.map(|(_, a)| a),
+        layers.workload,
+        layers.pod,
+    ]
+    .into_iter()
+    .flatten()
+    .flat_map(|map| map.keys().map(String::as_str))
+    .filter(|key| CONFIG_PREFIXES.iter().any(|p| key.starts_with(p)))
+    .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let known = |key: &str| {
+        all_settings().any(|(s, _)| s.key == key || s.aliases.contains(&key))
+            || NOT_SETTINGS.contains(&key)
+    };
+    let mut warnings = Vec::new();
+    for key in keys {
+        if known(key) {
+            continue;
+        }
+        if let Some(annotation) = NOT_APPLIED.iter().find(|a| **a == key) {
+            warnings.push(Warning::NotApplied { annotation });
+            continue;
+        }
+        warnings.push(Warning::UnknownAnnotation {
+            annotation: key.to_owned(),
+            nearest: nearest_annotation(key, applies),
+        });
+    }
+    warnings
+}
+
+/// The annotation of an applicable setting closest to `key`: by the edit distance of the name
+/// after the prefix, plus one when the prefix differs (`config.alpha.linkerd.io/proxy-await`
+/// is one from `config.linkerd.io/proxy-await`); within a third of the name's length.
+fn nearest_annotation(key: &str, applies: &dyn Fn(&Setting, bool) -> bool) -> Option<&'static str> {
+    let split = |k: &str| {
+        let prefix = CONFIG_PREFIXES
+            .iter()
+            .find(|p| k.starts_with(*p))
+            .copied()
+            .unwrap_or_default();
+        (prefix, k[prefix.len()..].to_owned())
+    };
+    let (prefix, name) = split(key);
+    let limit = (name.chars().count() / 3).max(1);
+    all_settings()
+        .filter(|(s, keyed)| applies(s, *keyed))
+        .flat_map(|(s, _)| std::iter::once(s.key).chain(s.aliases.iter().copied()))
+        .map(|candidate| {
+            let (their_prefix, their_name) = split(candidate);
+            let distance = crate::values::known::edit_distance(&name, &their_name)
+                + usize::from(their_prefix != prefix);
+            (distance, candidate)
+        })
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
 /// Reads `linkerd.io/inject` from the workload and the pod template (the pod wins). Namespaces
 /// are not consulted: running `inject` on a file is the request to inject it.
 pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<InjectMode, InjectError> {
@@ -862,31 +972,27 @@ pub fn resolve_for_chart(
     // `debugContainer.enabled` (upstream's --enable-debug-sidecar); the annotation overrides it.
     let mut debug = truthy(base, &["debugContainer", "enabled"]);
     let mut warnings = Vec::new();
-    for (setting, keyed) in SETTINGS
-        .iter()
-        .map(|s| (s, false))
-        .chain(CHART_KEYED_SETTINGS.iter().map(|s| (s, true)))
-    {
+    // Whether a setting has an effect with this chart: not when the values key it sets is one
+    // the chart does not have (a setting of another release's chart).
+    let applies = |setting: &Setting, keyed: bool| {
+        !setting_values_key(setting).is_some_and(|key| {
+            let path: Vec<&str> = key.split('.').collect();
+            let schema = chart_declares(key);
+            base.get_path(&path).is_none()
+                && schema != Some(true)
+                && (keyed || schema == Some(false))
+        })
+    };
+    warnings.extend(unknown_annotations(layers, &|s, keyed| applies(s, keyed)));
+    for (setting, keyed) in all_settings() {
         let keys: Vec<&'static str> = std::iter::once(setting.key)
             .chain(setting.aliases.iter().copied())
             .collect();
         let Some(Found { key, text, origin }) = layers.lookup(&keys, setting.inheritable) else {
             continue;
         };
-        // The values key the setting is known by: the first path of its description.
-        let values_key = setting
-            .values_key
-            .split([',', ' '])
-            .next()
-            .filter(|k| k.contains('.'));
-        let undeclared = values_key.is_some_and(|key| {
-            let path: Vec<&str> = key.split('.').collect();
-            let schema = chart_declares(key);
-            base.get_path(&path).is_none()
-                && schema != Some(true)
-                && (keyed || schema == Some(false))
-        });
-        if undeclared {
+        let values_key = setting_values_key(setting);
+        if !applies(setting, keyed) {
             warnings.push(Warning::NotInChart {
                 annotation: setting.key,
                 values_key: values_key.unwrap_or(setting.values_key),

@@ -41,7 +41,7 @@ pub mod workload;
 pub use config::{InjectMode, PodConfig};
 pub use error::{InjectError, Origin, WorkloadRef};
 pub use input::{open_inputs, read_sources, Source, Stream};
-pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Warning};
+pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Summary, Warning};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
 use config::{inject_mode, resolve_for_chart, Layers, PodFacts};
@@ -259,6 +259,30 @@ pub fn inject_stream(
     options: &InjectOptions<'_>,
     out: &mut dyn Write,
 ) -> Result<Report, InjectError> {
+    inject_stream_as(inputs, options, OutputFormat::Auto, out)
+}
+
+/// How the injected stream is written (`inject -o`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// YAML, or JSON when every input is JSON; documents nothing changed are written back
+    /// byte for byte.
+    #[default]
+    Auto,
+    /// YAML, whatever the inputs (`-o yaml`).
+    Yaml,
+    /// One compact JSON document per line for each input document, whatever the inputs, as
+    /// `linkerd inject -o json` writes them (`-o json`); comments and separators are dropped.
+    Json,
+}
+
+/// [`inject_stream`], writing in `format`.
+pub fn inject_stream_as(
+    inputs: &[Stream],
+    options: &InjectOptions<'_>,
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<Report, InjectError> {
     let mut namespaces = options.namespaces.clone();
     namespaces.scan_inputs(inputs)?;
     let transform = Injector {
@@ -267,13 +291,13 @@ pub fn inject_stream(
         sidecars: options.sidecars,
         configs: Mutex::new(HashMap::new()),
     };
-    run(inputs, &transform, out)
+    run(inputs, &transform, format, out)
 }
 
 /// Removes the mesh from every workload of `inputs`, writing each document to `out` as soon as
 /// it is done.
 pub fn uninject_stream(inputs: &[Stream], out: &mut dyn Write) -> Result<Report, InjectError> {
-    run(inputs, &Uninjector, out)
+    run(inputs, &Uninjector, OutputFormat::Auto, out)
 }
 
 /// What happens to one resource (a map with a `kind`); documents are transformed in parallel.
@@ -487,6 +511,14 @@ impl Transform for Injector<'_> {
             && truthy(values, &["proxy", "waitBeforeExitSeconds"])
         {
             warnings.push(Warning::WaitBeforeExitIgnored);
+        }
+        // A Job completes when all of its pod's containers have exited; a proxy that is a
+        // regular container runs on after the app (a native sidecar is stopped by Kubernetes).
+        if matches!(kind.kind, "Job" | "CronJob") && !truthy(values, &["proxy", "nativeSidecar"]) {
+            warnings.push(Warning::JobProxyShutdown {
+                kind: kind.kind,
+                how: crate::proxy_support::job_shutdown(values),
+            });
         }
         let hook =
             truthy(values, &["proxy", "await"]) && !truthy(values, &["proxy", "nativeSidecar"]);
@@ -728,17 +760,23 @@ fn uses_udp(template: &Map) -> bool {
 fn run(
     inputs: &[Stream],
     transform: &dyn Transform,
+    format: OutputFormat,
     out: &mut dyn Write,
 ) -> Result<Report, InjectError> {
     let json_inputs = inputs
         .iter()
         .map(Stream::is_json)
         .collect::<Result<Vec<bool>, _>>()?;
-    let json_output = !inputs.is_empty() && json_inputs.iter().all(|json| *json);
+    let json_output = match format {
+        OutputFormat::Auto => !inputs.is_empty() && json_inputs.iter().all(|json| *json),
+        OutputFormat::Yaml => false,
+        OutputFormat::Json => true,
+    };
     let mut driver = Driver {
         transform,
         entries: Vec::new(),
         json_output,
+        json_lines: format == OutputFormat::Json,
     };
     let mut output = Output {
         out: std::io::BufWriter::with_capacity(64 * 1024, out),
@@ -819,7 +857,10 @@ fn write_batch<W: Write>(
         return Ok(());
     };
     for (chunk, result) in chunks.iter().zip(results) {
-        out.push(&chunk.separator)?;
+        // JSON documents need no separator (a YAML input written as JSON lines).
+        if !out.json {
+            out.push(&chunk.separator)?;
+        }
         let result = result?;
         entries.extend(result.entries);
         out.push(&result.text)?;
@@ -831,6 +872,8 @@ struct Driver<'a> {
     transform: &'a dyn Transform,
     entries: Vec<Entry>,
     json_output: bool,
+    /// Every document as one compact JSON line ([`OutputFormat::Json`]).
+    json_lines: bool,
 }
 
 /// Documents transformed at once: they are independent (Namespaces were read beforehand), so a
@@ -933,7 +976,11 @@ impl Driver<'_> {
         let mut entries = Vec::new();
         let unchanged = |entries| {
             Ok(ChunkResult {
-                text: chunk.body.to_owned(),
+                // A blank or comment-only document has nothing to write as JSON.
+                text: match self.json_lines {
+                    true => String::new(),
+                    false => chunk.body.to_owned(),
+                },
                 entries,
             })
         };
@@ -956,6 +1003,13 @@ impl Driver<'_> {
                 self.document(doc, source, chunk.line, pristine, &mut entries)?;
             changed |= doc_changed;
             results.push(doc);
+        }
+        if self.json_lines {
+            let mut text = String::new();
+            for doc in &results {
+                text.push_str(&emit_json_line(doc, &subject(doc, source, chunk.line))?);
+            }
+            return Ok(ChunkResult { text, entries });
         }
         if !changed {
             return unchanged(entries);
@@ -983,7 +1037,7 @@ impl Driver<'_> {
         let text = source.text()?;
         for (chunk, value) in split_json(&source.name, &text)? {
             if chunk.body.is_empty() {
-                if self.json_output {
+                if self.json_output && !self.json_lines {
                     out.push(chunk.separator)?;
                 }
                 continue;
@@ -998,7 +1052,9 @@ impl Driver<'_> {
             )?;
             self.entries.extend(entries);
             let subject = || subject(&doc, &source.name, chunk.line);
-            if self.json_output {
+            if self.json_lines {
+                out.push(&emit_json_line(&doc, &subject())?)?;
+            } else if self.json_output {
                 out.push(chunk.separator)?;
                 if changed {
                     out.push(&emit_json(&doc, &subject())?)?;
@@ -1108,6 +1164,19 @@ fn is_pristine(text: &str) -> bool {
 
 fn emit_yaml(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> {
     crate::yaml::try_to_yaml(doc)
+        .map(|mut text| {
+            text.push('\n');
+            text
+        })
+        .map_err(|e| InjectError::Emit {
+            workload: Box::new(subject.clone()),
+            message: e.to_string(),
+        })
+}
+
+/// A document as one line of compact JSON, as `linkerd inject -o json` writes each.
+fn emit_json_line(doc: &Value, subject: &WorkloadRef) -> Result<String, InjectError> {
+    crate::yaml::try_to_json(doc)
         .map(|mut text| {
             text.push('\n');
             text

@@ -91,6 +91,28 @@ pub enum Warning {
         /// The Service whose shape meets it.
         service: String,
     },
+    /// A `config.linkerd.io/*` (or `config.alpha.`/`config.beta.`) annotation no setting of
+    /// this line has (a misspelling, most often): it has no effect.
+    UnknownAnnotation {
+        /// The annotation as written.
+        annotation: String,
+        /// The line's annotation closest to it, if one is close.
+        nearest: Option<&'static str>,
+    },
+    /// An annotation upstream's injector reads that meshchart does not apply.
+    NotApplied {
+        /// The annotation.
+        annotation: &'static str,
+    },
+    /// A Job's (or a CronJob's) proxy runs as a regular container, which does not exit when
+    /// the app does, so the Job never completes unless something shuts the proxy down.
+    JobProxyShutdown {
+        /// `Job` or `CronJob`.
+        kind: &'static str,
+        /// How this line's proxy can be shut down, as a clause (see
+        /// [`crate::proxy_support::job_shutdown`]).
+        how: String,
+    },
     /// An annotation of a later Linkerd release that the chart's values do not have: it has no
     /// effect with this chart.
     NotInChart {
@@ -109,6 +131,9 @@ impl Warning {
             Warning::WaitBeforeExitIgnored => "wait_before_exit_ignored",
             Warning::UnresolvedPortName { .. } => "unresolved_port_name",
             Warning::NotInChart { .. } => "annotation_not_in_chart",
+            Warning::UnknownAnnotation { .. } => "unknown_annotation",
+            Warning::NotApplied { .. } => "annotation_not_applied",
+            Warning::JobProxyShutdown { .. } => "job_proxy_shutdown",
             Warning::KnownIssue { .. } => "known_issue",
             Warning::ProxyLacks(missing) => match missing.feature {
                 Feature::AwaitBinary => "proxy_lacks_linkerd_await",
@@ -140,6 +165,26 @@ impl Warning {
                 "its pods are selected by headless Service {service} with \
                  publishNotReadyAddresses: true, and on {release} {} ({}); fixed in {}",
                 issue.what, issue.issue, issue.fixed_in
+            ),
+            Warning::UnknownAnnotation {
+                annotation,
+                nearest,
+            } => match nearest {
+                Some(near) => {
+                    format!("unknown annotation {annotation} has no effect (did you mean {near}?)")
+                }
+                None => format!(
+                    "unknown annotation {annotation} has no effect: no setting of this Linkerd \
+                     release has that name"
+                ),
+            },
+            Warning::NotApplied { annotation } => format!(
+                "{annotation} has no effect: upstream's injector reads it, meshchart inject does \
+                 not apply it"
+            ),
+            Warning::JobProxyShutdown { kind, how } => format!(
+                "a {kind}'s pod completes only when all its containers have exited, and the \
+                 proxy keeps running after the app is done, so the {kind} never completes: {how}"
             ),
             Warning::NotInChart {
                 annotation,
@@ -269,7 +314,81 @@ pub struct Report {
     pub entries: Vec<Entry>,
 }
 
+/// How many resources inject injected and skipped, and how many warnings it gave.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Resources that got the proxy.
+    pub injected: usize,
+    /// Resources left as they were (not workloads, disabled, host network, ...).
+    pub skipped: usize,
+    /// Warnings, over all resources.
+    pub warnings: usize,
+}
+
+impl std::fmt::Display for Summary {
+    /// `3 injected, 2 skipped, 1 warning`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} injected, {} skipped, {} warning{}",
+            self.injected,
+            self.skipped,
+            self.warnings,
+            if self.warnings == 1 { "" } else { "s" }
+        )
+    }
+}
+
 impl Report {
+    /// The counts of an inject run.
+    pub fn summary(&self) -> Summary {
+        let mut summary = Summary::default();
+        for entry in &self.entries {
+            match &entry.outcome {
+                Outcome::Injected { warnings, .. } => {
+                    summary.injected += 1;
+                    summary.warnings += warnings.len();
+                }
+                Outcome::Skipped(_) => summary.skipped += 1,
+                Outcome::Uninjected => {}
+            }
+        }
+        summary
+    }
+
+    /// What `inject` prints on stderr after the stream: the report in `format` (none with
+    /// `quiet`) and the [`Summary`], as the last line of text or, in JSON, a `summary` field
+    /// beside `resources` (`{"injected": 3, "skipped": 2, "warnings": 1}`).
+    pub fn render_inject(&self, format: ReportFormat, quiet: bool) -> String {
+        let summary = self.summary();
+        match format {
+            ReportFormat::Text => {
+                let mut out = if quiet {
+                    String::new()
+                } else {
+                    self.render(format)
+                };
+                out.push_str(&format!("{summary}\n"));
+                out
+            }
+            ReportFormat::Json => {
+                let entries = if quiet { &[][..] } else { &self.entries[..] };
+                let resources: Vec<_> = entries.iter().map(Entry::json).collect();
+                let doc = serde_json::json!({
+                    "resources": resources,
+                    "summary": {
+                        "injected": summary.injected,
+                        "skipped": summary.skipped,
+                        "warnings": summary.warnings,
+                    },
+                });
+                let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                text.push('\n');
+                text
+            }
+        }
+    }
+
     /// The report as text in `format`, ending with a newline.
     pub fn render(&self, format: ReportFormat) -> String {
         match format {
@@ -328,6 +447,51 @@ mod tests {
             "deployment \"web\" injected\n\
              deployment \"web\" skipped: hostNetwork is enabled\n\
              document missing \"kind\" field, skipped\n"
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_resources_and_warnings_and_quiet_keeps_only_it() {
+        let report = Report {
+            entries: vec![
+                entry(Outcome::Injected {
+                    already: false,
+                    changed: true,
+                    warnings: vec![Warning::Udp, Warning::WaitBeforeExitIgnored],
+                }),
+                entry(Outcome::Injected {
+                    already: false,
+                    changed: true,
+                    warnings: vec![],
+                }),
+                entry(Outcome::Skipped(SkipReason::Unsupported)),
+            ],
+        };
+        assert_eq!(
+            report.summary().to_string(),
+            "2 injected, 1 skipped, 2 warnings"
+        );
+        assert_eq!(
+            report.render_inject(ReportFormat::Text, true),
+            "2 injected, 1 skipped, 2 warnings\n"
+        );
+        let loud = report.render_inject(ReportFormat::Text, false);
+        assert!(loud.starts_with("deployment \"web\" injected; warning: "));
+        assert!(loud.ends_with("\ndeployment \"web\" skipped: not a workload (it has no pods)\n2 injected, 1 skipped, 2 warnings\n"));
+        let json: serde_json::Value =
+            serde_json::from_str(&report.render_inject(ReportFormat::Json, true)).unwrap();
+        assert_eq!(json["resources"], serde_json::json!([]));
+        assert_eq!(json["summary"]["warnings"], 2);
+        let one = Report {
+            entries: vec![entry(Outcome::Injected {
+                already: false,
+                changed: true,
+                warnings: vec![Warning::Udp],
+            })],
+        };
+        assert_eq!(
+            one.summary().to_string(),
+            "1 injected, 0 skipped, 1 warning"
         );
     }
 

@@ -1,150 +1,15 @@
-//! `values.schema.json`: validating values against it, and inferring one from a chart's defaults.
+//! `values.schema.json`: inferring one from a chart's defaults and completing it (`meshchart
+//! schema`). Validating values against it lives with the values ([`crate::values::schema`]),
+//! as `render` checks them too; it is re-exported here for lint's callers.
 
-use crate::values::{Map, Value};
+pub use crate::values::schema::{
+    default_key_paths, schema_key_paths, to_json, validate, SchemaCheck, Violation,
+};
+use crate::values::Value;
 use serde_json::{json, Value as Json};
 
 /// The schema file's name inside a chart (kept with the chart's layout).
 pub use crate::chart::SCHEMA_FILE;
-
-/// A value as JSON (integers stay integers; NaN and infinities become null).
-pub fn to_json(value: &Value) -> Json {
-    match value {
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::Int(i) => Json::from(*i),
-        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
-        Value::String(s) => Json::String(s.clone()),
-        Value::Seq(items) => Json::Array(items.iter().map(to_json).collect()),
-        Value::Map(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
-    }
-}
-
-/// One way the values break the schema.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// Path of map keys and list indices to the offending value (empty: the root).
-    pub path: Vec<String>,
-    /// What is wrong, e.g. `"yes" is not of type "boolean"`.
-    pub message: String,
-}
-
-impl Violation {
-    /// `proxy.await: "yes" is not of type "boolean"`.
-    pub fn describe(&self) -> String {
-        if self.path.is_empty() {
-            format!("(root): {}", self.message)
-        } else {
-            format!("{}: {}", self.path.join("."), self.message)
-        }
-    }
-}
-
-/// Where the schema is registered with the validator (never read from: see [`NoRemoteSchemas`]).
-const SCHEMA_URL: &str = "file:///values.schema.json";
-
-/// Refuses every `$ref` to another document: a chart's schema is validated offline and reads no
-/// file beside the chart (the draft metaschemas are built in).
-struct NoRemoteSchemas;
-
-impl boon::UrlLoader for NoRemoteSchemas {
-    fn load(&self, url: &str) -> Result<Json, Box<dyn std::error::Error>> {
-        Err(format!("{url}: values.schema.json may only refer to itself").into())
-    }
-}
-
-/// Checks `values` against the schema text; an unusable schema is an `Err` with the reason.
-pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, String> {
-    let schema: Json =
-        serde_json::from_str(schema_text).map_err(|e| format!("not valid JSON: {e}"))?;
-    let mut compiler = boon::Compiler::new();
-    compiler.use_loader(Box::new(NoRemoteSchemas));
-    let mut schemas = boon::Schemas::new();
-    let unusable = |e: boon::CompileError| format!("not a valid JSON Schema: {e}");
-    compiler
-        .add_resource(SCHEMA_URL, schema)
-        .map_err(unusable)?;
-    let index = compiler
-        .compile(SCHEMA_URL, &mut schemas)
-        .map_err(unusable)?;
-    let instance = to_json(values);
-    let mut violations = Vec::new();
-    if let Err(error) = schemas.validate(&instance, index) {
-        collect_violations(&error, &instance, &mut violations);
-    }
-    violations.sort_by(|a, b| a.path.cmp(&b.path).then(a.message.cmp(&b.message)));
-    violations.dedup();
-    Ok(violations)
-}
-
-/// The leaves of the validator's error tree (the keywords that failed), as violations.
-fn collect_violations(error: &boon::ValidationError, instance: &Json, out: &mut Vec<Violation>) {
-    if !error.causes.is_empty() {
-        for cause in &error.causes {
-            collect_violations(cause, instance, out);
-        }
-        return;
-    }
-    let path: Vec<String> = error
-        .instance_location
-        .tokens
-        .iter()
-        .map(|token| match token {
-            boon::InstanceToken::Prop(name) => name.to_string(),
-            boon::InstanceToken::Item(index) => index.to_string(),
-        })
-        .collect();
-    let pointer = error.instance_location.to_string();
-    let got = instance.pointer(&pointer).unwrap_or(&Json::Null);
-    out.push(Violation {
-        path,
-        message: describe_failure(&error.kind, got),
-    });
-}
-
-/// A failed keyword in the words `lint` has always used (`"yes" is not of type "boolean"`);
-/// the validator's own wording for the rarer ones.
-fn describe_failure(kind: &boon::ErrorKind, got: &Json) -> String {
-    use boon::ErrorKind as Kind;
-    let quoted = |names: Vec<String>| {
-        names
-            .iter()
-            .map(|n| format!("{n:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match kind {
-        Kind::Type { want, .. } => {
-            let types: Vec<String> = want.iter().map(|t| t.to_string()).collect();
-            match types.as_slice() {
-                [one] => format!("{got} is not of type {one:?}"),
-                _ => format!("{got} is not of types {}", quoted(types)),
-            }
-        }
-        Kind::Enum { want } => format!("{got} is not one of {}", Json::Array(want.to_vec())),
-        Kind::Const { want } => format!("{got} is not {want}"),
-        Kind::Minimum { want, .. } => format!("{got} is less than the minimum of {want}"),
-        Kind::Maximum { want, .. } => format!("{got} is greater than the maximum of {want}"),
-        Kind::ExclusiveMinimum { want, .. } => {
-            format!("{got} is less than or equal to the minimum of {want}")
-        }
-        Kind::ExclusiveMaximum { want, .. } => {
-            format!("{got} is greater than or equal to the maximum of {want}")
-        }
-        Kind::Pattern { want, .. } => format!("{got} does not match {want:?}"),
-        Kind::Required { want } => {
-            let missing: Vec<String> = want.iter().map(|w| w.to_string()).collect();
-            format!("missing required {}", quoted(missing))
-        }
-        Kind::AdditionalProperties { got: extra } => {
-            let extra: Vec<String> = extra.iter().map(|e| e.to_string()).collect();
-            format!(
-                "additional properties are not allowed ({} unexpected)",
-                quoted(extra)
-            )
-        }
-        other => other.to_string(),
-    }
-}
 
 /// The JSON Schema type of a default value; `None` for null (anything goes).
 fn json_type(value: &Value) -> Option<&'static str> {
@@ -232,43 +97,6 @@ fn add_missing_at(
 pub fn undeclared_keys(schema: &Json, defaults: &Value) -> Vec<String> {
     let mut copy = schema.clone();
     add_missing(&mut copy, &infer(defaults))
-}
-
-/// Every key path the defaults define, as dotted strings, maps included (`proxy`,
-/// `proxy.await`); list items are not keys.
-pub fn default_key_paths(defaults: &Value) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    fn walk(m: &Map, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        for (k, v) in m {
-            path.push(k.clone());
-            out.push(path.clone());
-            if let Value::Map(inner) = v {
-                walk(inner, path, out);
-            }
-            path.pop();
-        }
-    }
-    if let Value::Map(m) = defaults {
-        walk(m, &mut Vec::new(), &mut out);
-    }
-    out
-}
-
-/// Every key path the schema declares under `properties`.
-pub fn schema_key_paths(schema: &Json) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    fn walk(schema: &Json, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        if let Some(props) = schema.get("properties").and_then(Json::as_object) {
-            for (k, v) in props {
-                path.push(k.clone());
-                out.push(path.clone());
-                walk(v, path, out);
-                path.pop();
-            }
-        }
-    }
-    walk(schema, &mut Vec::new(), &mut out);
-    out
 }
 
 /// The chart's schema with every key of its defaults declared: its `values.schema.json` with the

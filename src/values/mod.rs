@@ -3,7 +3,9 @@
 
 pub mod coalesce;
 pub mod explain;
+pub mod known;
 pub mod positions;
+pub mod schema;
 pub mod set;
 pub mod sources;
 

@@ -132,6 +132,27 @@ pub enum ValuesError {
     /// A `--set`-family expression is malformed or conflicts with earlier values.
     #[error(transparent)]
     Set(#[from] SetError),
+    /// The effective values break the chart's `values.schema.json`: Helm's error, in Helm's
+    /// words ([`crate::values::schema::SchemaCheck::helm_error`]).
+    #[error("{}", crate::values::schema::SchemaCheck::helm_error(.chart, .violations))]
+    Schema {
+        /// The chart's name, as Helm names it in the error.
+        chart: String,
+        /// What is wrong, sorted by path.
+        violations: Vec<crate::values::schema::Violation>,
+    },
+    /// Keys the chart does not read, under `--strict`.
+    #[error(
+        "--strict: {chart} does not read {}: {}",
+        if .keys.len() == 1 { "this key" } else { "these keys" },
+        .keys.join(", ")
+    )]
+    UnknownKeys {
+        /// The chart and its release (`linkerd-control-plane edge-26.8.3`).
+        chart: String,
+        /// Each unknown key, with the nearest known one (`proxy.awiat (did you mean proxy.await?)`).
+        keys: Vec<String>,
+    },
 }
 
 /// Builds the user's value map from the flags, in Helm's order. `stdin` is read (once) only if a

@@ -14,23 +14,31 @@ use serde_json::Value as Json;
 pub struct KnownKeys<'a> {
     defaults: &'a Value,
     schema: Option<&'a Json>,
-    candidates: Vec<Vec<String>>,
+    /// Every key path, gathered on the first suggestion: a render checks every set of values,
+    /// and most have no unknown key to suggest for.
+    candidates: std::cell::OnceCell<Vec<Vec<String>>>,
 }
 
 impl<'a> KnownKeys<'a> {
     /// From the chart's defaults and its schema, if any.
     pub fn new(defaults: &'a Value, schema: Option<&'a Json>) -> Self {
-        let mut candidates = super::schema::default_key_paths(defaults);
-        if let Some(s) = schema {
-            candidates.extend(super::schema::schema_key_paths(s));
-        }
-        candidates.sort();
-        candidates.dedup();
         KnownKeys {
             defaults,
             schema,
-            candidates,
+            candidates: std::cell::OnceCell::new(),
         }
+    }
+
+    fn candidates(&self) -> &[Vec<String>] {
+        self.candidates.get_or_init(|| {
+            let mut candidates = super::schema::default_key_paths(self.defaults);
+            if let Some(s) = self.schema {
+                candidates.extend(super::schema::schema_key_paths(s));
+            }
+            candidates.sort();
+            candidates.dedup();
+            candidates
+        })
     }
 
     /// The first key of `path` the chart does not know, as a prefix of `path`; `None` when the
@@ -82,7 +90,7 @@ impl<'a> KnownKeys<'a> {
         let (last, parent) = unknown.split_last()?;
         let close_enough = |d: usize, len: usize| d <= (len / 3).max(1);
         let sibling = self
-            .candidates
+            .candidates()
             .iter()
             .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
             .map(|c| (edit_distance(last, &c[c.len() - 1]), c))
@@ -92,7 +100,7 @@ impl<'a> KnownKeys<'a> {
             return Some(c.join("."));
         }
         let dotted = unknown.join(".");
-        self.candidates
+        self.candidates()
             .iter()
             .map(|c| (edit_distance(&dotted, &c.join(".")), c))
             .filter(|(d, _)| *d <= 2)

@@ -1,0 +1,362 @@
+//! The JSON Schema keywords the embedded charts' `values.schema.json` files use (`type`,
+//! `enum`, `properties`, `additionalProperties`, `items`, `pattern`, `minimum`, `maximum`, and
+//! the annotations `description`, `title`, `$schema`, `default`, `examples`, `$comment`),
+//! checked directly, with boon's semantics and its error kinds (so both checkers word a
+//! violation alike): a failed `type` or `enum` ends the check of that value; then an
+//! object's properties, an array's items, a string's pattern, a number's bounds. A schema
+//! with any other keyword, or one of these malformed, is boon's ([`supports`] says which).
+
+use super::{to_json, violation, Violation};
+use crate::values::Value;
+use serde_json::{Map, Number, Value as Json};
+use std::borrow::Cow;
+
+/// Keywords that only annotate.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "$schema",
+    "default",
+    "examples",
+    "$comment",
+];
+
+/// Whether every (sub)schema of `schema` uses only the keywords this module checks, each
+/// well-formed (a `type` names JSON types, a `pattern` compiles, `minimum` is a number, ...).
+pub(super) fn supports(schema: &Json) -> bool {
+    let object = match schema {
+        Json::Bool(_) => return true,
+        Json::Object(object) => object,
+        _ => return false,
+    };
+    object
+        .iter()
+        .all(|(keyword, value)| match keyword.as_str() {
+            "type" => match value {
+                Json::String(name) => boon_type(name).is_some(),
+                Json::Array(names) => {
+                    !names.is_empty()
+                        && names
+                            .iter()
+                            .all(|n| n.as_str().and_then(boon_type).is_some())
+                }
+                _ => false,
+            },
+            "enum" => value.as_array().is_some_and(|values| !values.is_empty()),
+            "properties" => value
+                .as_object()
+                .is_some_and(|properties| properties.values().all(supports)),
+            "additionalProperties" | "items" => {
+                matches!(value, Json::Bool(_) | Json::Object(_)) && supports(value)
+            }
+            "pattern" => value
+                .as_str()
+                .is_some_and(|pattern| regex::Regex::new(pattern).is_ok()),
+            "minimum" | "maximum" => value.is_number(),
+            "$schema" => value.as_str().is_some_and(|uri| {
+                uri.contains("draft-07") || uri.contains("draft-06") || uri.contains("draft-04")
+            }),
+            other => ANNOTATIONS.contains(&other),
+        })
+}
+
+fn boon_type(name: &str) -> Option<boon::Type> {
+    Some(match name {
+        "null" => boon::Type::Null,
+        "boolean" => boon::Type::Boolean,
+        "number" => boon::Type::Number,
+        "integer" => boon::Type::Integer,
+        "string" => boon::Type::String,
+        "array" => boon::Type::Array,
+        "object" => boon::Type::Object,
+        _ => return None,
+    })
+}
+
+fn type_of(value: &Value) -> boon::Type {
+    match value {
+        Value::Null => boon::Type::Null,
+        Value::Bool(_) => boon::Type::Boolean,
+        // What JSON (and so boon) sees: NaN and the infinities become null.
+        Value::Float(f) if !f.is_finite() => boon::Type::Null,
+        Value::Int(_) | Value::Float(_) => boon::Type::Number,
+        Value::String(_) => boon::Type::String,
+        Value::Seq(_) => boon::Type::Array,
+        Value::Map(_) => boon::Type::Object,
+    }
+}
+
+fn is_integer(value: &Value) -> bool {
+    match value {
+        Value::Int(_) => true,
+        Value::Float(f) => f.fract() == 0.0,
+        _ => false,
+    }
+}
+
+/// A number as JSON has it (`None` for NaN and the infinities, which JSON has not).
+fn number(value: &Value) -> Option<Number> {
+    match value {
+        Value::Int(i) => Some(Number::from(*i)),
+        Value::Float(f) => Number::from_f64(*f),
+        _ => None,
+    }
+}
+
+/// JSON Schema equality: numbers by value (`1` is `1.0`), the rest structurally.
+fn equals(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => numbers_equal(x, y),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equals(x, y))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, value)| y.get(key).is_some_and(|other| equals(value, other)))
+        }
+        _ => a == b,
+    }
+}
+
+fn numbers_equal(x: &Number, y: &Number) -> bool {
+    if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+        return x == y;
+    }
+    x.as_f64() == y.as_f64()
+}
+
+/// `x` against `y` by value (`None` for NaN, which JSON has not).
+fn compare(x: &Number, y: &Number) -> Option<std::cmp::Ordering> {
+    if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+        return Some(x.cmp(&y));
+    }
+    if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    x.as_f64()?.partial_cmp(&y.as_f64()?)
+}
+
+/// Checks `values` against `schema` (one [`supports`] accepted), adding each violation. It
+/// walks the values tree itself: converting a whole tree to JSON first cost more than the
+/// check (its certificates and keys copied for every cluster of a fleet); only a value that
+/// fails is converted, for the message.
+pub(super) fn check(schema: &Json, values: &Value, out: &mut Vec<Violation>) {
+    check_at(schema, values, &mut Vec::new(), out);
+}
+
+fn fail(path: &[String], kind: &boon::ErrorKind, value: &Value, schema: &Json) -> Violation {
+    violation(path.to_vec(), kind, &to_json(value), Some(schema))
+}
+
+fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<Violation>) {
+    let object: &Map<String, Json> = match schema {
+        Json::Bool(true) => return,
+        Json::Bool(false) => {
+            out.push(fail(path, &boon::ErrorKind::FalseSchema, value, schema));
+            return;
+        }
+        Json::Object(object) => object,
+        _ => return,
+    };
+    if let Some(listed) = object.get("type") {
+        let types: boon::Types = match listed {
+            Json::String(name) => boon_type(name).into_iter().collect(),
+            Json::Array(names) => names
+                .iter()
+                .filter_map(|n| n.as_str().and_then(boon_type))
+                .collect(),
+            _ => boon::Types::default(),
+        };
+        let got = type_of(value);
+        let matched =
+            types.contains(got) || (types.contains(boon::Type::Integer) && is_integer(value));
+        if !matched {
+            let kind = boon::ErrorKind::Type { got, want: types };
+            out.push(fail(path, &kind, value, schema));
+            return;
+        }
+    }
+    if let Some(Json::Array(allowed)) = object.get("enum") {
+        let json = to_json(value);
+        if !allowed.iter().any(|a| equals(a, &json)) {
+            let kind = boon::ErrorKind::Enum { want: allowed };
+            out.push(fail(path, &kind, value, schema));
+            return;
+        }
+    }
+    match value {
+        Value::Map(map) => {
+            let properties = object.get("properties").and_then(Json::as_object);
+            let additional = object.get("additionalProperties");
+            let mut extra: Vec<Cow<str>> = Vec::new();
+            for (key, child) in map {
+                let sub = match properties.and_then(|p| p.get(key)) {
+                    Some(sub) => sub,
+                    None => match additional {
+                        Some(Json::Bool(false)) => {
+                            extra.push(Cow::Borrowed(key.as_str()));
+                            continue;
+                        }
+                        Some(sub) => sub,
+                        None => continue,
+                    },
+                };
+                path.push(key.clone());
+                check_at(sub, child, path, out);
+                path.pop();
+            }
+            if !extra.is_empty() {
+                let kind = boon::ErrorKind::AdditionalProperties { got: extra };
+                out.push(fail(path, &kind, value, schema));
+            }
+        }
+        Value::Seq(items) => {
+            if let Some(sub) = object.get("items") {
+                for (index, item) in items.iter().enumerate() {
+                    path.push(index.to_string());
+                    check_at(sub, item, path, out);
+                    path.pop();
+                }
+            }
+        }
+        Value::String(text) => {
+            if let Some(Json::String(pattern)) = object.get("pattern") {
+                let matches = regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text));
+                if !matches {
+                    let kind = boon::ErrorKind::Pattern {
+                        got: Cow::Borrowed(text.as_str()),
+                        want: pattern,
+                    };
+                    out.push(fail(path, &kind, value, schema));
+                }
+            }
+        }
+        Value::Int(_) | Value::Float(_) => {
+            use std::cmp::Ordering::{Greater, Less};
+            // NaN and the infinities are null to JSON, and so to boon: no bound applies.
+            let Some(got) = number(value) else {
+                return;
+            };
+            if let Some(Json::Number(min)) = object.get("minimum") {
+                if compare(&got, min) == Some(Less) {
+                    let kind = boon::ErrorKind::Minimum {
+                        got: Cow::Borrowed(&got),
+                        want: min,
+                    };
+                    out.push(fail(path, &kind, value, schema));
+                }
+            }
+            if let Some(Json::Number(max)) = object.get("maximum") {
+                if compare(&got, max) == Some(Greater) {
+                    let kind = boon::ErrorKind::Maximum {
+                        got: Cow::Borrowed(&got),
+                        want: max,
+                    };
+                    out.push(fail(path, &kind, value, schema));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::SchemaCheck;
+    use super::*;
+    use crate::yaml::parse_document;
+
+    /// The embedded charts' schemas, which this checker serves.
+    const SCHEMAS: [&str; 3] = [
+        include_str!("../../../values/edge-21.4.4/linkerd-control-plane/values.schema.json"),
+        include_str!("../../../values/edge-24.10.2/linkerd-control-plane/values.schema.json"),
+        include_str!("../../../values/edge-26.8.3/linkerd-control-plane/values.schema.json"),
+    ];
+
+    /// Values that break the embedded schemas in every way they can be broken, and some that
+    /// do not.
+    const VALUES: &[&str] = &[
+        "webhookFailurePolicy: fail",
+        "webhookFailurePolicy: 5",
+        "webhookFailurePolicy: Fail",
+        "heartbeatSchedule: 5\nhighAvailability: yes-please",
+        "proxy: {await: 'yes', awaitTimeout: 2x, logLevel: [a]}",
+        "proxy: {awaitTimeout: 1m30s, ports: {admin: -1, proxy: 99999999}}",
+        "proxy: 3",
+        "controllerReplicas: 1.5\nproxyInit: {ignoreInboundPorts: [1, 2]}",
+        "controllerReplicas: 2.0\nnodeAffinity: {x: 1}\ntolerations: {}",
+        "identity: {issuer: {scheme: 7, tls: {crtPEM: 1}}}",
+        "a: {b: c}\nimagePullSecrets: [1, {name: 2}]",
+        "policyController: {logLevel: 3, resources: {cpu: {limit: 1}}}",
+        "podLabels: {a: 1}\ncniEnabled: 'false'\ndebugContainer: {image: {name: 1}}",
+    ];
+
+    #[test]
+    fn closed_maps_items_false_schemas_and_bounds_fail_as_in_boon() {
+        let schema_text = r#"{
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "a": {"type": ["integer", "null"], "minimum": 1, "maximum": 3},
+                "b": {"type": "array", "items": {"enum": ["x", 1]}},
+                "c": false,
+                "d": {"pattern": "^a", "type": "string"},
+                "e": {"type": "object", "additionalProperties": {"type": "boolean"}}
+            }
+        }"#;
+        let schema: Json = serde_json::from_str(schema_text).unwrap();
+        let boon = SchemaCheck::compile_with_boon(schema).unwrap();
+        let simple = SchemaCheck::compile(schema_text).unwrap();
+        for yaml in [
+            "a: 0\nb: [x, 1.0, y, 2]\nc: 1\nd: ba\ne: {f: 1, g: true}\nz: 1\ny: 2",
+            "a: 4.0\nb: x",
+            "a: 2.5\nd: 3",
+            "a: ~\nb: []\nd: abc\ne: {}",
+        ] {
+            let values = parse_document(yaml).unwrap();
+            let ours = simple.check(&values);
+            assert_eq!(ours, boon.check(&values), "{yaml}");
+            assert!(!ours.is_empty() || yaml.starts_with("a: ~"), "{yaml}");
+        }
+    }
+
+    #[test]
+    fn it_takes_the_embedded_schemas_and_leaves_others_to_boon() {
+        for schema in SCHEMAS {
+            assert!(supports(&serde_json::from_str(schema).unwrap()));
+        }
+        for other in [
+            r#"{"required": ["a"]}"#,
+            r#"{"type": "strng"}"#,
+            r#"{"minimum": "5"}"#,
+            r#"{"pattern": "("}"#,
+            r#"{"items": [{"type": "string"}]}"#,
+            r#"{"properties": {"a": {"oneOf": [{"type": "string"}]}}}"#,
+            r#"{"$schema": "https://json-schema.org/draft/2020-12/schema"}"#,
+        ] {
+            assert!(!supports(&serde_json::from_str(other).unwrap()), "{other}");
+        }
+    }
+
+    #[test]
+    fn it_finds_what_boon_finds_in_the_words_boon_finds_it() {
+        for schema_text in SCHEMAS {
+            let schema: Json = serde_json::from_str(schema_text).unwrap();
+            let boon = SchemaCheck::compile_with_boon(schema).unwrap();
+            let simple = SchemaCheck::compile(schema_text).unwrap();
+            assert!(matches!(simple.engine, super::super::Engine::Simple));
+            let mut broken = 0;
+            for yaml in VALUES {
+                let values = parse_document(yaml).unwrap();
+                let ours = simple.check(&values);
+                assert_eq!(ours, boon.check(&values), "{yaml}");
+                broken += usize::from(!ours.is_empty());
+            }
+            assert!(broken >= 5, "only {broken} value sets broke the schema");
+        }
+    }
+}
