@@ -174,6 +174,9 @@ pub enum Command {
     /// issuer (the root may be kept offline), rotate the root in phases, inspect.
     #[command(subcommand)]
     Certs(certs::CertsCommand),
+    /// List the template functions: each with its arguments in Sprig's order, then Helm's
+    /// functions refused on purpose (clock, randomness, cluster) or not supported yet, and why.
+    Functions,
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -219,6 +222,10 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Inject(args) => inject(&args),
         Command::Certs(command) => {
             certs::run(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Functions => {
+            write_stdout(&meshchart::engine::functions::listing())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Releases => {

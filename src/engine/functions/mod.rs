@@ -20,7 +20,8 @@
 //! `{% set labels = set(labels, "tier", "web") %}`.
 //!
 //! Cluster and clock access (`lookup`, `now`, `randAlphaNum`, `genCA`, ...) fail with an error that
-//! says so: a render must not depend on anything but the chart and its values.
+//! says so: a render must not depend on anything but the chart and its values. Helm's functions
+//! not supported yet fail the same way, with what to do instead; [`listing`] prints them all.
 
 mod args;
 mod collections;
@@ -337,6 +338,74 @@ pub fn function_names() -> Vec<&'static str> {
 /// Names registered only to fail with the reason they cannot work offline (`lookup`, `now`, ...).
 pub fn offline_names() -> Vec<&'static str> {
     offline::NAMES.to_vec()
+}
+
+/// `meshchart functions`: every function templates can call, with its arguments in Sprig's
+/// order and whether it can be piped; then Helm's functions refused on purpose or not supported
+/// yet, each with why; then Go's builtins that are Jinja syntax here.
+pub fn listing() -> String {
+    use std::fmt::Write as _;
+    let mut rows: Vec<(&str, &str, &str)> = LIBRARY
+        .iter()
+        .map(|e| {
+            let form = if e.filter {
+                "function, filter"
+            } else {
+                "function"
+            };
+            (e.name(), e.usage, form)
+        })
+        .collect();
+    rows.extend([
+        ("include", "include(name, ctx)", "function"),
+        ("tpl", "tpl(text, ctx)", "function, filter"),
+    ]);
+    rows.sort_by_key(|(name, _, _)| name.to_ascii_lowercase());
+    let width = rows
+        .iter()
+        .map(|(_, usage, _)| usage.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "Functions ({}): called as in Helm, NAME(ARGS) in Sprig's argument order; a filter takes \
+         the piped value as its last argument (v | trimPrefix(\"x\") is trimPrefix(\"x\", v)).\n",
+        rows.len()
+    );
+    for (_, usage, form) in &rows {
+        let _ = writeln!(out, "  {usage:<width$}  {form}");
+    }
+    let refused = offline::refused();
+    let _ = writeln!(
+        out,
+        "\nRefused on purpose ({}): a render depends on the chart and its values only.",
+        refused.len()
+    );
+    let name_width = refused
+        .iter()
+        .chain(offline::NOT_SUPPORTED)
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, reason) in refused {
+        let _ = writeln!(out, "  {name:<name_width$}  {reason}");
+    }
+    let _ = writeln!(
+        out,
+        "\nNot supported ({}): Helm has them, meshchart does not yet.",
+        offline::NOT_SUPPORTED.len()
+    );
+    for (name, reason) in offline::NOT_SUPPORTED {
+        let _ = writeln!(out, "  {name:<name_width$}  {reason}");
+    }
+    let _ = writeln!(out, "\nGo template builtins that are Jinja syntax here:");
+    for (name, jinja) in offline::GO_BUILTINS {
+        let _ = writeln!(out, "  {name:<name_width$}  {jinja}");
+    }
+    out.push_str(
+        "\nObjects: Values, Release, Chart, Capabilities, Template, Files (Get, GetBytes, Glob, \
+         Lines, AsConfig, AsSecrets).\n",
+    );
+    out
 }
 
 /// Names of the filters the library registers.
