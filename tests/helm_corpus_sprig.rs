@@ -32,6 +32,8 @@ struct Case {
     go: String,
     jinja: String,
     inputs: Json,
+    /// Files of the chart besides its template (`.Files` reads them), by path.
+    files: BTreeMap<String, String>,
     error_contains: Option<String>,
     deliberate: Option<Json>,
 }
@@ -50,6 +52,16 @@ fn cases() -> Vec<Case> {
                 .get("inputs")
                 .cloned()
                 .unwrap_or(Json::Object(Default::default())),
+            files: c
+                .get("files")
+                .and_then(Json::as_object)
+                .map(|files| {
+                    files
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().expect("file text").to_owned()))
+                        .collect()
+                })
+                .unwrap_or_default(),
             error_contains: c
                 .get("error_contains")
                 .and_then(Json::as_str)
@@ -59,9 +71,18 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// The key a recording is found by: the Go template and its values, exactly.
-fn key(go: &str, inputs: &Json) -> String {
-    format!("{go}\u{0}{inputs}")
+/// The key a recording is found by: the Go template, its values and its files, exactly.
+fn key(go: &str, inputs: &Json, files: &Json) -> String {
+    format!("{go}\u{0}{inputs}\u{0}{files}")
+}
+
+fn files_json(files: &BTreeMap<String, String>) -> Json {
+    Json::Object(
+        files
+            .iter()
+            .map(|(k, v)| (k.clone(), Json::from(v.as_str())))
+            .collect(),
+    )
 }
 
 /// Helm's recorded result: `Ok(output)` or `Err(stderr)`.
@@ -78,13 +99,14 @@ fn recordings() -> BTreeMap<String, Result<String, String>> {
                 (_, Some(Json::String(e))) => Err(e.clone()),
                 _ => panic!("recording of {go:?} has neither output nor error"),
             };
-            (key(go, &r["inputs"]), result)
+            let files = r.get("files").cloned().unwrap_or(Json::Object(Default::default()));
+            (key(go, &r["inputs"], &files), result)
         })
         .collect()
 }
 
-fn render(jinja: &str, values: &Value) -> Result<String, String> {
-    let chart_files = vec![
+fn render(jinja: &str, files: &BTreeMap<String, String>, values: &Value) -> Result<String, String> {
+    let mut chart_files = vec![
         ChartFile {
             path: "Chart.yaml".into(),
             text: "apiVersion: v2\nname: fn\nversion: 0.1.0\n".into(),
@@ -94,6 +116,10 @@ fn render(jinja: &str, values: &Value) -> Result<String, String> {
             text: jinja.into(),
         },
     ];
+    chart_files.extend(files.iter().map(|(path, text)| ChartFile {
+        path: path.clone(),
+        text: text.clone(),
+    }));
     let chart = Chart::from_files("corpus", chart_files).map_err(|e| e.to_string())?;
     let engine = Engine::new(&chart).map_err(|e| e.to_string())?;
     engine
@@ -116,7 +142,7 @@ fn sprig_corpus_renders_as_helm_recorded_it() {
     let mut passed = 0;
     let cases = cases();
     for (i, case) in cases.iter().enumerate() {
-        let Some(helm) = recorded.get(&key(&case.go, &case.inputs)) else {
+        let Some(helm) = recorded.get(&key(&case.go, &case.inputs, &files_json(&case.files))) else {
             problems.push(format!(
                 "case {i} ({}): no recording of {:?}; run `HELM_BIN=... cargo test --test \
                  helm_corpus_sprig -- --ignored record_sprig_cases_with_real_helm`",
@@ -124,7 +150,7 @@ fn sprig_corpus_renders_as_helm_recorded_it() {
             ));
             continue;
         };
-        let ours = render(&case.jinja, &Value::from(case.inputs.clone()));
+        let ours = render(&case.jinja, &case.files, &Value::from(case.inputs.clone()));
         let problem = match (&case.deliberate, helm, &ours) {
             (Some(d), _, _) => {
                 let why = d["why"].as_str().unwrap_or_default();
@@ -191,7 +217,10 @@ fn sprig_corpus_renders_as_helm_recorded_it() {
 
 #[test]
 fn every_recording_belongs_to_a_case() {
-    let wanted: BTreeSet<String> = cases().iter().map(|c| key(&c.go, &c.inputs)).collect();
+    let wanted: BTreeSet<String> = cases()
+        .iter()
+        .map(|c| key(&c.go, &c.inputs, &files_json(&c.files)))
+        .collect();
     let stale: Vec<String> = recordings()
         .into_keys()
         .filter(|k| !wanted.contains(k))
@@ -256,8 +285,20 @@ fn record_sprig_cases_with_real_helm() {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for case in cases() {
-        if !seen.insert(key(&case.go, &case.inputs)) {
+        if !seen.insert(key(&case.go, &case.inputs, &files_json(&case.files))) {
             continue;
+        }
+        let _ = std::fs::remove_dir_all(&chart);
+        std::fs::create_dir_all(chart.join("templates")).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: fn\nversion: 0.1.0\n",
+        )
+        .unwrap();
+        for (path, text) in &case.files {
+            let target = chart.join(path);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::write(target, text).unwrap();
         }
         std::fs::write(&values, case.inputs.to_string()).unwrap();
         std::fs::write(
@@ -287,6 +328,9 @@ fn record_sprig_cases_with_real_helm() {
         record.insert("fn".into(), Json::from(case.fn_name.clone()));
         record.insert("template".into(), Json::from(case.go.clone()));
         record.insert("inputs".into(), case.inputs.clone());
+        if !case.files.is_empty() {
+            record.insert("files".into(), files_json(&case.files));
+        }
         match output {
             Some(stdout) => {
                 let start = stdout.find(BEGIN).expect("begin marker") + BEGIN.len();
