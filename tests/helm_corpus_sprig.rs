@@ -99,7 +99,10 @@ fn recordings() -> BTreeMap<String, Result<String, String>> {
                 (_, Some(Json::String(e))) => Err(e.clone()),
                 _ => panic!("recording of {go:?} has neither output nor error"),
             };
-            let files = r.get("files").cloned().unwrap_or(Json::Object(Default::default()));
+            let files = r
+                .get("files")
+                .cloned()
+                .unwrap_or(Json::Object(Default::default()));
             (key(go, &r["inputs"], &files), result)
         })
         .collect()
@@ -142,7 +145,8 @@ fn sprig_corpus_renders_as_helm_recorded_it() {
     let mut passed = 0;
     let cases = cases();
     for (i, case) in cases.iter().enumerate() {
-        let Some(helm) = recorded.get(&key(&case.go, &case.inputs, &files_json(&case.files))) else {
+        let Some(helm) = recorded.get(&key(&case.go, &case.inputs, &files_json(&case.files)))
+        else {
             problems.push(format!(
                 "case {i} ({}): no recording of {:?}; run `HELM_BIN=... cargo test --test \
                  helm_corpus_sprig -- --ignored record_sprig_cases_with_real_helm`",

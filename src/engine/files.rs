@@ -273,9 +273,11 @@ fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
     match token {
         Token::Literal(c) => text.first() == Some(c) && match_tokens(rest, &text[1..]),
         Token::One => text.first().is_some_and(|c| *c != '/') && match_tokens(rest, &text[1..]),
-        Token::Class(negated, ranges) => text.first().is_some_and(|c| {
-            *c != '/' && ranges.iter().any(|(lo, hi)| lo <= c && c <= hi) != *negated
-        }) && match_tokens(rest, &text[1..]),
+        Token::Class(negated, ranges) => {
+            text.first().is_some_and(|c| {
+                *c != '/' && ranges.iter().any(|(lo, hi)| lo <= c && c <= hi) != *negated
+            }) && match_tokens(rest, &text[1..])
+        }
         Token::Any => (0..=text.len())
             .take_while(|&n| n == 0 || text[n - 1] != '/')
             .any(|n| match_tokens(rest, &text[n..])),
