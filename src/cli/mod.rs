@@ -6,7 +6,7 @@ pub mod flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::{ChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
+use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{
@@ -97,11 +97,15 @@ pub enum Command {
     },
     /// Print the chart's values.schema.json with every key of its defaults declared.
     Schema {
-        /// The chart folder (default: the embedded control plane).
+        /// The chart folder, as Helm takes it (the same as --chart).
+        #[arg(value_name = "CHART", conflicts_with = "chart")]
+        path: Option<Utf8PathBuf>,
+        /// The chart folder (default: ./ when it holds a Chart.yaml, else the embedded control
+        /// plane).
         #[arg(long, value_name = "DIR")]
         chart: Option<Utf8PathBuf>,
         /// Write the result to <chart>/values.schema.json instead of printing it.
-        #[arg(long, requires = "chart")]
+        #[arg(long)]
         write: bool,
     },
     /// Compare two renders resource by resource (exit 1 when they differ, 2 on error).
@@ -111,7 +115,7 @@ pub enum Command {
         files: Vec<String>,
         /// The chart both sides render (default: an embedded release line, as render chooses).
         #[command(flatten)]
-        chart: ChartFlags,
+        chart: DiffChartFlags,
         /// The chart side A renders (default: --chart or --linkerd).
         #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_a")]
         chart_a: Option<Utf8PathBuf>,
@@ -216,9 +220,117 @@ fn failed_if(failed: bool) -> ExitCode {
     }
 }
 
+/// `command` with its chart made explicit (see [`ChartFlags::resolved`]).
+fn with_chart_resolved(command: Command) -> Command {
+    match command {
+        Command::Render {
+            chart,
+            output_dir,
+            fleet,
+            jobs,
+            keep_going,
+            flags,
+        } => Command::Render {
+            chart: chart.resolved(),
+            output_dir,
+            fleet,
+            jobs,
+            keep_going,
+            flags,
+        },
+        Command::Package {
+            chart,
+            destination,
+            version,
+            app_version,
+        } => Command::Package {
+            chart: chart.resolved(),
+            destination,
+            version,
+            app_version,
+        },
+        Command::Lint { chart, flags } => Command::Lint {
+            chart: chart.resolved(),
+            flags,
+        },
+        Command::Values {
+            chart,
+            explain,
+            flags,
+        } => Command::Values {
+            chart: chart.resolved(),
+            explain,
+            flags,
+        },
+        Command::Golden {
+            chart,
+            cases,
+            update,
+        } => Command::Golden {
+            chart: chart.resolved(),
+            cases,
+            update,
+        },
+        Command::Schema { path, chart, write } => {
+            let named = ChartFlags {
+                path,
+                chart,
+                ..ChartFlags::default()
+            }
+            .resolved();
+            Command::Schema {
+                path: None,
+                chart: named.chart,
+                write,
+            }
+        }
+        Command::Diff {
+            files,
+            chart,
+            chart_a,
+            chart_b,
+            linkerd_a,
+            linkerd_b,
+            values_a,
+            values_b,
+            set_a,
+            set_b,
+            show_secrets,
+            flags,
+        } => {
+            // Two streams compared need no chart: only a render of one is resolved.
+            let chart = if files.is_empty() {
+                let resolved = ChartFlags::from(chart).resolved();
+                DiffChartFlags {
+                    chart: resolved.chart,
+                    linkerd: resolved.linkerd,
+                    crds: resolved.crds,
+                }
+            } else {
+                chart
+            };
+            Command::Diff {
+                files,
+                chart,
+                chart_a,
+                chart_b,
+                linkerd_a,
+                linkerd_b,
+                values_a,
+                values_b,
+                set_a,
+                set_b,
+                show_secrets,
+                flags,
+            }
+        }
+        other => other,
+    }
+}
+
 /// Runs one command; the caller prints the error and exits 1.
 pub fn run(command: Command) -> Result<ExitCode, Error> {
-    match command {
+    match with_chart_resolved(command) {
         Command::Inject(args) => inject(&args),
         Command::Certs(command) => {
             certs::run(command)?;
@@ -262,6 +374,10 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             let source = chart.source();
             let (package, notes) = package::package_source(&source, &options)?;
             print_notes(&notes);
+            print_notes(&[format!(
+                "packaged {source}: {} {}",
+                package.name, package.version
+            )]);
             let path = package::write_package(&package, &destination)?;
             write_stdout(&package::sha256sum_line(&package, &path))?;
             Ok(ExitCode::SUCCESS)
@@ -300,7 +416,14 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schema { chart, write } => {
+        Command::Schema { chart, write, .. } => {
+            if write && chart.is_none() {
+                return Err(Error::Usage(
+                    "schema --write needs a chart folder to write into: name it (CHART or \
+                     --chart DIR); the embedded charts cannot be written"
+                        .into(),
+                ));
+            }
             let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
             let write_to = chart.as_deref().filter(|_| write);
             let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
@@ -345,7 +468,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             };
             let request = diff::DiffRequest {
                 files,
-                chart: chart.source(),
+                chart: ChartFlags::from(chart).source(),
                 shared: flags.request(),
                 a,
                 b,
@@ -377,7 +500,11 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             let cases = cases
                 .unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
             let reports = golden::run(&loaded, &cases, update)?;
-            write_stdout(&golden::summary(&reports))?;
+            write_stdout(&format!(
+                "golden cases {cases} of chart {}\n{}",
+                chart.source(),
+                golden::summary(&reports)
+            ))?;
             Ok(failed_if(golden::failed_count(&reports) > 0))
         }
     }
