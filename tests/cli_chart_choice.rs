@@ -34,9 +34,16 @@ fn in_folder(dir: &Path, args: &[&str]) -> std::process::Output {
 fn a_chart_named_as_helm_takes_it_is_rendered() {
     let chart = web_chart(false);
     let out = run(&mut command(&["render", chart.path().to_str().unwrap()]));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("# Source: web/templates/cm.yaml"), "{stdout}");
+    assert!(
+        stdout.contains("# Source: web/templates/cm.yaml"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -48,7 +55,12 @@ fn a_positional_chart_and_linkerd_together_are_refused() {
         "--linkerd",
         "edge-24.10.2",
     ]));
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -59,14 +71,22 @@ fn lint_inside_a_chart_folder_lints_that_chart_and_says_so() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stderr.contains("using the chart in ./"), "{stderr}");
     assert!(stdout.contains("==> Linting ./"), "{stdout}");
-    assert_eq!(out.status.code(), Some(1), "a broken template fails lint:\n{stdout}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a broken template fails lint:\n{stdout}"
+    );
 }
 
 #[test]
 fn package_inside_a_chart_folder_packages_that_chart() {
     let chart = web_chart(false);
     let out = in_folder(chart.path(), &["package", "-d", "out"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(chart.path().join("out/web-1.2.3.tgz").is_file());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("packaged ./: web 1.2.3"), "{stderr}");
@@ -75,11 +95,12 @@ fn package_inside_a_chart_folder_packages_that_chart() {
 #[test]
 fn linkerd_inside_a_chart_folder_uses_the_embedded_line_without_a_note() {
     let chart = web_chart(false);
-    let out = in_folder(
-        chart.path(),
-        &["values", "--linkerd", "edge-24.10.2"],
+    let out = in_folder(chart.path(), &["values", "--linkerd", "edge-24.10.2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("using the chart in ./"));
 }
 
@@ -92,6 +113,13 @@ fn golden_names_the_chart_and_the_cases_it_checked() {
     std::fs::write(case.join("expected.yaml"), &rendered.stdout).unwrap();
     let out = in_folder(chart.path(), &["golden"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.starts_with("golden cases ./golden of chart ./\n"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("golden cases ./golden of chart ./\n"),
+        "{stdout}"
+    );
 }

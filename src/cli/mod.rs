@@ -72,6 +72,9 @@ pub enum Command {
         /// Set the chart's appVersion, rewriting only that line of Chart.yaml.
         #[arg(long, value_name = "VERSION")]
         app_version: Option<String>,
+        /// Keep the chart folder's golden/ cases in the archive (left out by default).
+        #[arg(long)]
+        include_golden: bool,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -158,6 +161,13 @@ pub enum Command {
         /// Rewrite each case's expected output instead of comparing.
         #[arg(long)]
         update: bool,
+        /// With --update, let a case turn from an output case into an error case or back
+        /// (refused otherwise, by name, with exit 1).
+        #[arg(long, requires = "update")]
+        accept_errors: bool,
+        /// Run (or update) only this case, by its folder name (repeatable).
+        #[arg(long = "case", value_name = "NAME")]
+        only: Vec<String>,
     },
     /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
     /// a report on stderr).
@@ -243,11 +253,13 @@ fn with_chart_resolved(command: Command) -> Command {
             destination,
             version,
             app_version,
+            include_golden,
         } => Command::Package {
             chart: chart.resolved(),
             destination,
             version,
             app_version,
+            include_golden,
         },
         Command::Lint { chart, flags } => Command::Lint {
             chart: chart.resolved(),
@@ -266,10 +278,14 @@ fn with_chart_resolved(command: Command) -> Command {
             chart,
             cases,
             update,
+            accept_errors,
+            only,
         } => Command::Golden {
             chart: chart.resolved(),
             cases,
             update,
+            accept_errors,
+            only,
         },
         Command::Schema { path, chart, write } => {
             let named = ChartFlags {
@@ -369,8 +385,10 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             destination,
             version,
             app_version,
+            include_golden,
         } => {
-            let options = PackageOptions::from_env(version, app_version)?;
+            let mut options = PackageOptions::from_env(version, app_version)?;
+            options.include_golden = include_golden;
             let source = chart.source();
             let (package, notes) = package::package_source(&source, &options)?;
             print_notes(&notes);
@@ -494,16 +512,29 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             chart,
             cases,
             update,
+            accept_errors,
+            only,
         } => {
             let loaded = chart.source().load()?;
             let release = loaded.metadata.app_version.clone().unwrap_or_default();
             let cases = cases
                 .unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
-            let reports = golden::run(&loaded, &cases, update)?;
+            let options = golden::GoldenOptions {
+                update,
+                accept_errors,
+                only,
+            };
+            let reports = golden::run(&loaded, &cases, &options)?;
+            let named = match (&chart.chart, &chart.linkerd) {
+                (Some(path), _) => format!("{path} "),
+                (None, Some(line)) => format!("--linkerd {line} "),
+                (None, None) => String::new(),
+            };
+            let update_command = format!("meshchart golden {named}--cases {cases} --update");
             write_stdout(&format!(
                 "golden cases {cases} of chart {}\n{}",
                 chart.source(),
-                golden::summary(&reports)
+                golden::summary(&reports, &update_command)
             ))?;
             Ok(failed_if(golden::failed_count(&reports) > 0))
         }

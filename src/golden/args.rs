@@ -1,7 +1,7 @@
 //! The arguments of a golden case's `args` file, read into the library's plain requests.
 //!
-//! A case's `args` are the flags its command would take on the command line, one per line
-//! (see [`super::args_file_lines`]). They are read here rather than by the command line's parser
+//! A case's `args` are the flags its command would take on the command line, split as a shell
+//! splits them (see [`super::args_file_arguments`]). They are read here rather than by the command line's parser
 //! so that the library stays free of it; the binary's tests parse the same argument lists both
 //! ways and check that the requests agree, so the two grammars cannot drift apart.
 //!
