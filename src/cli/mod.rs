@@ -85,6 +85,10 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        /// Fail on warnings too, and on a `required` value left unset (an INFO otherwise, as in
+        /// `helm lint`).
+        #[arg(long)]
+        strict: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -261,8 +265,15 @@ fn with_chart_resolved(command: Command) -> Command {
             app_version,
             include_golden,
         },
-        Command::Lint { chart, flags } => Command::Lint {
+        Command::Lint {
+            chart,
+            meshed_by,
+            strict,
+            flags,
+        } => Command::Lint {
             chart: chart.resolved(),
+            meshed_by,
+            strict,
             flags,
         },
         Command::Values {
@@ -403,13 +414,15 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Lint {
             chart,
             meshed_by,
+            strict,
             flags,
         } => {
             let source = chart.source();
-            let report = lint::lint_meshed_by(
+            let report = lint::lint_with(
                 &source,
                 &flags.request(),
                 meshed_by.as_deref(),
+                strict,
                 &mut std::io::stdin().lock(),
             );
             write_stdout(&report.to_text())?;

@@ -43,6 +43,7 @@ use minijinja::value::{Rest, Value, ValueOrKwargs};
 use minijinja::{Environment, Error};
 
 use args::{is_empty, Args};
+pub use logic::noting_missing_required;
 pub use printf::sprintf;
 pub use semver::satisfies as semver_satisfies;
 
