@@ -144,3 +144,32 @@ fn args_are_split_as_a_shell_splits_them() {
     assert!(expected.contains("greeting: \"hello there\""), "{expected}");
     assert!(expected.contains("namespace: a b"), "{expected}");
 }
+
+#[test]
+fn a_case_can_name_the_chart_it_renders_as_render_takes_it() {
+    let chart = chart();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join("templates")).unwrap();
+    std::fs::write(
+        other.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: other\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        other.path().join("templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n",
+    )
+    .unwrap();
+    let dir = case(
+        chart.path(),
+        "other",
+        &format!("{} --namespace x\n", other.path().display()),
+    );
+    let (code, stdout, stderr) = golden(chart.path(), &["--update"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let expected = std::fs::read_to_string(dir.join("expected.yaml")).unwrap();
+    assert!(
+        expected.contains("# Source: other/templates/cm.yaml"),
+        "{expected}"
+    );
+}

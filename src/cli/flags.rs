@@ -359,6 +359,58 @@ mod tests {
         }
     }
 
+    #[derive(Parser)]
+    #[command(no_binary_name = true)]
+    struct RenderWithChart {
+        #[command(flatten)]
+        chart: ChartFlags,
+        #[command(flatten)]
+        flags: RenderFlags,
+    }
+
+    #[test]
+    fn golden_args_name_the_chart_as_the_command_line_does() {
+        let lists: &[&[&str]] = &[
+            &["web", "--set", "a=1"],
+            &["-f", "v.yaml", "web.tgz", "-n", "shop"],
+            &["--chart", "web"],
+            &["--chart=web", "--set", "x=y"],
+            &["--linkerd", "edge-24.10.2", "--crds"],
+            &["--linkerd=edge-26.8.3"],
+            &["--set", "a=1"],
+        ];
+        for list in lists {
+            let parsed = RenderWithChart::try_parse_from(*list).unwrap();
+            let by_clap = (
+                parsed.flags.request(),
+                meshchart::golden::args::CaseChart {
+                    path: parsed
+                        .chart
+                        .chart
+                        .or(parsed.chart.path)
+                        .map(|p| p.to_string()),
+                    linkerd: parsed.chart.linkerd,
+                    crds: parsed.chart.crds,
+                },
+            );
+            let by_golden = meshchart::golden::args::render_case(list.iter().copied()).unwrap();
+            assert_eq!(by_golden, by_clap, "{list:?}");
+        }
+        for list in [
+            &["a", "b"][..],
+            &["a", "--linkerd", "edge-24.10.2"],
+            &["--chart", "a", "--crds"],
+            &["a", "--chart", "b"],
+            &["--linkerd", "x", "--linkerd", "y"],
+        ] {
+            assert!(RenderWithChart::try_parse_from(list).is_err(), "{list:?}");
+            assert!(
+                meshchart::golden::args::render_case(list.iter().copied()).is_err(),
+                "{list:?}"
+            );
+        }
+    }
+
     #[test]
     fn golden_args_refuse_what_the_command_line_refuses() {
         for list in [

@@ -38,6 +38,9 @@ pub struct GoldenCase {
     pub dir: Utf8PathBuf,
     /// Its parsed arguments, paths resolved.
     pub request: RenderRequest,
+    /// The chart its `args` name (a folder or archive resolved against the case folder, or an
+    /// embedded line); `None`: the chart the run was given.
+    pub chart: Option<crate::chart::ChartSource>,
 }
 
 /// How a case ended.
@@ -213,12 +216,27 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     } else {
         String::new()
     };
-    let mut request = parse_args_file(&args_path, &text, |words| args::render_request(words))?;
+    let (mut request, named) =
+        parse_args_file(&args_path, &text, |words| args::render_case(words))?;
     request.resolve_paths(dir);
+    let chart = match named {
+        named if named.is_empty() => None,
+        args::CaseChart {
+            path: Some(path), ..
+        } => {
+            let path = Utf8PathBuf::from(crate::input::resolve_path(dir, &path));
+            Some(crate::chart::ChartSource::from_flag(Some(&path)))
+        }
+        args::CaseChart { linkerd, crds, .. } => Some(crate::chart::ChartSource::Embedded {
+            release: linkerd,
+            crds,
+        }),
+    };
     Ok(GoldenCase {
         name: dir.file_name().unwrap_or_default().to_owned(),
         dir: dir.to_owned(),
         request,
+        chart,
     })
 }
 
@@ -363,7 +381,14 @@ pub fn run(
     let engine = Engine::new(chart)?;
     let mut reports = Vec::new();
     for case in select(cases_dir, &options.only)? {
-        let produced = produce(&engine, chart, &case);
+        let produced = match &case.chart {
+            None => produce(&engine, chart, &case),
+            // A case naming its own chart renders that one.
+            Some(source) => {
+                let own = source.load()?;
+                produce(&Engine::new(&own)?, &own, &case)
+            }
+        };
         let (output, error) = if produced.ok {
             (Some(produced.text.as_str()), None)
         } else {
