@@ -9,11 +9,13 @@
 //!   `cond | ternary("y", "n")` is `ternary("y", "n", cond)`.
 //!
 //! Where a name is also a minijinja builtin (`indent`, `default`, `int`, `replace`, `trim`, `list`,
-//! `dict`, `upper`, `lower`, `title`, `join`, `split`), ours replaces it with Sprig's meaning: for
+//! `dict`, `upper`, `lower`, `title`, `join`, `split`, `first`, `last`), ours replaces it with
+//! Sprig's meaning (`first` and `last` take a list, as Sprig's do): for
 //! example `v | list` is `[v]`, not the characters of a string, and `s | split(",")` is Sprig's
 //! map `{_0: .., _1: ..}` (`splitList` gives a list). The `max` and `min` filters stay Jinja's
-//! (`[3, 1] | max`); the functions `max(a, b)` and `min(a, b)` are Sprig's. `empty` is also a test:
-//! `{% if v is empty %}`.
+//! (`[3, 1] | max`); the functions `max(a, b)` and `min(a, b)` are Sprig's; so do the filters
+//! `reverse` and `round` (the functions `reverse(list)` and `round(n, places)` are Sprig's).
+//! `empty` is also a test: `{% if v is empty %}`.
 //!
 //! Values are immutable here: `set`, `unset`, `merge` and `mergeOverwrite` return a new map and
 //! never change their arguments (Sprig changes the first one in place). Rebind the result:
