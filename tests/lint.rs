@@ -110,7 +110,7 @@ fn a_key_beside_a_non_empty_default_map_is_only_a_warning() {
     let (code, out) = lint_chart(&dir, &["--set", "resources.limits.cpu=500m"]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("[WARNING] --set resources.limits.cpu=500m: unknown key resources.limits.cpu"),
+        out.contains("[WARNING] --set resources.limits.cpu=500m: unknown key resources.limits.cpu: the chart's defaults do not have it (the chart has memory)\n"),
         "{out}"
     );
 }

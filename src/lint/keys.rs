@@ -76,6 +76,19 @@ impl<'a> KnownKeys<'a> {
         None
     }
 
+    /// The keys the chart knows beside `unknown` (same parent), in order: what a user who
+    /// misplaced a key can choose from when no key is close to it.
+    pub fn siblings(&self, unknown: &[String]) -> Vec<String> {
+        let Some((_, parent)) = unknown.split_last() else {
+            return Vec::new();
+        };
+        self.candidates
+            .iter()
+            .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
+            .map(|c| c[c.len() - 1].clone())
+            .collect()
+    }
+
     /// Whether the chart's schema closes the map holding the last key of `path`
     /// (`additionalProperties: false` there): only then is a key it does not know an error.
     pub fn closed_at(&self, path: &[String]) -> bool {

@@ -374,7 +374,18 @@ fn check_values(
             }
             let hint = match known.suggest(&unknown) {
                 Some(s) => format!(" (did you mean {s}?)"),
-                None => String::new(),
+                None => {
+                    // Nothing close: the keys the chart knows there are the nearest ones.
+                    let siblings = known.siblings(&unknown);
+                    let shown: Vec<&str> = siblings.iter().take(6).map(String::as_str).collect();
+                    match shown.len() {
+                        0 => String::new(),
+                        n if n < siblings.len() => {
+                            format!(" (the chart has {}, ...)", shown.join(", "))
+                        }
+                        _ => format!(" (the chart has {})", shown.join(", ")),
+                    }
+                }
             };
             // Maps are open unless the schema closes them: a key the defaults lack may be one
             // the templates read all the same (`resources.limits.cpu` beside a default memory).
