@@ -99,6 +99,18 @@ pub fn to_yaml(args: &Args) -> Result<Value, Error> {
         .map_err(|e| args.error(e))
 }
 
+/// `toYamlPretty(value)`: YAML as Helm's `toYamlPretty` writes it (go-yaml v3, two spaces): a
+/// list under a key is indented below it, and long strings stay on one line.
+pub fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_yaml_pretty_within(
+        &from_jinja(&args.get(0))?,
+        crate::limits::MAX_STRING_BYTES,
+    )
+    .map(Value::from)
+    .map_err(|e| args.error(e))
+}
+
 /// `toJson(value)`: compact JSON as Go writes it (sorted keys, `<`, `>` and `&` escaped).
 ///
 /// ```jinja

@@ -155,6 +155,7 @@ const LIBRARY: &[Entry] = &[
     Entry::both("mustFromJson(text)", encoding::from_json),
     Entry::both("toToml(value)", encoding::to_toml),
     Entry::both("toYaml(value)", encoding::to_yaml),
+    Entry::both("toYamlPretty(value)", encoding::to_yaml_pretty),
     Entry::both("toJson(value)", encoding::to_json),
     Entry::both("toPrettyJson(value)", encoding::to_pretty_json),
     Entry::both("fromYaml(text)", encoding::from_yaml),

@@ -3,7 +3,7 @@
 //! - refused on purpose, because they would reach outside the chart: the cluster (`lookup`), the
 //!   clock (`now`, `date`...), randomness (`randAlphaNum`, `uuidv4`, `bcrypt`...), key generation
 //!   (`genCA`...), the environment (`env`, which Helm removes too) and the network;
-//! - not supported yet (`fromToml`, `toYamlPretty`, date parsing...).
+//! - not supported yet (`fromToml`, date parsing...).
 //!
 //! A render here depends on the chart and its values only, so the same input always gives the
 //! same output; these names exist so that a template calling one fails with a reason instead of
@@ -47,7 +47,6 @@ const REASONS: &[(&str, &str)] = &[
 
 /// Helm's functions meshchart does not have yet, each with what to do instead.
 pub const NOT_SUPPORTED: &[(&str, &str)] = &[
-    ("toYamlPretty", "not supported yet (go-yaml v3 layout); toYaml writes the same data"),
     ("fromToml", "not supported yet: there is no TOML reader; keep the data in YAML or JSON (fromYaml, fromJson)"),
     ("toDate", "not supported yet: dates are not parsed; pass the formatted text as a value"),
     ("mustToDate", "not supported yet: dates are not parsed; pass the formatted text as a value"),
