@@ -109,10 +109,23 @@ fn the_schema_rejects_proxy_await_yes_naming_the_key_path() {
 
 #[test]
 fn a_misspelt_proxy_key_is_caught_with_a_suggestion() {
+    // The schema leaves `proxy` open (no additionalProperties: false): a warning, an error
+    // under --strict.
     let out = lint(&["--set", "proxy.awiat=false"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("(did you mean proxy.await?)"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("[WARNING] --set proxy.awiat=false: unknown key proxy.awiat")
+            && stdout.contains("(did you mean proxy.await?)"),
+        "{stdout}"
+    );
+    let out = lint(&["--strict", "--set", "proxy.awiat=false"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
@@ -123,5 +136,79 @@ fn the_default_inbound_policy_is_one_of_linkerds() {
     assert!(
         stdout.contains("proxy.defaultInboundPolicy: \"allow-all\" is not one of"),
         "{stdout}"
+    );
+}
+
+/// A chart author's chart whose schema is hand-written: `schema --write` adds what is missing.
+fn hand_written(schema: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("templates")).unwrap();
+    std::fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "replicas: 1\nconfig:\n  mode: fast\nimage: nginx\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("values.schema.json"), schema).unwrap();
+    dir
+}
+
+fn write_schema(dir: &std::path::Path) -> (String, String) {
+    let out = support::cli::meshchart(&["schema", dir.to_str().unwrap(), "--write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        std::fs::read_to_string(dir.join("values.schema.json")).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn schema_write_never_shadows_a_hand_written_additional_properties() {
+    let written = "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"replicas\": {\"type\": \"integer\"},\n    \"config\": {\"type\": \"object\", \"additionalProperties\": {\"type\": \"string\"}},\n    \"image\": {\"type\": \"string\"}\n  }\n}\n";
+    let dir = hand_written(written);
+    let (text, stderr) = write_schema(dir.path());
+    assert_eq!(
+        text, written,
+        "nothing missing: the file is left as written"
+    );
+    assert!(stderr.contains("(0 key(s) added)"), "{stderr}");
+}
+
+#[test]
+fn schema_write_adds_only_what_is_missing_in_the_files_key_order_and_counts_it() {
+    let dir = hand_written(
+        r#"{"title": "web", "properties": {"replicas": {"type": "integer", "minimum": 1}}, "type": "object"}"#,
+    );
+    let (text, stderr) = write_schema(dir.path());
+    assert!(
+        stderr.contains("(3 key(s) added)"),
+        "config, config.mode, image: {stderr}"
+    );
+    let title = text.find("\"title\"").unwrap();
+    let properties = text.find("\"properties\"").unwrap();
+    let kind = text.rfind("\"type\": \"object\"\n}").unwrap();
+    assert!(title < properties && properties < kind, "{text}");
+    let replicas = text.find("\"replicas\"").unwrap();
+    let image = text.find("\"image\"").unwrap();
+    assert!(replicas < image, "hand-written keys first:\n{text}");
+    assert!(text.contains("\"minimum\": 1"), "{text}");
+}
+
+#[test]
+fn schema_write_counts_every_key_of_a_new_schema() {
+    let dir = hand_written("{}");
+    std::fs::remove_file(dir.path().join("values.schema.json")).unwrap();
+    let (_, stderr) = write_schema(dir.path());
+    assert!(
+        stderr.contains("a new schema declaring the defaults' 4 key(s)"),
+        "{stderr}"
     );
 }

@@ -8,14 +8,12 @@ fn cases_dir() -> Utf8PathBuf {
     Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/diff")
 }
 
-/// The arguments of a case: one per line, blank lines and `#` comments skipped.
+/// The arguments of a case, split as every golden case's `args` are (as a shell splits them,
+/// `#` comments skipped: see `meshchart::golden::args_file_arguments`).
 fn case_args(case: &Utf8Path) -> Vec<String> {
     let text =
         std::fs::read_to_string(case.join("args")).unwrap_or_else(|e| panic!("{case}/args: {e}"));
-    text.lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-        .map(str::to_owned)
-        .collect()
+    meshchart::golden::args_file_arguments(&text).unwrap_or_else(|e| panic!("{case}/args: {e}"))
 }
 
 /// Compares `actual` with the case's file `name`, or rewrites it when asked; a difference

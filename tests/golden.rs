@@ -11,7 +11,11 @@ fn repo() -> Utf8PathBuf {
 }
 
 fn check(chart: &Chart, cases: &Utf8Path) {
-    let reports = golden::run(chart, cases, golden::update_requested()).unwrap();
+    let options = golden::GoldenOptions {
+        update: golden::update_requested(),
+        ..Default::default()
+    };
+    let reports = golden::run(chart, cases, &options).unwrap();
     assert!(!reports.is_empty(), "no golden cases under {cases}");
     let failures: Vec<String> = reports
         .iter()

@@ -30,8 +30,10 @@ fn check_cases(folder: &str, line: &str) {
     for report in &reports {
         match &report.outcome {
             CaseOutcome::Passed => {}
-            CaseOutcome::Updated => eprintln!("updated {}", report.name),
-            CaseOutcome::Failed(diff) => {
+            CaseOutcome::Updated | CaseOutcome::Retyped(_) => {
+                eprintln!("updated {}", report.name)
+            }
+            CaseOutcome::Failed(diff) | CaseOutcome::Refused(diff) => {
                 failures.push_str(&format!("FAILED {}\n{diff}\n", report.name));
             }
         }

@@ -35,13 +35,26 @@ fn a_clean_chart_passes_with_exit_0() {
 }
 
 #[test]
-fn a_misspelt_key_in_a_values_file_is_an_error_suggesting_the_right_one() {
+fn a_misspelt_key_in_a_values_file_is_a_warning_suggesting_the_right_one() {
     let (code, out) = lint(&["-f", "tests/fixtures/lint-values/misspelt.yaml"]);
-    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        code, 0,
+        "maps are open unless the schema closes them:\n{out}"
+    );
     assert!(
-        out.contains("[ERROR] tests/fixtures/lint-values/misspelt.yaml:2: unknown key proxy.awiat: the chart does not use it (did you mean proxy.await?)\n"),
+        out.contains("[WARNING] tests/fixtures/lint-values/misspelt.yaml:2: unknown key proxy.awiat: the chart's defaults do not have it (did you mean proxy.await?)\n"),
         "{out}"
     );
+    assert!(
+        out.ends_with("1 chart(s) linted, 0 chart(s) failed\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn strict_makes_an_unknown_key_fail() {
+    let (code, out) = lint(&["--strict", "-f", "tests/fixtures/lint-values/misspelt.yaml"]);
+    assert_eq!(code, 1, "{out}");
     assert!(
         out.ends_with("1 chart(s) linted, 1 chart(s) failed\n"),
         "{out}"
@@ -51,9 +64,125 @@ fn a_misspelt_key_in_a_values_file_is_an_error_suggesting_the_right_one() {
 #[test]
 fn a_misspelt_key_in_a_set_flag_names_the_flag() {
     let (code, out) = lint(&["--set", "replicaz=2"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("[ERROR] --set replicaz=2: unknown key replicaz: the chart does not use it (did you mean replicas?)"),
+        out.contains("[WARNING] --set replicaz=2: unknown key replicaz: the chart's defaults do not have it (did you mean replicas?)"),
+        "{out}"
+    );
+}
+
+/// A chart author's chart in a scratch folder: `files` over a Chart.yaml.
+fn author_chart(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = scratch_dir(name);
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    for (path, text) in files {
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+    dir
+}
+
+fn lint_chart(dir: &Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["lint", dir.to_str().unwrap()];
+    args.extend(extra);
+    let out = meshchart(&args);
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+const WEB_TEMPLATE: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  cpu: {{ Values.resources.limits.cpu | default(\"1\") | quote }}\n";
+
+#[test]
+fn a_key_beside_a_non_empty_default_map_is_only_a_warning() {
+    let dir = author_chart(
+        "lint-open-map",
+        &[
+            ("values.yaml", "resources:\n  limits:\n    memory: 128Mi\n"),
+            ("templates/cm.yaml", WEB_TEMPLATE),
+        ],
+    );
+    let (code, out) = lint_chart(&dir, &["--set", "resources.limits.cpu=500m"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[WARNING] --set resources.limits.cpu=500m: unknown key resources.limits.cpu: the chart's defaults do not have it (the chart has memory)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_unknown_key_where_the_schema_closes_the_map_is_an_error() {
+    let dir = author_chart(
+        "lint-closed-map",
+        &[
+            ("values.yaml", "resources:\n  limits:\n    memory: 128Mi\n"),
+            (
+                "values.schema.json",
+                r#"{"properties": {"resources": {"properties": {"limits": {"additionalProperties": false, "properties": {"memory": {}}}}}}}"#,
+            ),
+            ("templates/cm.yaml", WEB_TEMPLATE),
+        ],
+    );
+    let (code, out) = lint_chart(&dir, &["--set", "resources.limits.cpu=500m"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[ERROR] --set resources.limits.cpu=500m: unknown key resources.limits.cpu: the schema allows no other key there"), "{out}");
+}
+
+#[test]
+fn a_required_value_left_unset_is_an_info_as_in_helm_lint_and_an_error_with_strict() {
+    let dir = author_chart(
+        "lint-required",
+        &[(
+            "templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  host: {{ Values.host | required(\"host is required\") | quote }}\n",
+        )],
+    );
+    let (code, out) = lint_chart(&dir, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("[INFO] templates/: missing required value: host is required"),
+        "{out}"
+    );
+    let (code, out) = lint_chart(&dir, &["--strict"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] templates/: missing required value: host is required"),
+        "{out}"
+    );
+}
+
+#[test]
+fn without_a_schema_a_value_of_another_type_than_its_default_is_a_warning() {
+    let dir = author_chart(
+        "lint-types",
+        &[
+            (
+                "values.yaml",
+                "replicaCount: 1\nautoscaling:\n  enabled: false\n",
+            ),
+            (
+                "values-prod.yaml",
+                "replicaCount: three\nautoscaling:\n  enabled: \"false\"\n",
+            ),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n",
+            ),
+        ],
+    );
+    let file = dir.join("values-prod.yaml");
+    let (code, out) = lint_chart(&dir, &["-f", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("autoscaling.enabled is a string (\"false\"), but the chart's default is a boolean (false)"), "{out}");
+    assert!(
+        out.contains(
+            "replicaCount is a string (\"three\"), but the chart's default is a number (1)"
+        ),
         "{out}"
     );
 }

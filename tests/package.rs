@@ -155,8 +155,11 @@ fn source_date_epoch_sets_every_entry_mtime() {
     assert!(entries(&archive).iter().all(|e| e.mtime == 1_700_000_000));
 }
 
+/// What packaging adds to a Chart.yaml without annotations: the template language, at the end.
+const LANGUAGE_ANNOTATION: &str = "annotations:\n  meshchart.io/template-language: jinja\n";
+
 #[test]
-fn chart_yaml_and_values_are_copied_byte_for_byte() {
+fn chart_yaml_and_values_are_copied_byte_for_byte_but_for_the_template_language() {
     let out = scratch_dir("bytes");
     let (archive, _) = package(Some(&fixture("package-demo")), &out, &[]);
     let entries = entries(&archive);
@@ -169,10 +172,9 @@ fn chart_yaml_and_values_are_copied_byte_for_byte() {
             .clone()
     };
     let dir = PathBuf::from(fixture("package-demo"));
-    assert_eq!(
-        get("Chart.yaml"),
-        std::fs::read(dir.join("Chart.yaml")).unwrap()
-    );
+    let mut chart_yaml = std::fs::read(dir.join("Chart.yaml")).unwrap();
+    chart_yaml.extend_from_slice(LANGUAGE_ANNOTATION.as_bytes());
+    assert_eq!(get("Chart.yaml"), chart_yaml);
     assert_eq!(
         get("values.yaml"),
         std::fs::read(dir.join("values/values.yaml")).unwrap()
@@ -199,7 +201,8 @@ fn version_flags_rewrite_only_their_own_lines() {
             "version: 0.3.0 # bumped by hand",
             "version: 1.2.3-rc.1 # bumped by hand",
         )
-        .replace("appVersion: \"1.0\"", "appVersion: \"2.10\"");
+        .replace("appVersion: \"1.0\"", "appVersion: \"2.10\"")
+        + LANGUAGE_ANNOTATION;
     assert_eq!(String::from_utf8(chart_yaml).unwrap(), expected);
 }
 
@@ -462,4 +465,46 @@ fn helm_reads_our_chart_yaml_and_default_values() {
         // Values are printed as stored.
         assert_eq!(show("values").trim_end(), stored("values.yaml").trim_end());
     }
+}
+
+#[test]
+fn the_template_language_goes_first_under_existing_annotations() {
+    let text = "name: x\nannotations:\n    owner: me # hand-written\nversion: 1.0.0\n";
+    assert_eq!(
+        meshchart::package::with_template_language(text).unwrap(),
+        "name: x\nannotations:\n    meshchart.io/template-language: jinja\n    owner: me # hand-written\nversion: 1.0.0\n"
+    );
+    assert_eq!(
+        meshchart::package::with_template_language(
+            &meshchart::package::with_template_language(text).unwrap()
+        )
+        .unwrap(),
+        meshchart::package::with_template_language(text).unwrap(),
+        "adding it twice changes nothing"
+    );
+}
+
+#[test]
+fn golden_cases_are_left_out_of_a_package_unless_asked_for() {
+    let chart = scratch_dir("golden-left-out");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::create_dir_all(chart.join("golden/default")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: g\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("templates/cm.yaml"), "kind: ConfigMap\n").unwrap();
+    std::fs::write(chart.join("golden/default/expected.yaml"), "x\n").unwrap();
+    let out = scratch_dir("golden-left-out-out");
+    let (archive, _) = package(Some(chart.to_str().unwrap()), &out, &[]);
+    let paths: Vec<String> = entries(&archive).into_iter().map(|e| e.path).collect();
+    assert!(!paths.iter().any(|p| p.contains("golden")), "{paths:?}");
+    let kept = scratch_dir("golden-kept-out");
+    let (archive, _) = package(Some(chart.to_str().unwrap()), &kept, &["--include-golden"]);
+    let paths: Vec<String> = entries(&archive).into_iter().map(|e| e.path).collect();
+    assert!(
+        paths.contains(&"g/golden/default/expected.yaml".to_owned()),
+        "{paths:?}"
+    );
 }

@@ -5,7 +5,7 @@
 mod support;
 
 use camino::Utf8Path;
-use meshchart::golden::{args_file_lines, expectation_diff, update_requested};
+use meshchart::golden::{args_file_arguments, expectation_diff, update_requested};
 use std::path::Path;
 use support::cli::{command, run};
 
@@ -28,7 +28,7 @@ fn values_golden_cases() {
     for case in &cases {
         let args_text = std::fs::read_to_string(case.join("args")).unwrap();
         let out = run(command(&["values"])
-            .args(args_file_lines(&args_text))
+            .args(args_file_arguments(&args_text).unwrap())
             .current_dir(case));
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         assert!(

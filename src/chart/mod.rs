@@ -137,6 +137,21 @@ pub enum ChartSource {
     Archive(Utf8PathBuf),
 }
 
+impl std::fmt::Display for ChartSource {
+    /// How reports name the chart: its folder or archive, or the embedded line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChartSource::Path(path) | ChartSource::Archive(path) => write!(f, "{path}"),
+            ChartSource::Embedded { release, crds } => write!(
+                f,
+                "the embedded Linkerd {} chart ({})",
+                if *crds { "CRD" } else { "control plane" },
+                release.as_deref().unwrap_or("default release line")
+            ),
+        }
+    }
+}
+
 impl ChartSource {
     /// The default line's control plane.
     pub fn default_line() -> ChartSource {

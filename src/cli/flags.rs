@@ -10,10 +10,16 @@ use meshchart::inject::{OutputFormat, ReportFormat};
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
 
-/// Which chart a command works on: a folder or archive, or one of the release lines compiled
-/// into meshchart.
+/// Which chart a command works on: a folder or archive (named as Helm takes it, `CHART`, or with
+/// `--chart`), or one of the release lines compiled into meshchart (`--linkerd`). With none of
+/// them, inside a folder holding a `Chart.yaml` the command works on that folder and says so
+/// (see [`ChartFlags::resolved`]); elsewhere, on the default Linkerd line.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct ChartFlags {
+    /// The chart: a folder or archive (.tgz), as `helm template CHART` takes it (the same as
+    /// --chart).
+    #[arg(value_name = "CHART", conflicts_with_all = ["chart", "linkerd", "crds"])]
+    pub path: Option<Utf8PathBuf>,
     /// A chart folder or archive (.tgz) instead of an embedded Linkerd release line.
     #[arg(long, value_name = "DIR|TGZ", conflicts_with_all = ["linkerd", "crds"])]
     pub chart: Option<Utf8PathBuf>,
@@ -26,7 +32,30 @@ pub struct ChartFlags {
     pub crds: bool,
 }
 
+/// What `ChartFlags::resolved` tells on stderr when it takes the current folder's chart.
+pub const CURRENT_FOLDER_NOTE: &str = "note: using the chart in ./ (this folder holds a \
+     Chart.yaml); name a CHART to use another, or --linkerd RELEASE for an embedded Linkerd line";
+
 impl ChartFlags {
+    /// The flags with the chart made explicit: the positional `CHART` moves to `chart`; with no
+    /// chart and no `--linkerd`/`--crds`, a `Chart.yaml` in the current folder makes `./` the
+    /// chart, said on stderr (a command run inside a chart's folder must not quietly work on
+    /// the embedded Linkerd chart instead).
+    pub fn resolved(mut self) -> ChartFlags {
+        if self.chart.is_none() {
+            self.chart = self.path.take();
+        }
+        if self.chart.is_none()
+            && self.linkerd.is_none()
+            && !self.crds
+            && camino::Utf8Path::new("Chart.yaml").is_file()
+        {
+            eprintln!("{CURRENT_FOLDER_NOTE}");
+            self.chart = Some(Utf8PathBuf::from("./"));
+        }
+        self
+    }
+
     /// Where the chart comes from.
     pub fn source(&self) -> ChartSource {
         match &self.chart {
@@ -35,6 +64,32 @@ impl ChartFlags {
                 release: self.linkerd.clone(),
                 crds: self.crds,
             },
+        }
+    }
+}
+
+/// `diff`'s chart flags: `--chart`, `--linkerd`, `--crds` (its positional arguments are the
+/// streams it compares).
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct DiffChartFlags {
+    /// A chart folder or archive (.tgz) both sides render, instead of an embedded Linkerd line.
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with_all = ["linkerd", "crds"])]
+    pub chart: Option<Utf8PathBuf>,
+    /// The Linkerd release whose embedded charts both sides use.
+    #[arg(long, value_name = "RELEASE")]
+    pub linkerd: Option<String>,
+    /// The release line's CRD chart (linkerd-crds) instead of its control plane.
+    #[arg(long)]
+    pub crds: bool,
+}
+
+impl From<DiffChartFlags> for ChartFlags {
+    fn from(flags: DiffChartFlags) -> ChartFlags {
+        ChartFlags {
+            path: None,
+            chart: flags.chart,
+            linkerd: flags.linkerd,
+            crds: flags.crds,
         }
     }
 }
@@ -334,6 +389,58 @@ mod tests {
             let by_clap = Render::try_parse_from(*list).unwrap().flags.request();
             let by_golden = meshchart::golden::args::render_request(list.iter().copied()).unwrap();
             assert_eq!(by_golden, by_clap, "{list:?}");
+        }
+    }
+
+    #[derive(Parser)]
+    #[command(no_binary_name = true)]
+    struct RenderWithChart {
+        #[command(flatten)]
+        chart: ChartFlags,
+        #[command(flatten)]
+        flags: RenderFlags,
+    }
+
+    #[test]
+    fn golden_args_name_the_chart_as_the_command_line_does() {
+        let lists: &[&[&str]] = &[
+            &["web", "--set", "a=1"],
+            &["-f", "v.yaml", "web.tgz", "-n", "shop"],
+            &["--chart", "web"],
+            &["--chart=web", "--set", "x=y"],
+            &["--linkerd", "edge-24.10.2", "--crds"],
+            &["--linkerd=edge-26.8.3"],
+            &["--set", "a=1"],
+        ];
+        for list in lists {
+            let parsed = RenderWithChart::try_parse_from(*list).unwrap();
+            let by_clap = (
+                parsed.flags.request(),
+                meshchart::golden::args::CaseChart {
+                    path: parsed
+                        .chart
+                        .chart
+                        .or(parsed.chart.path)
+                        .map(|p| p.to_string()),
+                    linkerd: parsed.chart.linkerd,
+                    crds: parsed.chart.crds,
+                },
+            );
+            let by_golden = meshchart::golden::args::render_case(list.iter().copied()).unwrap();
+            assert_eq!(by_golden, by_clap, "{list:?}");
+        }
+        for list in [
+            &["a", "b"][..],
+            &["a", "--linkerd", "edge-24.10.2"],
+            &["--chart", "a", "--crds"],
+            &["a", "--chart", "b"],
+            &["--linkerd", "x", "--linkerd", "y"],
+        ] {
+            assert!(RenderWithChart::try_parse_from(list).is_err(), "{list:?}");
+            assert!(
+                meshchart::golden::args::render_case(list.iter().copied()).is_err(),
+                "{list:?}"
+            );
         }
     }
 

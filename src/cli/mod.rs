@@ -6,7 +6,7 @@ pub mod flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::{ChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
+use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{
@@ -73,6 +73,9 @@ pub enum Command {
         /// Set the chart's appVersion, rewriting only that line of Chart.yaml.
         #[arg(long, value_name = "VERSION")]
         app_version: Option<String>,
+        /// Keep the chart folder's golden/ cases in the archive (left out by default).
+        #[arg(long)]
+        include_golden: bool,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -83,6 +86,10 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        /// Fail on warnings too, and on a `required` value left unset (an INFO otherwise, as in
+        /// `helm lint`).
+        #[arg(long)]
+        strict: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -98,11 +105,15 @@ pub enum Command {
     },
     /// Print the chart's values.schema.json with every key of its defaults declared.
     Schema {
-        /// The chart folder (default: the embedded control plane).
+        /// The chart folder, as Helm takes it (the same as --chart).
+        #[arg(value_name = "CHART", conflicts_with = "chart")]
+        path: Option<Utf8PathBuf>,
+        /// The chart folder (default: ./ when it holds a Chart.yaml, else the embedded control
+        /// plane).
         #[arg(long, value_name = "DIR")]
         chart: Option<Utf8PathBuf>,
         /// Write the result to <chart>/values.schema.json instead of printing it.
-        #[arg(long, requires = "chart")]
+        #[arg(long)]
         write: bool,
     },
     /// Compare two renders resource by resource (exit 1 when they differ, 2 on error).
@@ -112,7 +123,7 @@ pub enum Command {
         files: Vec<String>,
         /// The chart both sides render (default: an embedded release line, as render chooses).
         #[command(flatten)]
-        chart: ChartFlags,
+        chart: DiffChartFlags,
         /// The chart side A renders (default: --chart or --linkerd).
         #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_a")]
         chart_a: Option<Utf8PathBuf>,
@@ -155,6 +166,13 @@ pub enum Command {
         /// Rewrite each case's expected output instead of comparing.
         #[arg(long)]
         update: bool,
+        /// With --update, let a case turn from an output case into an error case or back
+        /// (refused otherwise, by name, with exit 1).
+        #[arg(long, requires = "update")]
+        accept_errors: bool,
+        /// Run (or update) only this case, by its folder name (repeatable).
+        #[arg(long = "case", value_name = "NAME")]
+        only: Vec<String>,
     },
     /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
     /// a report on stderr).
@@ -175,6 +193,9 @@ pub enum Command {
     /// issuer (the root may be kept offline), rotate the root in phases, inspect.
     #[command(subcommand)]
     Certs(certs::CertsCommand),
+    /// List the template functions: each with its arguments in Sprig's order, then Helm's
+    /// functions refused on purpose (clock, randomness, cluster) or not supported yet, and why.
+    Functions,
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -226,12 +247,137 @@ fn failed_if(failed: bool) -> ExitCode {
     }
 }
 
+/// `command` with its chart made explicit (see [`ChartFlags::resolved`]).
+fn with_chart_resolved(command: Command) -> Command {
+    match command {
+        Command::Render {
+            chart,
+            output_dir,
+            fleet,
+            jobs,
+            keep_going,
+            flags,
+        } => Command::Render {
+            chart: chart.resolved(),
+            output_dir,
+            fleet,
+            jobs,
+            keep_going,
+            flags,
+        },
+        Command::Package {
+            chart,
+            destination,
+            version,
+            app_version,
+            include_golden,
+        } => Command::Package {
+            chart: chart.resolved(),
+            destination,
+            version,
+            app_version,
+            include_golden,
+        },
+        Command::Lint {
+            chart,
+            meshed_by,
+            strict,
+            flags,
+        } => Command::Lint {
+            chart: chart.resolved(),
+            meshed_by,
+            strict,
+            flags,
+        },
+        Command::Values {
+            chart,
+            explain,
+            flags,
+        } => Command::Values {
+            chart: chart.resolved(),
+            explain,
+            flags,
+        },
+        Command::Golden {
+            chart,
+            cases,
+            update,
+            accept_errors,
+            only,
+        } => Command::Golden {
+            chart: chart.resolved(),
+            cases,
+            update,
+            accept_errors,
+            only,
+        },
+        Command::Schema { path, chart, write } => {
+            let named = ChartFlags {
+                path,
+                chart,
+                ..ChartFlags::default()
+            }
+            .resolved();
+            Command::Schema {
+                path: None,
+                chart: named.chart,
+                write,
+            }
+        }
+        Command::Diff {
+            files,
+            chart,
+            chart_a,
+            chart_b,
+            linkerd_a,
+            linkerd_b,
+            values_a,
+            values_b,
+            set_a,
+            set_b,
+            show_secrets,
+            flags,
+        } => {
+            // Two streams compared need no chart: only a render of one is resolved.
+            let chart = if files.is_empty() {
+                let resolved = ChartFlags::from(chart).resolved();
+                DiffChartFlags {
+                    chart: resolved.chart,
+                    linkerd: resolved.linkerd,
+                    crds: resolved.crds,
+                }
+            } else {
+                chart
+            };
+            Command::Diff {
+                files,
+                chart,
+                chart_a,
+                chart_b,
+                linkerd_a,
+                linkerd_b,
+                values_a,
+                values_b,
+                set_a,
+                set_b,
+                show_secrets,
+                flags,
+            }
+        }
+        other => other,
+    }
+}
+
 /// Runs one command; the caller prints the error and exits 1.
 pub fn run(command: Command) -> Result<ExitCode, Error> {
-    match command {
+    match with_chart_resolved(command) {
         Command::Inject(args) => inject(&args),
         Command::Certs(command) => {
             certs::run(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Functions => {
+            write_stdout(&meshchart::engine::functions::listing())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Releases => {
@@ -263,11 +409,17 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             destination,
             version,
             app_version,
+            include_golden,
         } => {
-            let options = PackageOptions::from_env(version, app_version)?;
+            let mut options = PackageOptions::from_env(version, app_version)?;
+            options.include_golden = include_golden;
             let source = chart.source();
             let (package, notes) = package::package_source(&source, &options)?;
             print_notes(&notes);
+            print_notes(&[format!(
+                "packaged {source}: {} {}",
+                package.name, package.version
+            )]);
             let path = package::write_package(&package, &destination)?;
             write_stdout(&package::sha256sum_line(&package, &path))?;
             Ok(ExitCode::SUCCESS)
@@ -275,13 +427,15 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Lint {
             chart,
             meshed_by,
+            strict,
             flags,
         } => {
             let source = chart.source();
-            let report = lint::lint_meshed_by(
+            let report = lint::lint_with(
                 &source,
                 &flags.request(),
                 meshed_by.as_deref(),
+                strict,
                 &mut std::io::stdin().lock(),
             );
             write_stdout(&report.to_text())?;
@@ -306,7 +460,14 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schema { chart, write } => {
+        Command::Schema { chart, write, .. } => {
+            if write && chart.is_none() {
+                return Err(Error::Usage(
+                    "schema --write needs a chart folder to write into: name it (CHART or \
+                     --chart DIR); the embedded charts cannot be written"
+                        .into(),
+                ));
+            }
             let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
             let write_to = chart.as_deref().filter(|_| write);
             let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
@@ -351,7 +512,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             };
             let request = diff::DiffRequest {
                 files,
-                chart: chart.source(),
+                chart: ChartFlags::from(chart).source(),
                 shared: flags.request(),
                 a,
                 b,
@@ -377,13 +538,30 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             chart,
             cases,
             update,
+            accept_errors,
+            only,
         } => {
             let loaded = chart.source().load()?;
             let release = loaded.metadata.app_version.clone().unwrap_or_default();
             let cases = cases
                 .unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
-            let reports = golden::run(&loaded, &cases, update)?;
-            write_stdout(&golden::summary(&reports))?;
+            let options = golden::GoldenOptions {
+                update,
+                accept_errors,
+                only,
+            };
+            let reports = golden::run(&loaded, &cases, &options)?;
+            let named = match (&chart.chart, &chart.linkerd) {
+                (Some(path), _) => format!("{path} "),
+                (None, Some(line)) => format!("--linkerd {line} "),
+                (None, None) => String::new(),
+            };
+            let update_command = format!("meshchart golden {named}--cases {cases} --update");
+            write_stdout(&format!(
+                "golden cases {cases} of chart {}\n{}",
+                chart.source(),
+                golden::summary(&reports, &update_command)
+            ))?;
             Ok(failed_if(golden::failed_count(&reports) > 0))
         }
     }

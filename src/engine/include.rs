@@ -67,6 +67,11 @@ impl Drop for StackGuard {
 ///
 /// Without `ctx` the template sees the caller's `Values`, `Release`, ... including any the
 /// caller shadowed with `{% set %}`: that is how a component scopes its overrides.
+///
+/// A partial (a file whose name starts with `_`) loses its single final newline, as Jinja drops
+/// a template's by default: `labels:{{ include("_labels.tpl") | nindent(4) }}` leaves no blank
+/// line behind. Any other template keeps its text exactly (a checksum of a whole manifest
+/// must be the checksum of what is rendered).
 pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, Error> {
     let ctx = match ctx {
         Some(ctx) if ctx.kind() == minijinja::value::ValueKind::Map => ctx,
@@ -96,7 +101,19 @@ pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, 
         )
         .with_source(e)
     })?;
-    within_string_cap(text)
+    within_string_cap(without_final_newline(name, text))
+}
+
+/// A partial's output without its single final newline (`\n` or `\r\n`); anything else as it is.
+fn without_final_newline(name: &str, mut text: String) -> String {
+    let partial = name.rsplit('/').next().is_some_and(|b| b.starts_with('_'));
+    if partial && text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    text
 }
 
 /// Refuses a rendered string over [`MAX_STRING_BYTES`] (each nested render has its own fuel,

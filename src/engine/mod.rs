@@ -3,6 +3,7 @@
 mod context;
 pub(crate) mod convert;
 mod error;
+mod files;
 pub mod functions;
 pub mod gofmt;
 mod include;
@@ -72,6 +73,8 @@ pub struct Engine<'source> {
     env: Environment<'source>,
     chart_name: String,
     chart_object: JValue,
+    /// `Files`: the chart's own files (see [`files`]).
+    files_object: JValue,
     templates: Vec<String>,
     /// Each template's `Template` object, made once rather than for every render.
     template_objects: HashMap<String, JValue>,
@@ -93,8 +96,9 @@ fn template_object(chart_name: &str, name: &str) -> JValue {
     ])
 }
 
-/// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`, `Capabilities`.
-type Objects = [(&'static str, JValue); 4];
+/// The objects every template sees besides `Template`: `Values`, `Release`, `Chart`,
+/// `Capabilities`, `Files`.
+type Objects = [(&'static str, JValue); 5];
 
 /// Templates still to compile, shared by the threads compiling them.
 #[derive(Default)]
@@ -257,6 +261,7 @@ impl<'source> Engine<'source> {
             env,
             chart_name: chart.metadata.name.clone(),
             chart_object: to_jinja(&Value::Map(chart.metadata.template_object())),
+            files_object: JValue::from_object(files::Files::of(chart)),
             templates: chart.templates.iter().map(|t| t.path.clone()).collect(),
             template_objects: chart
                 .templates
@@ -392,6 +397,7 @@ impl<'source> Engine<'source> {
             ("Release", release),
             ("Chart", self.chart_object.clone()),
             ("Capabilities", Self::capabilities(opts)),
+            ("Files", self.files_object.clone()),
         ]
     }
 

@@ -1,7 +1,7 @@
 //! The arguments of a golden case's `args` file, read into the library's plain requests.
 //!
-//! A case's `args` are the flags its command would take on the command line, one per line
-//! (see [`super::args_file_lines`]). They are read here rather than by the command line's parser
+//! A case's `args` are the flags its command would take on the command line, split as a shell
+//! splits them (see [`super::args_file_arguments`]). They are read here rather than by the command line's parser
 //! so that the library stays free of it; the binary's tests parse the same argument lists both
 //! ways and check that the requests agree, so the two grammars cannot drift apart.
 //!
@@ -197,6 +197,117 @@ pub fn render_request<'a>(
         }
     }
     Ok(request)
+}
+
+/// The chart a golden case names in its `args`, as the command line names one: a positional
+/// `CHART`, `--chart CHART`, or `--linkerd RELEASE` (with `--crds`). Empty: the chart the golden
+/// run was given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaseChart {
+    /// `CHART` or `--chart CHART`, as written (relative to the case folder).
+    pub path: Option<String>,
+    /// `--linkerd RELEASE`.
+    pub linkerd: Option<String>,
+    /// `--crds`.
+    pub crds: bool,
+}
+
+impl CaseChart {
+    /// Whether the case names no chart of its own.
+    pub fn is_empty(&self) -> bool {
+        *self == CaseChart::default()
+    }
+}
+
+/// Reads a render case's arguments as `render` takes them, chart included: [`render_request`]'s
+/// flags plus a positional `CHART`, `--chart`, `--linkerd` and `--crds` (with the command line's
+/// conflicts: one chart, named once; a folder or archive excludes `--linkerd` and `--crds`).
+pub fn render_case<'a>(
+    items: impl IntoIterator<Item = &'a str>,
+) -> Result<(RenderRequest, CaseChart), String> {
+    let mut chart = CaseChart::default();
+    let mut rest: Vec<&'a str> = Vec::new();
+    let mut items = items.into_iter();
+    while let Some(item) = items.next() {
+        let (name, attached) = match item.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (item, None),
+        };
+        let mut value = |flag: &str| -> Result<String, String> {
+            match attached {
+                Some(v) => Ok(v.to_owned()),
+                None => items.next().map(str::to_owned).ok_or_else(|| {
+                    format!("a value is required for '{flag}' but none was supplied")
+                }),
+            }
+        };
+        let twice = |flag: &str| format!("the argument '{flag}' cannot be used multiple times");
+        match name {
+            "--chart" => {
+                if chart.path.is_some() {
+                    return Err("the argument '--chart' cannot be used with '[CHART]'".into());
+                }
+                chart.path = Some(value("--chart")?);
+            }
+            "--linkerd" => {
+                if chart.linkerd.is_some() {
+                    return Err(twice("--linkerd"));
+                }
+                chart.linkerd = Some(value("--linkerd")?);
+            }
+            "--crds" if attached.is_none() => {
+                if chart.crds {
+                    return Err(twice("--crds"));
+                }
+                chart.crds = true;
+            }
+            positional if !positional.starts_with('-') && !positional.is_empty() => {
+                if chart.path.is_some() {
+                    return Err(format!("unexpected argument '{positional}' found"));
+                }
+                chart.path = Some(positional.to_owned());
+            }
+            _ => {
+                rest.push(item);
+                // A flag's separate value goes with it, so it is never taken for a CHART.
+                let takes_value = matches!(
+                    item,
+                    "-f" | "--values"
+                        | "--set"
+                        | "--set-string"
+                        | "--set-file"
+                        | "--set-json"
+                        | "--set-literal"
+                        | "-n"
+                        | "--namespace"
+                        | "--release-name"
+                        | "--kube-version"
+                        | "-a"
+                        | "--api-versions"
+                        | "-s"
+                        | "--show-only"
+                        | "--certs-dir"
+                        | "--max-output-bytes"
+                );
+                if takes_value {
+                    if let Some(v) = items.next() {
+                        rest.push(v);
+                    }
+                }
+            }
+        }
+    }
+    if chart.path.is_some() && (chart.linkerd.is_some() || chart.crds) {
+        let other = if chart.linkerd.is_some() {
+            "--linkerd"
+        } else {
+            "--crds"
+        };
+        return Err(format!(
+            "the argument '--chart' cannot be used with '{other}'"
+        ));
+    }
+    Ok((render_request(rest)?, chart))
 }
 
 /// A `--max-output-bytes` size: a byte count, or with `KiB`, `MiB` or `GiB`.

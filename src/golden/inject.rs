@@ -40,7 +40,7 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
 fn parse_case(dir: &Utf8Path) -> Result<InjectCaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = crate::input::read_path(&args_path)?.text;
-    let mut command = parse_args_file(&args_path, &text, inject_case)?;
+    let mut command = parse_args_file(&args_path, &text, |words| inject_case(words))?;
     match &mut command {
         InjectCaseCommand::Inject(a, _) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();

@@ -1,9 +1,15 @@
 //! Golden-file cases: a folder of inputs and the exact output they must produce.
 //!
-//! A case is a folder holding an optional `args` file (one CLI argument per line, `#` comments;
-//! relative paths resolve against the case folder) and either `expected.yaml` (the exact render
-//! output) or `expected-error.txt` (the exact error message), plus `expected-warnings.txt` (the
-//! `warning:` lines the render prints on stderr) when it warns. `update` rewrites the expectations.
+//! A case is a folder holding an optional `args` file (the command's arguments, split as a shell
+//! splits them, see [`args_file_arguments`]; relative paths resolve against the case folder) and
+//! either `expected.yaml` (the exact render output) or `expected-error.txt` (the exact error
+//! message), plus `expected-warnings.txt` (the `warning:` lines the render prints on stderr)
+//! when it warns. `update` rewrites the expectations.
+//!
+//! A run cannot pass by accident: a folder with no case is an error; an update that would turn
+//! an output case into an error case (or back) is refused, by name, unless accepted
+//! ([`GoldenOptions::accept_errors`]); a failing case names each resource that differs and the
+//! command that updates it.
 
 pub mod args;
 pub mod inject;
@@ -32,6 +38,9 @@ pub struct GoldenCase {
     pub dir: Utf8PathBuf,
     /// Its parsed arguments, paths resolved.
     pub request: RenderRequest,
+    /// The chart its `args` name (a folder or archive resolved against the case folder, or an
+    /// embedded line); `None`: the chart the run was given.
+    pub chart: Option<crate::chart::ChartSource>,
 }
 
 /// How a case ended.
@@ -41,8 +50,24 @@ pub enum CaseOutcome {
     Passed,
     /// Expectation rewritten (update mode) because it differed or was missing.
     Updated,
+    /// Rewritten from an output case into an error case or back, as accepted: what it is now.
+    Retyped(String),
     /// Output differed: a unified diff from expected to actual.
     Failed(String),
+    /// Not rewritten: the update would have turned an output case into an error case or back
+    /// without being accepted; why.
+    Refused(String),
+}
+
+/// How `meshchart golden` runs its cases.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoldenOptions {
+    /// Rewrite each case's expectations instead of comparing.
+    pub update: bool,
+    /// With `update`, let a case turn from an output case into an error case or back.
+    pub accept_errors: bool,
+    /// Run only these cases (by folder name); all when empty.
+    pub only: Vec<String>,
 }
 
 /// A case's name and outcome.
@@ -73,22 +98,89 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
     Ok(cases)
 }
 
-/// The arguments in the text of an `args` file: one per line, trailing blanks trimmed, blank
-/// lines and `#` comments left out.
-pub fn args_file_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+/// The arguments in the text of an `args` file, split as a POSIX shell splits a command line,
+/// with nothing expanded: blanks and line ends separate words; `'...'` keeps everything inside;
+/// `"..."` keeps everything but `\"`, `\\`, `\$` and `` \` ``, which lose their backslash; a
+/// backslash outside quotes keeps the next character (at a line's end, joins the lines); a word
+/// starting with `#` begins a comment to the end of its line. So `--set image.tag=9.9` is two
+/// arguments, and `--set 'schedule=1 2 * * *'` keeps its spaces. The error names the line of
+/// an unclosed quote.
+pub fn args_file_arguments(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = text.chars().peekable();
+    let mut line = 1;
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                line += 1;
+                words.extend(word.take());
+            }
+            ' ' | '\t' | '\r' => words.extend(word.take()),
+            '#' if word.is_none() => {
+                while chars.peek().is_some_and(|c| *c != '\n') {
+                    chars.next();
+                }
+            }
+            '\'' => {
+                let start = line;
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => {
+                            line += usize::from(c == '\n');
+                            current.push(c);
+                        }
+                        None => return Err(format!("line {start}: a ' quote is not closed")),
+                    }
+                }
+            }
+            '"' => {
+                let start = line;
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => current.push(c),
+                            Some('\n') => line += 1,
+                            Some(c) => {
+                                current.push('\\');
+                                current.push(c);
+                            }
+                            None => return Err(format!("line {start}: a \" quote is not closed")),
+                        },
+                        Some(c) => {
+                            line += usize::from(c == '\n');
+                            current.push(c);
+                        }
+                        None => return Err(format!("line {start}: a \" quote is not closed")),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('\n') => line += 1,
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => word.get_or_insert_with(String::new).push('\\'),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
 }
 
 /// Parses the text of a case's `args` file (`args_path`, named in errors) with `parse` (one of
-/// [`args`]'s readers), one argument per line (see [`args_file_lines`]).
-pub fn parse_args_file<'a, T>(
+/// [`args`]'s readers), split into arguments by [`args_file_arguments`].
+pub fn parse_args_file<T>(
     args_path: &Utf8Path,
-    text: &'a str,
-    parse: impl FnOnce(Vec<&'a str>) -> Result<T, String>,
+    text: &str,
+    parse: impl FnOnce(Vec<&str>) -> Result<T, String>,
 ) -> Result<T, Error> {
-    parse(args_file_lines(text).collect())
+    let words =
+        args_file_arguments(text).map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))?;
+    parse(words.iter().map(String::as_str).collect())
         .map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))
 }
 
@@ -124,12 +216,27 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
     } else {
         String::new()
     };
-    let mut request = parse_args_file(&args_path, &text, args::render_request)?;
+    let (mut request, named) =
+        parse_args_file(&args_path, &text, |words| args::render_case(words))?;
     request.resolve_paths(dir);
+    let chart = match named {
+        named if named.is_empty() => None,
+        args::CaseChart {
+            path: Some(path), ..
+        } => {
+            let path = Utf8PathBuf::from(crate::input::resolve_path(dir, &path));
+            Some(crate::chart::ChartSource::from_flag(Some(&path)))
+        }
+        args::CaseChart { linkerd, crds, .. } => Some(crate::chart::ChartSource::Embedded {
+            release: linkerd,
+            crds,
+        }),
+    };
     Ok(GoldenCase {
         name: dir.file_name().unwrap_or_default().to_owned(),
         dir: dir.to_owned(),
         request,
+        chart,
     })
 }
 
@@ -216,27 +323,123 @@ pub(crate) fn check_expectations(
     Ok(outcome)
 }
 
-/// Runs (or, with `update`, rewrites) every case under `cases_dir` against `chart`.
-pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<CaseReport>, Error> {
+/// The cases under `cases_dir` that `only` names (all when it names none); an error when there is
+/// no case at all, or when a name is not a case.
+pub fn select(cases_dir: &Utf8Path, only: &[String]) -> Result<Vec<GoldenCase>, Error> {
+    let all = discover(cases_dir)?;
+    if all.is_empty() {
+        return Err(Error::Usage(format!(
+            "no golden cases under {cases_dir}: a case is a folder holding {ARGS_FILE}, \
+             {EXPECTED_OUTPUT} or {EXPECTED_ERROR} (a run with no case would pass by accident)"
+        )));
+    }
+    if let Some(missing) = only
+        .iter()
+        .find(|name| !all.iter().any(|c| &c.name == *name))
+    {
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        return Err(Error::Usage(format!(
+            "no golden case {missing:?} under {cases_dir} (its cases: {})",
+            names.join(", ")
+        )));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|c| only.is_empty() || only.contains(&c.name))
+        .collect())
+}
+
+/// The resources that differ between two streams, each as `kind namespace/name` with what
+/// happened to it; `None` when either stream cannot be split into resources.
+fn differing_resources(expected: &str, actual: &str) -> Option<Vec<String>> {
+    let expected = crate::diff::resources(expected, EXPECTED_OUTPUT).ok()?;
+    let actual = crate::diff::resources(actual, "actual").ok()?;
+    let mut out = Vec::new();
+    for resource in &expected {
+        match actual.iter().find(|r| r.key == resource.key) {
+            None => out.push(format!("{} (no longer rendered)", resource.key)),
+            Some(now) if now.text != resource.text => {
+                out.push(format!("{} (changed)", resource.key))
+            }
+            Some(_) => {}
+        }
+    }
+    for resource in &actual {
+        if !expected.iter().any(|r| r.key == resource.key) {
+            out.push(format!("{} (new)", resource.key));
+        }
+    }
+    Some(out)
+}
+
+/// Runs (or, with `options.update`, rewrites) the cases under `cases_dir` against `chart`.
+pub fn run(
+    chart: &Chart,
+    cases_dir: &Utf8Path,
+    options: &GoldenOptions,
+) -> Result<Vec<CaseReport>, Error> {
     let engine = Engine::new(chart)?;
     let mut reports = Vec::new();
-    for case in discover(cases_dir)? {
-        let produced = produce(&engine, chart, &case);
+    for case in select(cases_dir, &options.only)? {
+        let produced = match &case.chart {
+            None => produce(&engine, chart, &case),
+            // A case naming its own chart renders that one.
+            Some(source) => {
+                let own = source.load()?;
+                produce(&Engine::new(&own)?, &own, &case)
+            }
+        };
         let (output, error) = if produced.ok {
             (Some(produced.text.as_str()), None)
         } else {
             (None, Some(produced.text.as_str()))
         };
+        let was_output = case.dir.join(EXPECTED_OUTPUT).is_file();
+        let was_error = case.dir.join(EXPECTED_ERROR).is_file();
+        let retyped = match (was_output, was_error, produced.ok) {
+            (true, false, false) => Some(format!(
+                "now an error case, no longer an output case: {}",
+                produced.text.trim_end()
+            )),
+            (false, true, true) => Some("now an output case, no longer an error case".to_owned()),
+            _ => None,
+        };
+        if let (true, Some(change)) = (options.update, &retyped) {
+            if !options.accept_errors {
+                reports.push(CaseReport {
+                    name: case.name,
+                    outcome: CaseOutcome::Refused(format!(
+                        "{change}\nnot updated: accept the change with --update --accept-errors"
+                    )),
+                });
+                continue;
+            }
+        }
         let warnings = Some(produced.warnings.as_str()).filter(|w| !w.is_empty());
-        let outcome = check_expectations(
+        let mut outcome = check_expectations(
             &case.dir,
             &[
                 (EXPECTED_OUTPUT, output),
                 (EXPECTED_ERROR, error),
                 (EXPECTED_WARNINGS, warnings),
             ],
-            update,
+            options.update,
         )?;
+        if let (CaseOutcome::Updated, Some(change)) = (&outcome, retyped) {
+            outcome = CaseOutcome::Retyped(change);
+        }
+        if let CaseOutcome::Failed(diff) = &mut outcome {
+            let expected = read_expectation(&case.dir.join(EXPECTED_OUTPUT))?;
+            if let (Some(expected), Some(actual)) = (expected, output) {
+                if let Some(resources) = differing_resources(&expected, actual) {
+                    let mut head = String::from("resources that differ:\n");
+                    for resource in resources {
+                        head.push_str(&format!("  {resource}\n"));
+                    }
+                    diff.insert_str(0, &head);
+                }
+            }
+        }
         reports.push(CaseReport {
             name: case.name,
             outcome,
@@ -254,16 +457,26 @@ pub fn default_cases_dir(chart: Option<&Utf8Path>, release: &str) -> Utf8PathBuf
     }
 }
 
-/// What `meshchart golden` prints: a line per case (`ok`, `updated`, or `FAILED` and its diff),
-/// then the counts.
-pub fn summary(reports: &[CaseReport]) -> String {
+/// What `meshchart golden` prints: a line per case (`ok`, `updated`, or `FAILED` and why), then
+/// the counts; a failed case ends with the command that updates it (`update_command` with the
+/// case's name after `--case`).
+pub fn summary(reports: &[CaseReport], update_command: &str) -> String {
     let mut text = String::new();
     for report in reports {
+        let name = &report.name;
         match &report.outcome {
-            CaseOutcome::Passed => text.push_str(&format!("ok      {}\n", report.name)),
-            CaseOutcome::Updated => text.push_str(&format!("updated {}\n", report.name)),
+            CaseOutcome::Passed => text.push_str(&format!("ok      {name}\n")),
+            CaseOutcome::Updated => text.push_str(&format!("updated {name}\n")),
+            CaseOutcome::Retyped(change) => {
+                text.push_str(&format!("updated {name}: {change}\n"));
+            }
             CaseOutcome::Failed(diff) => {
-                text.push_str(&format!("FAILED  {}\n{diff}\n", report.name));
+                text.push_str(&format!(
+                    "FAILED  {name}\n{diff}to accept this output: {update_command} --case {name}\n\n"
+                ));
+            }
+            CaseOutcome::Refused(why) => {
+                text.push_str(&format!("REFUSED {name}: {why}\n"));
             }
         }
     }
@@ -275,11 +488,11 @@ pub fn summary(reports: &[CaseReport]) -> String {
     text
 }
 
-/// How many cases failed.
+/// How many cases failed (a refused update counts as failed).
 pub fn failed_count(reports: &[CaseReport]) -> usize {
     reports
         .iter()
-        .filter(|r| matches!(r.outcome, CaseOutcome::Failed(_)))
+        .filter(|r| matches!(r.outcome, CaseOutcome::Failed(_) | CaseOutcome::Refused(_)))
         .count()
 }
 

@@ -64,12 +64,16 @@ pub struct LintReport {
     pub origin: String,
     /// Findings in the order they were found.
     pub findings: Vec<Finding>,
+    /// `--strict`: warnings fail the lint too, and a `required` value left unset is an error.
+    pub strict: bool,
 }
 
 impl LintReport {
-    /// Whether any finding is an error.
+    /// Whether any finding is an error (or, with `strict`, a warning).
     pub fn failed(&self) -> bool {
-        self.findings.iter().any(|f| f.severity == Severity::Error)
+        self.findings.iter().any(|f| {
+            f.severity == Severity::Error || (self.strict && f.severity == Severity::Warning)
+        })
     }
 
     fn push(
@@ -109,7 +113,7 @@ impl LintReport {
 /// Lints the chart `source` with the user's flags; its workloads are judged against the known
 /// issues of the chart's own `linkerdVersion` (a Linkerd line), else of the default line.
 pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read) -> LintReport {
-    lint_meshed_by(source, request, None, stdin)
+    lint_with(source, request, None, false, stdin)
 }
 
 /// [`lint`], judging the chart's workloads against the known issues of `meshed_by`, the Linkerd
@@ -120,12 +124,25 @@ pub fn lint_meshed_by(
     meshed_by: Option<&str>,
     stdin: &mut dyn Read,
 ) -> LintReport {
+    lint_with(source, request, meshed_by, false, stdin)
+}
+
+/// [`lint_meshed_by`], `strict` as `helm lint --strict`: warnings fail, and a `required` value
+/// left unset is an error rather than an INFO.
+pub fn lint_with(
+    source: &ChartSource,
+    request: &RenderRequest,
+    meshed_by: Option<&str>,
+    strict: bool,
+    stdin: &mut dyn Read,
+) -> LintReport {
     let mut report = LintReport {
         origin: match source {
             ChartSource::Embedded { .. } => "embedded chart".to_owned(),
             ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
         },
         findings: Vec::new(),
+        strict,
     };
     let chosen = match crate::render::choose_chart(source, request.overrides(), stdin) {
         Ok(chosen) => chosen,
@@ -357,16 +374,38 @@ fn check_values(
             }
             let hint = match known.suggest(&unknown) {
                 Some(s) => format!(" (did you mean {s}?)"),
-                None => String::new(),
+                None => {
+                    // Nothing close: the keys the chart knows there are the nearest ones.
+                    let siblings = known.siblings(&unknown);
+                    let shown: Vec<&str> = siblings.iter().take(6).map(String::as_str).collect();
+                    match shown.len() {
+                        0 => String::new(),
+                        n if n < siblings.len() => {
+                            format!(" (the chart has {}, ...)", shown.join(", "))
+                        }
+                        _ => format!(" (the chart has {})", shown.join(", ")),
+                    }
+                }
+            };
+            // Maps are open unless the schema closes them: a key the defaults lack may be one
+            // the templates read all the same (`resources.limits.cpu` beside a default memory).
+            let (severity, why) = if known.closed_at(&unknown) {
+                (Severity::Error, "the schema allows no other key there")
+            } else {
+                (Severity::Warning, "the chart's defaults do not have it")
             };
             report.push(
-                Severity::Error,
+                severity,
                 origin.clone(),
-                format!(
-                    "unknown key {}: the chart does not use it{hint}",
-                    unknown.join(".")
-                ),
+                format!("unknown key {}: {why}{hint}", unknown.join(".")),
             );
+        }
+    }
+    if schema_file.is_none() {
+        for (path, origin) in &explained.user_origins {
+            if let Some(warning) = type_mismatch(&defaults, &explained.values, path) {
+                report.push(Severity::Warning, origin.clone(), warning);
+            }
         }
     }
     if let Some(file) = schema_file {
@@ -386,6 +425,46 @@ fn check_values(
         }
     }
     Some(explained.values)
+}
+
+/// Go's name for the kind of a value, for a message.
+fn type_word(value: &Value) -> Option<&'static str> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) | Value::Float(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Seq(_) => "a list",
+        Value::Map(_) => "a map",
+    })
+}
+
+/// Without a schema, the chart's defaults are all it says about types: a user value of another
+/// kind than the default at its path (`enabled: "false"` where the default is `false`) is worth
+/// a warning; `None` when they agree or either is null.
+fn type_mismatch(defaults: &Value, values: &Value, path: &[String]) -> Option<String> {
+    let default = defaults.get_path(path)?;
+    let value = values.get_path(path)?;
+    let (want, got) = (type_word(default)?, type_word(value)?);
+    if want == got {
+        return None;
+    }
+    let shown = |v: &Value| match v {
+        Value::String(s) => format!("{s:?}"),
+        Value::Seq(_) | Value::Map(_) => String::new(),
+        other => crate::yaml::to_json(other),
+    };
+    let with = |v: &Value| match shown(v) {
+        text if text.is_empty() => String::new(),
+        text => format!(" ({text})"),
+    };
+    Some(format!(
+        "{} is {got}{}, but the chart's default is {want}{}: a template testing or computing \
+         with it may not do what you mean",
+        path.join("."),
+        with(value),
+        with(default)
+    ))
 }
 
 const TEMPLATE_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".tpl", ".txt"];
@@ -417,7 +496,23 @@ fn check_templates(
             return Vec::new();
         }
     };
-    let rendered = match Engine::new(chart).and_then(|engine| engine.render(values, &options)) {
+    // As `helm lint` does, a `required` value left unset is noted and the render goes on.
+    let (rendered, missing) = crate::engine::functions::noting_missing_required(|| {
+        Engine::new(chart).and_then(|engine| engine.render(values, &options))
+    });
+    let severity = if report.strict {
+        Severity::Error
+    } else {
+        Severity::Info
+    };
+    for message in missing {
+        report.push(
+            severity,
+            "templates/",
+            format!("missing required value: {message}"),
+        );
+    }
+    let rendered = match rendered {
         Ok(r) => r,
         Err(e) => {
             report.push(Severity::Error, "templates/", e.to_string());

@@ -55,40 +55,201 @@ pub fn infer_document(defaults: &Value) -> Json {
 
 /// Adds to `existing` every property of `inferred` it lacks (recursively), keeping everything
 /// written by hand. Returns the dotted paths it added.
+///
+/// A level whose hand-written schema takes other keys through `additionalProperties` (a schema,
+/// or `true`) or `patternProperties` gets no new `properties`: listed there, a key would be
+/// checked against the inferred type instead of the rule its author wrote. Only where
+/// `additionalProperties` is `false` (or absent) are the defaults' keys added.
 pub fn add_missing(existing: &mut Json, inferred: &Json) -> Vec<String> {
-    let mut added = Vec::new();
-    add_missing_at(existing, inferred, &mut Vec::new(), &mut added);
+    let mut ordered = Ordered::from(&*existing);
+    let added = ordered.add_missing(inferred);
+    *existing = Json::from(&ordered);
     added
 }
 
-fn add_missing_at(
-    existing: &mut Json,
-    inferred: &Json,
-    path: &mut Vec<String>,
-    added: &mut Vec<String>,
-) {
-    let Some(inferred_props) = inferred.get("properties").and_then(Json::as_object) else {
-        return;
-    };
-    let Json::Object(object) = existing else {
-        return;
-    };
-    let props = object
-        .entry("properties")
-        .or_insert_with(|| Json::Object(Default::default()));
-    let Json::Object(props) = props else {
-        return;
-    };
-    for (key, schema) in inferred_props {
-        path.push(key.clone());
-        match props.get_mut(key) {
-            Some(existing_child) => add_missing_at(existing_child, schema, path, added),
-            None => {
-                props.insert(key.clone(), schema.clone());
-                added.push(path.join("."));
+/// A JSON value whose objects keep their keys in the order written (serde_json's own map sorts
+/// them), so `schema --write` leaves a hand-written file's order as it was.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ordered {
+    /// Any value but an object, as serde_json holds it.
+    Leaf(Json),
+    /// An array.
+    Array(Vec<Ordered>),
+    /// An object, keys in their order.
+    Object(Vec<(String, Ordered)>),
+}
+
+impl From<&Json> for Ordered {
+    fn from(json: &Json) -> Ordered {
+        match json {
+            Json::Array(items) => Ordered::Array(items.iter().map(Ordered::from).collect()),
+            Json::Object(map) => Ordered::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Ordered::from(v)))
+                    .collect(),
+            ),
+            other => Ordered::Leaf(other.clone()),
+        }
+    }
+}
+
+impl From<&Ordered> for Json {
+    fn from(ordered: &Ordered) -> Json {
+        match ordered {
+            Ordered::Leaf(json) => json.clone(),
+            Ordered::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            Ordered::Object(entries) => Json::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Json::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl serde::Serialize for Ordered {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Ordered::Leaf(json) => json.serialize(serializer),
+            Ordered::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Ordered::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
             }
         }
-        path.pop();
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Ordered, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(
+                    serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number),
+                ))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::String(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::String(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::Null))
+            }
+            fn visit_none<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Leaf(Json::Null))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Ordered::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut entries: Vec<(String, Ordered)> = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, Ordered>()? {
+                    // A repeated key: the last one wins, as serde_json reads it, in its place.
+                    match entries.iter_mut().find(|(k, _)| *k == key) {
+                        Some(entry) => entry.1 = value,
+                        None => entries.push((key, value)),
+                    }
+                }
+                Ok(Ordered::Object(entries))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl Ordered {
+    fn get(&self, key: &str) -> Option<&Ordered> {
+        match self {
+            Ordered::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// [`add_missing`] on this schema level; keys are added after those written by hand.
+    pub fn add_missing(&mut self, inferred: &Json) -> Vec<String> {
+        let mut added = Vec::new();
+        self.add_missing_at(inferred, &mut Vec::new(), &mut added);
+        added
+    }
+
+    fn add_missing_at(&mut self, inferred: &Json, path: &mut Vec<String>, added: &mut Vec<String>) {
+        let Some(inferred_props) = inferred.get("properties").and_then(Json::as_object) else {
+            return;
+        };
+        let open = self.get("patternProperties").is_some()
+            || self
+                .get("additionalProperties")
+                .is_some_and(|a| *a != Ordered::Leaf(Json::Bool(false)));
+        let Ordered::Object(entries) = self else {
+            return;
+        };
+        let has_props = entries.iter().any(|(k, _)| k == "properties");
+        if open && !has_props {
+            return;
+        }
+        if !has_props {
+            entries.push(("properties".to_owned(), Ordered::Object(Vec::new())));
+        }
+        let Some((_, Ordered::Object(props))) = entries.iter_mut().find(|(k, _)| k == "properties")
+        else {
+            return;
+        };
+        for (key, schema) in inferred_props {
+            path.push(key.clone());
+            match props.iter_mut().find(|(k, _)| k == key) {
+                Some((_, existing_child)) => existing_child.add_missing_at(schema, path, added),
+                // Beside a hand-written rule for other keys, a new property would shadow it.
+                None if open => {}
+                None => {
+                    props.push((key.clone(), Ordered::from(schema)));
+                    // The key and every key declared below it: the count says what was added.
+                    added.push(path.join("."));
+                    added.extend(
+                        schema_key_paths(schema)
+                            .into_iter()
+                            .map(|below| format!("{}.{}", path.join("."), below.join("."))),
+                    );
+                }
+            }
+            path.pop();
+        }
     }
 }
 
@@ -104,17 +265,29 @@ pub fn undeclared_keys(schema: &Json, defaults: &Value) -> Vec<String> {
 /// Returns the schema as written (two-space JSON, final newline) and the keys added.
 pub fn complete_schema(chart: &crate::chart::Chart) -> Result<(String, Vec<String>), String> {
     let defaults = chart.default_values().map_err(|e| e.to_string())?;
-    let (schema, added) = match chart.file(SCHEMA_FILE) {
+    let inferred = infer(&defaults);
+    match chart.file(SCHEMA_FILE) {
         Some(file) => {
-            let mut existing: Json = serde_json::from_str(&file.text)
+            let mut existing: Ordered = serde_json::from_str(&file.text)
                 .map_err(|e| format!("{}: not valid JSON: {e}", file.path))?;
-            let added = add_missing(&mut existing, &infer(&defaults));
-            (existing, added)
+            let added = existing.add_missing(&inferred);
+            if added.is_empty() {
+                // Nothing to add: the file stays exactly as written.
+                return Ok((file.text.clone(), added));
+            }
+            let text = serde_json::to_string_pretty(&existing).map_err(|e| e.to_string())? + "\n";
+            Ok((text, added))
         }
-        None => (infer_document(&defaults), vec!["(all keys)".to_owned()]),
-    };
-    let text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())? + "\n";
-    Ok((text, added))
+        None => {
+            let schema = infer_document(&defaults);
+            let text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())? + "\n";
+            let added = schema_key_paths(&schema)
+                .into_iter()
+                .map(|p| p.join("."))
+                .collect();
+            Ok((text, added))
+        }
+    }
 }
 
 /// What `meshchart schema` does with the [`complete_schema`] of `chart`: with `write_to` (a chart
@@ -129,7 +302,13 @@ pub fn schema_command(
         Some(dir) => {
             let path = dir.join(SCHEMA_FILE);
             crate::output::write_file(&path, text.as_bytes())?;
-            let note = format!("wrote {path} ({} key(s) added)", added.len());
+            let note = match chart.file(SCHEMA_FILE) {
+                Some(_) => format!("wrote {path} ({} key(s) added)", added.len()),
+                None => format!(
+                    "wrote {path}: a new schema declaring the defaults' {} key(s)",
+                    added.len()
+                ),
+            };
             (String::new(), vec![note])
         }
         None => (text, added.iter().map(|k| format!("added {k}")).collect()),
@@ -164,14 +343,46 @@ mod tests {
     fn missing_properties_are_added_and_hand_written_ones_kept() {
         let mut schema = json!({"properties": {"a": {"type": "string", "enum": ["x"]}}});
         let defaults = parse_document("a: x\nb: {c: 1}\n").unwrap();
-        assert_eq!(undeclared_keys(&schema, &defaults), ["b"]);
-        assert_eq!(add_missing(&mut schema, &infer(&defaults)), ["b"]);
+        assert_eq!(undeclared_keys(&schema, &defaults), ["b", "b.c"]);
+        assert_eq!(add_missing(&mut schema, &infer(&defaults)), ["b", "b.c"]);
         assert_eq!(schema["properties"]["a"]["enum"], json!(["x"]));
         assert_eq!(
             schema["properties"]["b"]["properties"]["c"]["type"],
             json!("integer")
         );
         assert_eq!(undeclared_keys(&schema, &defaults), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_hand_written_additional_properties_is_never_shadowed() {
+        let mut schema = json!({"properties": {"config": {"type": "object", "additionalProperties": {"type": "string"}}}});
+        let defaults = parse_document("config: {a: x, b: y}\n").unwrap();
+        assert_eq!(
+            add_missing(&mut schema, &infer(&defaults)),
+            Vec::<String>::new()
+        );
+        assert_eq!(schema["properties"]["config"].get("properties"), None);
+        let mut patterned = json!({"patternProperties": {"^x": {}}});
+        assert_eq!(
+            add_missing(&mut patterned, &infer(&defaults)),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn added_keys_go_after_the_hand_written_ones_in_their_order() {
+        let mut schema: Ordered = serde_json::from_str(
+            r#"{"title": "t", "properties": {"z": {}, "a": {}}, "type": "object"}"#,
+        )
+        .unwrap();
+        let defaults = parse_document("z: 1\na: 2\nm: 3\n").unwrap();
+        assert_eq!(schema.add_missing(&infer(&defaults)), ["m"]);
+        let text = serde_json::to_string(&schema).unwrap();
+        assert!(
+            text.starts_with(r#"{"title":"t","properties":{"z":{},"a":{},"m":{"#),
+            "{text}"
+        );
+        assert!(text.ends_with(r#""type":"object"}"#), "{text}");
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct PackageOptions {
     pub app_version: Option<String>,
     /// The entries' mtime (see [`archive::mtime_from_env`]).
     pub mtime: u64,
+    /// Keep a chart folder's `golden/` cases in the archive (left out by default: they are the
+    /// chart's tests, not something it installs).
+    pub include_golden: bool,
 }
 
 impl PackageOptions {
@@ -81,6 +84,7 @@ impl PackageOptions {
             version,
             app_version,
             mtime: archive::mtime_from_env().map_err(PackageError::Mtime)?,
+            include_golden: false,
         })
     }
 }
@@ -98,6 +102,66 @@ pub struct Package {
     pub bytes: Vec<u8>,
     /// Lowercase hex sha256 of `bytes`.
     pub sha256: String,
+}
+
+/// The folder of a chart's golden cases, which packages leave out unless asked.
+pub const GOLDEN_DIR: &str = "golden/";
+
+/// The annotation a packaged Chart.yaml carries to say its templates are meshchart's Jinja,
+/// which Helm cannot render.
+pub const TEMPLATE_LANGUAGE_ANNOTATION: &str = "meshchart.io/template-language";
+
+/// Chart.yaml's text with `annotations.meshchart.io/template-language: jinja` added (nothing
+/// else changed: the line goes first under an existing block `annotations:` map, or a new
+/// `annotations:` block at the end); as it is when the annotation is already there.
+pub fn with_template_language(chart_yaml: &str) -> Result<String, String> {
+    let entry = format!("{TEMPLATE_LANGUAGE_ANNOTATION}: jinja");
+    let lines: Vec<&str> = chart_yaml.split_inclusive('\n').collect();
+    let newline = if chart_yaml.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let Some(at) = lines.iter().position(|l| {
+        l.strip_prefix("annotations:")
+            .is_some_and(|rest| rest.trim().is_empty() || rest.trim_start().starts_with('#'))
+    }) else {
+        if lines
+            .iter()
+            .any(|l| l.starts_with("annotations:") || l.starts_with("\"annotations\""))
+        {
+            return Err("its annotations are not a block map (flow style?)".to_owned());
+        }
+        let mut out = chart_yaml.to_owned();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(newline);
+        }
+        out.push_str(&format!("annotations:{newline}  {entry}{newline}"));
+        return Ok(out);
+    };
+    let block: Vec<&str> = lines[at + 1..]
+        .iter()
+        .copied()
+        .take_while(|l| l.starts_with([' ', '\t']) || l.trim().is_empty())
+        .collect();
+    if block
+        .iter()
+        .any(|l| l.trim_start().starts_with(TEMPLATE_LANGUAGE_ANNOTATION))
+    {
+        return Ok(chart_yaml.to_owned());
+    }
+    let indent: String = block
+        .iter()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| l.chars().take_while(|c| *c == ' ').collect())
+        .unwrap_or_else(|| "  ".to_owned());
+    let mut out: String = lines[..=at].concat();
+    if !out.ends_with('\n') {
+        out.push_str(newline);
+    }
+    out.push_str(&format!("{indent}{entry}{newline}"));
+    out.push_str(&lines[at + 1..].concat());
+    Ok(out)
 }
 
 /// A chart's files to package: path relative to the chart root, and content.
@@ -131,7 +195,20 @@ pub fn package_source(
         }
         ChartSource::Path(dir) => {
             let walked = files_from_dir(dir)?;
-            (dir.to_string(), walked.files, walked.notes)
+            let mut notes = walked.notes;
+            let mut files = walked.files;
+            if !options.include_golden {
+                let before = files.len();
+                files.retain(|(path, _)| !path.starts_with(GOLDEN_DIR));
+                let left_out = before - files.len();
+                if left_out > 0 {
+                    notes.push(format!(
+                        "note: left out {GOLDEN_DIR} ({left_out} file(s)): golden cases test the \
+                         chart, they are not part of it (--include-golden keeps them)"
+                    ));
+                }
+            }
+            (dir.to_string(), files, notes)
         }
         ChartSource::Archive(path) => {
             let contents = read_archive_file(path.as_str()).map_err(ChartError::from)?;
@@ -188,7 +265,25 @@ pub fn build_package(
             }
         })?;
     }
+    chart_yaml = with_template_language(&chart_yaml).map_err(|reason| PackageError::Rewrite {
+        origin: origin.to_owned(),
+        field: "annotations",
+        reason,
+    })?;
     let metadata = ChartMetadata::parse(origin, &chart_yaml)?;
+    let marked = metadata
+        .fields
+        .get("annotations")
+        .and_then(|a| a.get_path(&[TEMPLATE_LANGUAGE_ANNOTATION]))
+        .and_then(|v| v.as_str())
+        == Some("jinja");
+    if !marked {
+        return Err(PackageError::Rewrite {
+            origin: origin.to_owned(),
+            field: "annotations",
+            reason: format!("{TEMPLATE_LANGUAGE_ANNOTATION} could not be set to jinja"),
+        });
+    }
     let version = metadata.version.to_string();
     for (flag, wanted, got) in [
         ("version", &options.version, Some(&version)),

@@ -84,6 +84,34 @@ impl<'a> KnownKeys<'a> {
         None
     }
 
+    /// The keys the chart knows beside `unknown` (same parent), in order: what a user who
+    /// misplaced a key can choose from when no key is close to it.
+    pub fn siblings(&self, unknown: &[String]) -> Vec<String> {
+        let Some((_, parent)) = unknown.split_last() else {
+            return Vec::new();
+        };
+        self.candidates
+            .iter()
+            .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
+            .map(|c| c[c.len() - 1].clone())
+            .collect()
+    }
+
+    /// Whether the chart's schema closes the map holding the last key of `path`
+    /// (`additionalProperties: false` there): only then is a key it does not know an error.
+    pub fn closed_at(&self, path: &[String]) -> bool {
+        let Some((_, parents)) = path.split_last() else {
+            return false;
+        };
+        let mut schema = self.schema;
+        for key in parents {
+            schema = schema
+                .and_then(|s| s.get("properties"))
+                .and_then(|p| p.get(key));
+        }
+        schema.and_then(|s| s.get("additionalProperties")) == Some(&Json::Bool(false))
+    }
+
     /// The known key closest to `unknown` (a path ending at the unknown key): same parent and
     /// a close last key first, else any key path within two edits of the whole dotted path.
     pub fn suggest(&self, unknown: &[String]) -> Option<String> {
@@ -222,6 +250,16 @@ mod tests {
             known.unknown_prefix(&p("nodeSelectr.x")),
             Some(p("nodeSelectr"))
         );
+    }
+
+    #[test]
+    fn only_a_schema_with_additional_properties_false_closes_a_map() {
+        let defaults = parse_document(DEFAULTS).unwrap();
+        let schema = json!({"properties": {"proxy": {"additionalProperties": false}}});
+        let known = KnownKeys::new(&defaults, Some(&schema));
+        assert!(known.closed_at(&p("proxy.awiat")));
+        assert!(!known.closed_at(&p("proxx")));
+        assert!(!KnownKeys::new(&defaults, None).closed_at(&p("proxy.awiat")));
     }
 
     #[test]

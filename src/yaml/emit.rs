@@ -93,6 +93,21 @@ pub fn try_to_yaml(value: &Value) -> Result<String, ToYamlError> {
 
 /// [`try_to_yaml`], failing once the text passes `limit` bytes instead of building it all.
 pub fn try_to_yaml_within(value: &Value, limit: usize) -> Result<String, ToYamlError> {
+    emit(value, limit, BEST_WIDTH, false)
+}
+
+/// Helm's `toYamlPretty` (go-yaml v3 with two-space indentation): as [`try_to_yaml_within`],
+/// but a sequence under a key is indented below it, and long scalars are never folded.
+pub fn try_to_yaml_pretty_within(value: &Value, limit: usize) -> Result<String, ToYamlError> {
+    emit(value, limit, usize::MAX, true)
+}
+
+fn emit(
+    value: &Value,
+    limit: usize,
+    best_width: usize,
+    indent_sequences: bool,
+) -> Result<String, ToYamlError> {
     let mut emitter = Emitter {
         limit,
         out: String::with_capacity(256),
@@ -100,6 +115,8 @@ pub fn try_to_yaml_within(value: &Value, limit: usize) -> Result<String, ToYamlE
         indent: -1,
         whitespace: true,
         indention: true,
+        best_width,
+        indent_sequences,
     };
     emitter.node(value, false)?;
     // Document end: go-yaml ends the last line; Helm trims that one newline.
@@ -131,6 +148,10 @@ struct Analysis {
 struct Emitter {
     /// The most bytes `out` may reach.
     limit: usize,
+    /// The column past which long scalars fold ([`BEST_WIDTH`]; unlimited for go-yaml v3).
+    best_width: usize,
+    /// go-yaml v3's layout: a sequence under a key is indented below it.
+    indent_sequences: bool,
     out: String,
     /// Characters (not bytes) on the current line.
     column: usize,
@@ -177,7 +198,8 @@ impl Emitter {
 
     fn block_sequence(&mut self, items: &[Value], mapping_value: bool) -> Result<(), ToYamlError> {
         let saved = self.indent;
-        self.increase_indent(false, mapping_value && !self.indention);
+        let indentless = mapping_value && !self.indention && !self.indent_sequences;
+        self.increase_indent(false, indentless);
         for item in items {
             self.write_indent();
             self.write_indicator("-", true, false, true);
@@ -286,7 +308,10 @@ impl Emitter {
             s.chars().count()
         };
         // Plain scalars never hold line breaks; a space can only fold past column 80.
-        if !allow_breaks || self.column + chars <= BEST_WIDTH + 1 || !s.contains(' ') {
+        if !allow_breaks
+            || self.column + chars <= self.best_width.saturating_add(1)
+            || !s.contains(' ')
+        {
             self.out.push_str(s);
             self.column += chars;
         } else {
@@ -295,7 +320,7 @@ impl Emitter {
             while let Some(c) = iter.next() {
                 if c == ' ' {
                     let next_is_space = iter.peek() == Some(&' ');
-                    if !spaces && self.column > BEST_WIDTH && !next_is_space {
+                    if !spaces && self.column > self.best_width && !next_is_space {
                         self.write_indent();
                     } else {
                         self.put(' ');
@@ -322,7 +347,7 @@ impl Emitter {
                 let next_is_space = matches!(iter.peek(), Some((_, ' ')));
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.best_width
                     && i > 0
                     && i < last
                     && !next_is_space
@@ -402,7 +427,7 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i < last {
+                if allow_breaks && !spaces && self.column > self.best_width && i > 0 && i < last {
                     self.write_indent();
                     // A space opening the next line would be lost: escape it.
                     if matches!(iter.peek(), Some((_, ' '))) {

@@ -25,22 +25,32 @@ pub fn to_pretty_json(value: &Value) -> String {
 /// Compact JSON, or the float that JSON cannot hold.
 pub fn try_to_json(value: &Value) -> Result<String, UnsupportedValue> {
     let mut out = String::new();
-    write_value(&mut out, value, None)?;
+    write_value(&mut out, value, None, true)?;
+    Ok(out)
+}
+
+/// Sprig's `toRawJson`: compact JSON with `<`, `>` and `&` left as they are (Go's encoder with
+/// `SetEscapeHTML(false)`), or the float that JSON cannot hold.
+pub fn try_to_raw_json(value: &Value) -> Result<String, UnsupportedValue> {
+    let mut out = String::new();
+    write_value(&mut out, value, None, false)?;
     Ok(out)
 }
 
 /// JSON indented by two spaces per level, or the float that JSON cannot hold.
 pub fn try_to_pretty_json(value: &Value) -> Result<String, UnsupportedValue> {
     let mut out = String::new();
-    write_value(&mut out, value, Some(0))?;
+    write_value(&mut out, value, Some(0), true)?;
     Ok(out)
 }
 
-/// Writes `value`; `depth` is `None` for compact output, else the current nesting level.
+/// Writes `value`; `depth` is `None` for compact output, else the current nesting level; `html`
+/// escapes `<`, `>` and `&`.
 fn write_value(
     out: &mut String,
     value: &Value,
     depth: Option<usize>,
+    html: bool,
 ) -> Result<(), UnsupportedValue> {
     match value {
         Value::Null => out.push_str("null"),
@@ -55,7 +65,7 @@ fn write_value(
             }
             out.push_str(&format_json_float(*f));
         }
-        Value::String(s) => write_string(out, s),
+        Value::String(s) => write_string_with(out, s, html),
         Value::Seq(items) => {
             if items.is_empty() {
                 out.push_str("[]");
@@ -68,7 +78,7 @@ fn write_value(
                     out.push(',');
                 }
                 newline(out, inner);
-                write_value(out, item, inner)?;
+                write_value(out, item, inner, html)?;
             }
             newline(out, depth);
             out.push(']');
@@ -85,12 +95,12 @@ fn write_value(
                     out.push(',');
                 }
                 newline(out, inner);
-                write_string(out, key);
+                write_string_with(out, key, html);
                 out.push(':');
                 if depth.is_some() {
                     out.push(' ');
                 }
-                write_value(out, item, inner)?;
+                write_value(out, item, inner, html)?;
             }
             newline(out, depth);
             out.push('}');
@@ -109,8 +119,8 @@ fn newline(out: &mut String, depth: Option<usize>) {
     }
 }
 
-/// Writes `s` as a JSON string with Go's HTML-safe escaping.
-pub(crate) fn write_string(out: &mut String, s: &str) {
+/// Writes `s` as a JSON string; `html` escapes `<`, `>` and `&` as Go does by default.
+fn write_string_with(out: &mut String, s: &str, html: bool) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
@@ -126,7 +136,8 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
             b'\t' => (1, "\\t"),
             0x08 => (1, "\\b"),
             0x0c => (1, "\\f"),
-            0x00..=0x1f | b'<' | b'>' | b'&' => (1, ""),
+            0x00..=0x1f => (1, ""),
+            b'<' | b'>' | b'&' if html => (1, ""),
             // U+2028 and U+2029 end lines in JavaScript.
             0xE2 if bytes[i + 1..].starts_with(&[0x80, 0xA8]) => (3, "\\u2028"),
             0xE2 if bytes[i + 1..].starts_with(&[0x80, 0xA9]) => (3, "\\u2029"),

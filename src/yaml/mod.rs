@@ -8,11 +8,16 @@ pub mod load;
 mod number;
 mod value;
 
-pub use emit::{to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_within, ToYamlError};
+pub use emit::{
+    to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_pretty_within, try_to_yaml_within,
+    ToYamlError,
+};
 pub use head::{
     same_shape, scan_manifest_head, scan_manifest_head_and_shapes, LineShape, ManifestHead,
 };
-pub use json::{to_json, to_pretty_json, try_to_json, try_to_pretty_json, UnsupportedValue};
+pub use json::{
+    to_json, to_pretty_json, try_to_json, try_to_pretty_json, try_to_raw_json, UnsupportedValue,
+};
 pub use load::{parse_document, parse_documents, Position, YamlError};
 pub use number::{format_go_float, format_json_float, format_yaml_float};
 pub use value::{Map, Value};

@@ -370,6 +370,122 @@ pub fn type_of(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(go_type(&args.get(0))))
 }
 
+/// Go's `reflect.DeepEqual` on template values: same type and same contents, so `1` and `1.0`
+/// differ, as do `1` and `"1"`; none equals undefined (both are Go's nil).
+pub(crate) fn deep_equal(a: &Value, b: &Value) -> bool {
+    let nil = |v: &Value| matches!(v.kind(), ValueKind::Undefined | ValueKind::None);
+    if nil(a) || nil(b) {
+        return nil(a) && nil(b);
+    }
+    match (a.kind(), b.kind()) {
+        (ValueKind::Number, ValueKind::Number) => a.is_integer() == b.is_integer() && a == b,
+        (ValueKind::Seq | ValueKind::Iterable, ValueKind::Seq | ValueKind::Iterable) => {
+            match (a.try_iter(), b.try_iter()) {
+                (Ok(x), Ok(y)) => {
+                    let (x, y): (Vec<Value>, Vec<Value>) = (x.collect(), y.collect());
+                    x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| deep_equal(p, q))
+                }
+                _ => false,
+            }
+        }
+        (ValueKind::Map, ValueKind::Map) => match (entries(a), entries(b)) {
+            (Ok(x), Ok(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+            }
+            _ => false,
+        },
+        (x, y) => x == y && a == b,
+    }
+}
+
+/// `deepEqual(a, b)`: whether two values are equal in type and contents (Go's `DeepEqual`).
+pub fn deep_equal_fn(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    Ok(Value::from(deep_equal(&args.get(0), &args.get(1))))
+}
+
+/// `get(map, key)`: the value at `key`, or `""` when there is none.
+///
+/// ```jinja
+/// {{ get(Values.images, Values.component) }}
+/// ```
+pub fn get(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let map = map_arg(args, 0, "map")?;
+    let key = args.string(1, "key")?;
+    let value = map.get_item(&Value::from(&*key))?;
+    Ok(if value.is_undefined() {
+        Value::from("")
+    } else {
+        value
+    })
+}
+
+/// `pick(map, key...)`: a map of only those keys (the ones `map` has).
+pub fn pick(args: &Args) -> Result<Value, Error> {
+    args.between(1, usize::MAX)?;
+    let map = entries(&map_arg(args, 0, "map")?)?;
+    let mut out = BTreeMap::new();
+    for i in 1..args.len() {
+        let key = Value::from(&*args.string(i, "key")?);
+        if let Some(v) = map.get(&key) {
+            out.insert(key, v.clone());
+        }
+    }
+    Ok(Value::from(out))
+}
+
+/// `omit(map, key...)`: a map without those keys.
+pub fn omit(args: &Args) -> Result<Value, Error> {
+    args.between(1, usize::MAX)?;
+    let mut map = entries(&map_arg(args, 0, "map")?)?;
+    for i in 1..args.len() {
+        map.remove(&Value::from(&*args.string(i, "key")?));
+    }
+    Ok(Value::from(map))
+}
+
+/// `values(map)`: the map's values, in the order of its sorted keys (Go's order is random:
+/// sort them, `values(m) | sortAlpha`, to get the same text from Helm).
+pub fn values(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let map = entries(&map_arg(args, 0, "map")?)?;
+    Ok(Value::from(map.into_values().collect::<Vec<_>>()))
+}
+
+/// `pluck(key, map...)`: the value at `key` of each map that has it.
+pub fn pluck(args: &Args) -> Result<Value, Error> {
+    args.between(1, usize::MAX)?;
+    let key = Value::from(&*args.string(0, "key")?);
+    let mut out = Vec::new();
+    for i in 1..args.len() {
+        let value = map_arg(args, i, "map")?.get_item(&key)?;
+        if !value.is_undefined() {
+            out.push(value);
+        }
+    }
+    Ok(Value::from(out))
+}
+
+/// `typeIs(type, value)`: whether `typeOf(value)` is `type`: `typeIs("string", Values.x)`.
+pub fn type_is(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let target = args.string(0, "type")?;
+    Ok(Value::from(go_type(&args.get(1)) == target))
+}
+
+/// `typeIsLike(type, value)`: `typeIs`, also true for a pointer to `type` (never one here).
+pub fn type_is_like(args: &Args) -> Result<Value, Error> {
+    args.exactly(2)?;
+    let target = args.string(0, "type")?;
+    let actual = go_type(&args.get(1));
+    Ok(Value::from(
+        actual == target || actual.strip_prefix('*') == Some(&*target),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::engine::functions::test_support::{err, ok, with_values};

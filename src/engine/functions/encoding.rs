@@ -99,6 +99,18 @@ pub fn to_yaml(args: &Args) -> Result<Value, Error> {
         .map_err(|e| args.error(e))
 }
 
+/// `toYamlPretty(value)`: YAML as Helm's `toYamlPretty` writes it (go-yaml v3, two spaces): a
+/// list under a key is indented below it, and long strings stay on one line.
+pub fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_yaml_pretty_within(
+        &from_jinja(&args.get(0))?,
+        crate::limits::MAX_STRING_BYTES,
+    )
+    .map(Value::from)
+    .map_err(|e| args.error(e))
+}
+
 /// `toJson(value)`: compact JSON as Go writes it (sorted keys, `<`, `>` and `&` escaped).
 ///
 /// ```jinja
@@ -180,6 +192,249 @@ pub fn from_json_array(args: &Args) -> Result<Value, Error> {
         list @ Data::Seq(_) => Ok(to_jinja(&list)),
         other => Err(args.error(format!("the JSON is a {}, not an array", other.type_name()))),
     }
+}
+
+/// `sha512sum(text)`: the SHA-512 digest in lower-case hex.
+pub fn sha512sum(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.bytes(0, "text")?;
+    Ok(Value::from(hex(ring::digest::digest(
+        &ring::digest::SHA512,
+        text,
+    )
+    .as_ref())))
+}
+
+/// `adler32sum(text)`: the Adler-32 checksum, in decimal.
+pub fn adler32sum(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in args.bytes(0, "text")? {
+        a = (a + u32::from(byte)) % 65521;
+        b = (b + a) % 65521;
+    }
+    Ok(Value::from(((b << 16) | a).to_string()))
+}
+
+const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// `b32enc(text)`: standard base32 with padding.
+pub fn b32enc(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let bytes = args.bytes(0, "text")?;
+    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    for group in bytes.chunks(5) {
+        let mut buffer = [0u8; 5];
+        buffer[..group.len()].copy_from_slice(group);
+        let bits = buffer
+            .iter()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let chars = (group.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            if i < chars {
+                out.push(char::from(BASE32[((bits >> (35 - 5 * i)) & 31) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    Ok(Value::from(out))
+}
+
+/// `b32dec(text)`: decodes standard base32. Invalid input is an error naming the first bad
+/// byte (Helm returns that message as the *value*).
+pub fn b32dec(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text: Vec<u8> = args
+        .bytes(0, "text")?
+        .iter()
+        .copied()
+        .filter(|b| *b != b'\r' && *b != b'\n')
+        .collect();
+    let bad = |at: usize| args.error(format!("illegal base32 data at input byte {at}"));
+    if text.len() % 8 != 0 {
+        return Err(bad(text.len() / 8 * 8));
+    }
+    let mut out = Vec::with_capacity(text.len() / 8 * 5);
+    for (g, group) in text.chunks(8).enumerate() {
+        let padding = group.iter().rev().take_while(|&&b| b == b'=').count();
+        let data = 8 - padding;
+        if !matches!(data, 8 | 7 | 5 | 4 | 2) || (padding > 0 && g + 1 != text.len() / 8) {
+            return Err(bad(g * 8 + data.min(7)));
+        }
+        let mut bits = 0u64;
+        for (i, &c) in group.iter().enumerate() {
+            let v = if i < data {
+                BASE32
+                    .iter()
+                    .position(|&x| x == c)
+                    .ok_or_else(|| bad(g * 8 + i))? as u64
+            } else {
+                0
+            };
+            bits = (bits << 5) | v;
+        }
+        let bytes = data * 5 / 8;
+        for i in 0..bytes {
+            out.push((bits >> (32 - 8 * i)) as u8);
+        }
+    }
+    Ok(match String::from_utf8(out) {
+        Ok(text) => Value::from(text),
+        Err(e) => Value::from_bytes(e.into_bytes()),
+    })
+}
+
+/// `toRawJson(value)`: compact JSON like `toJson`, with `<`, `>` and `&` left unescaped.
+pub fn to_raw_json(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    crate::yaml::try_to_raw_json(&from_jinja(&args.get(0))?)
+        .map(Value::from)
+        .map_err(|e| args.error(e))
+}
+
+/// `toToml(value)`: a map as TOML, the way Helm's encoder (BurntSushi/toml) writes it: plain
+/// keys first, then each table, indented two spaces a level. Anything but a map is an error.
+///
+/// ```jinja
+/// config.toml: |
+///   {{- toToml(Values.config) | nindent(2) }}
+/// ```
+pub fn to_toml(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let value = from_jinja(&args.get(0))?;
+    let Data::Map(map) = &value else {
+        return Err(args.error(format!(
+            "toml: top-level values must be maps, not a {}",
+            value.type_name()
+        )));
+    };
+    let mut out = String::new();
+    write_toml_table(&mut out, map, &[]).map_err(|e| args.error(e))?;
+    Ok(Value::from(out))
+}
+
+/// A TOML key, bare when it can be.
+fn toml_key(key: &str) -> String {
+    if !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        key.to_owned()
+    } else {
+        toml_string(key)
+    }
+}
+
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn is_table(value: &Data) -> bool {
+    matches!(value, Data::Map(_))
+}
+
+fn is_table_array(value: &Data) -> bool {
+    matches!(value, Data::Seq(items) if !items.is_empty() && items.iter().all(is_table))
+}
+
+/// A value inline (`1`, `"a"`, `[1, 2]`, `{a = 1}` inside arrays).
+fn toml_inline(value: &Data) -> Result<String, String> {
+    Ok(match value {
+        Data::Null => return Err("toml: cannot encode a nil value inside an array".into()),
+        Data::Bool(b) => b.to_string(),
+        Data::Int(i) => i.to_string(),
+        Data::Float(f) => {
+            if f.is_nan() {
+                "nan".into()
+            } else if f.is_infinite() {
+                if *f > 0.0 {
+                    "inf".into()
+                } else {
+                    "-inf".into()
+                }
+            } else {
+                let text = crate::yaml::format_go_float(*f);
+                if text.contains(['.', 'e', 'E']) {
+                    text
+                } else {
+                    format!("{text}.0")
+                }
+            }
+        }
+        Data::String(s) => toml_string(s),
+        Data::Seq(items) => {
+            let parts: Result<Vec<String>, String> = items.iter().map(toml_inline).collect();
+            format!("[{}]", parts?.join(", "))
+        }
+        Data::Map(map) => {
+            let parts: Result<Vec<String>, String> = map
+                .iter()
+                .filter(|(_, v)| !matches!(v, Data::Null))
+                .map(|(k, v)| Ok(format!("{} = {}", toml_key(k), toml_inline(v)?)))
+                .collect();
+            format!("{{{}}}", parts?.join(", "))
+        }
+    })
+}
+
+/// Writes the plain keys of `map` (a table `path.len()` deep), then its tables and arrays of
+/// tables, laid out as BurntSushi/toml does: two spaces a level, a blank line before each
+/// top-level table and each `[[...]]`, once something has been written.
+fn write_toml_table(out: &mut String, map: &Map, path: &[String]) -> Result<(), String> {
+    let indent = "  ".repeat(path.len());
+    for (key, value) in map.iter() {
+        if matches!(value, Data::Null) || is_table(value) || is_table_array(value) {
+            continue;
+        }
+        let _ = writeln!(out, "{indent}{} = {}", toml_key(key), toml_inline(value)?);
+    }
+    for (key, value) in map.iter() {
+        let mut inner = path.to_vec();
+        inner.push(toml_key(key));
+        let name = inner.join(".");
+        let header_indent = "  ".repeat(path.len());
+        match value {
+            Data::Map(sub) => {
+                if inner.len() == 1 && !out.is_empty() {
+                    out.push('\n');
+                }
+                let _ = writeln!(out, "{header_indent}[{name}]");
+                write_toml_table(out, sub, &inner)?;
+            }
+            Data::Seq(items) if is_table_array(value) => {
+                for item in items {
+                    if let Data::Map(sub) = item {
+                        if !out.is_empty() {
+                            out.push('\n');
+                        }
+                        let _ = writeln!(out, "{header_indent}[[{name}]]");
+                        write_toml_table(out, sub, &inner)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -63,6 +63,9 @@ pub fn required(args: &Args) -> Result<Value, Error> {
         ValueKind::String => value.as_str().is_some_and(str::is_empty),
         _ => false,
     };
+    if missing && note_missing(&message) {
+        return Ok(Value::from(""));
+    }
     if missing {
         return Err(Error::new(
             ErrorKind::InvalidOperation,
@@ -70,6 +73,35 @@ pub fn required(args: &Args) -> Result<Value, Error> {
         ));
     }
     Ok(value)
+}
+
+thread_local! {
+    /// While lint renders: the messages of `required` calls whose value was missing.
+    static MISSING_REQUIRED: std::cell::RefCell<Option<Vec<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Notes `message` when a lint render is noting missing values; false otherwise.
+fn note_missing(message: &str) -> bool {
+    MISSING_REQUIRED.with(|m| match m.borrow_mut().as_mut() {
+        Some(noted) => {
+            noted.push(message.to_owned());
+            true
+        }
+        None => false,
+    })
+}
+
+/// Runs `render` with `required` noting a missing value (and giving `""`) instead of failing,
+/// as `helm lint` renders; returns what it returned and the messages noted, in order. For one
+/// thread's render (lint's): other threads' calls fail as usual.
+pub fn noting_missing_required<R>(render: impl FnOnce() -> R) -> (R, Vec<String>) {
+    let outer = MISSING_REQUIRED.with(|m| m.replace(Some(Vec::new())));
+    let result = render();
+    let noted = MISSING_REQUIRED
+        .with(|m| m.replace(outer))
+        .unwrap_or_default();
+    (result, noted)
 }
 
 /// `fail(message)`: stops the render with `message` (at the calling template and line).

@@ -9,36 +9,43 @@
 //!   `cond | ternary("y", "n")` is `ternary("y", "n", cond)`.
 //!
 //! Where a name is also a minijinja builtin (`indent`, `default`, `int`, `replace`, `trim`, `list`,
-//! `dict`, `upper`, `lower`, `title`, `join`, `split`), ours replaces it with Sprig's meaning: for
+//! `dict`, `upper`, `lower`, `title`, `join`, `split`, `first`, `last`), ours replaces it with
+//! Sprig's meaning (`first` and `last` take a list, as Sprig's do): for
 //! example `v | list` is `[v]`, not the characters of a string, and `s | split(",")` is Sprig's
 //! map `{_0: .., _1: ..}` (`splitList` gives a list). The `max` and `min` filters stay Jinja's
-//! (`[3, 1] | max`); the functions `max(a, b)` and `min(a, b)` are Sprig's. `empty` is also a test:
-//! `{% if v is empty %}`.
+//! (`[3, 1] | max`); the functions `max(a, b)` and `min(a, b)` are Sprig's; so do the filters
+//! `reverse` and `round` (the functions `reverse(list)` and `round(n, places)` are Sprig's).
+//! `empty` is also a test: `{% if v is empty %}`.
 //!
 //! Values are immutable here: `set`, `unset`, `merge` and `mergeOverwrite` return a new map and
 //! never change their arguments (Sprig changes the first one in place). Rebind the result:
 //! `{% set labels = set(labels, "tier", "web") %}`.
 //!
 //! Cluster and clock access (`lookup`, `now`, `randAlphaNum`, `genCA`, ...) fail with an error that
-//! says so: a render must not depend on anything but the chart and its values.
+//! says so: a render must not depend on anything but the chart and its values. Helm's functions
+//! not supported yet fail the same way, with what to do instead; [`listing`] prints them all.
 
 mod args;
 mod collections;
 mod encoding;
+mod lists;
 mod logic;
 mod numbers;
 mod offline;
+mod paths;
 mod printf;
 mod regex;
 mod semver;
 mod strings;
 #[cfg(test)]
 mod test_support;
+mod text;
 
 use minijinja::value::{Rest, Value, ValueOrKwargs};
 use minijinja::{Environment, Error};
 
 use args::{is_empty, Args};
+pub use logic::noting_missing_required;
 pub use printf::sprintf;
 pub use semver::satisfies as semver_satisfies;
 
@@ -116,12 +123,39 @@ const LIBRARY: &[Entry] = &[
     Entry::both("toString(value)", strings::to_string),
     Entry::both("print(value...)", strings::print),
     Entry::both("printf(format, value...)", printf::printf),
+    Entry::both("println(value...)", strings::println),
+    Entry::function("hello()", strings::hello),
+    Entry::both("substr(start, end, text)", text::substr),
+    Entry::both("abbrev(width, text)", text::abbrev),
+    Entry::both("abbrevboth(left, right, text)", text::abbrevboth),
+    Entry::both("untitle(text)", text::untitle),
+    Entry::both("swapcase(text)", text::swapcase),
+    Entry::both("initials(text)", text::initials),
+    Entry::both("wrap(width, text)", text::wrap),
+    Entry::both("wrapWith(width, separator, text)", text::wrap_with),
+    Entry::both("plural(one, many, count)", text::plural),
+    Entry::both("splitn(separator, n, text)", text::splitn),
+    Entry::both("trimall(cutset, text)", strings::trim_all),
+    Entry::both("snakecase(text)", text::snakecase),
+    Entry::both("kebabcase(text)", text::kebabcase),
+    Entry::both("camelcase(text)", text::camelcase),
     // Encodings and digests.
     Entry::both("b64enc(text)", encoding::b64enc),
     Entry::both("b64dec(text)", encoding::b64dec),
     Entry::both("sha256sum(text)", encoding::sha256sum),
     Entry::both("sha1sum(text)", encoding::sha1sum),
+    Entry::both("sha512sum(text)", encoding::sha512sum),
+    Entry::both("adler32sum(text)", encoding::adler32sum),
+    Entry::both("b32enc(text)", encoding::b32enc),
+    Entry::both("b32dec(text)", encoding::b32dec),
+    Entry::both("toRawJson(value)", encoding::to_raw_json),
+    Entry::both("mustToJson(value)", encoding::to_json),
+    Entry::both("mustToPrettyJson(value)", encoding::to_pretty_json),
+    Entry::both("mustToRawJson(value)", encoding::to_raw_json),
+    Entry::both("mustFromJson(text)", encoding::from_json),
+    Entry::both("toToml(value)", encoding::to_toml),
     Entry::both("toYaml(value)", encoding::to_yaml),
+    Entry::both("toYamlPretty(value)", encoding::to_yaml_pretty),
     Entry::both("toJson(value)", encoding::to_json),
     Entry::both("toPrettyJson(value)", encoding::to_pretty_json),
     Entry::both("fromYaml(text)", encoding::from_yaml),
@@ -135,6 +169,8 @@ const LIBRARY: &[Entry] = &[
     Entry::both("ternary(if_true, if_false, condition)", logic::ternary),
     Entry::both("required(message, value)", logic::required),
     Entry::both("fail(message)", logic::fail),
+    Entry::function("all(value...)", lists::all),
+    Entry::function("any(value...)", lists::any),
     // Lists and maps.
     Entry::both("list(item...)", collections::list),
     Entry::with_kwargs("dict(key, value, ...)", collections::dict),
@@ -157,6 +193,49 @@ const LIBRARY: &[Entry] = &[
     Entry::both("kindIs(kind, value)", collections::kind_is),
     Entry::both("kindOf(value)", collections::kind_of),
     Entry::both("typeOf(value)", collections::type_of),
+    Entry::both("typeIs(type, value)", collections::type_is),
+    Entry::both("typeIsLike(type, value)", collections::type_is_like),
+    Entry::function("deepEqual(a, b)", collections::deep_equal_fn),
+    Entry::function("get(map, key)", collections::get),
+    Entry::function("pick(map, key...)", collections::pick),
+    Entry::function("omit(map, key...)", collections::omit),
+    Entry::both("values(map)", collections::values),
+    Entry::function("pluck(key, map...)", collections::pluck),
+    Entry::both("mustMerge(destination, source...)", collections::merge),
+    Entry::both(
+        "mustMergeOverwrite(destination, source...)",
+        collections::merge_overwrite,
+    ),
+    Entry::both("mustDeepCopy(value)", collections::deep_copy),
+    Entry::both("mustHas(needle, list)", collections::has),
+    Entry::both("tuple(item...)", collections::list),
+    Entry::function("append(list, item)", lists::append),
+    Entry::function("push(list, item)", lists::append),
+    Entry::function("mustAppend(list, item)", lists::append),
+    Entry::function("mustPush(list, item)", lists::append),
+    Entry::function("prepend(list, item)", lists::prepend),
+    Entry::function("mustPrepend(list, item)", lists::prepend),
+    Entry::both("first(list)", lists::first),
+    Entry::both("mustFirst(list)", lists::first),
+    Entry::both("rest(list)", lists::rest),
+    Entry::both("mustRest(list)", lists::rest),
+    Entry::both("last(list)", lists::last),
+    Entry::both("mustLast(list)", lists::last),
+    Entry::both("initial(list)", lists::initial),
+    Entry::both("mustInitial(list)", lists::initial),
+    Entry::function("reverse(list)", lists::reverse),
+    Entry::both("mustReverse(list)", lists::reverse),
+    Entry::both("uniq(list)", lists::uniq),
+    Entry::both("mustUniq(list)", lists::uniq),
+    Entry::both("compact(list)", lists::compact),
+    Entry::both("mustCompact(list)", lists::compact),
+    Entry::function("without(list, item...)", lists::without),
+    Entry::function("mustWithout(list, item...)", lists::without),
+    Entry::function("slice(list, start, end)", lists::slice),
+    Entry::function("mustSlice(list, start, end)", lists::slice),
+    Entry::function("concat(list...)", lists::concat),
+    Entry::both("chunk(size, list)", lists::chunk),
+    Entry::both("mustChunk(size, list)", lists::chunk),
     // Numbers.
     Entry::both("int(value)", numbers::int),
     Entry::both("int64(value)", numbers::int),
@@ -173,15 +252,57 @@ const LIBRARY: &[Entry] = &[
     Entry::both("subf(a, b...)", numbers::subf),
     Entry::both("mulf(number...)", numbers::mulf),
     Entry::both("divf(a, b...)", numbers::divf),
+    Entry::both("add1(number)", numbers::add1),
+    Entry::both("add1f(number)", numbers::add1f),
+    Entry::function("biggest(number...)", numbers::max),
+    Entry::function("maxf(number...)", numbers::maxf),
+    Entry::function("minf(number...)", numbers::minf),
+    Entry::both("ceil(number)", numbers::ceil),
+    Entry::both("floor(number)", numbers::floor),
+    Entry::function("round(number, places, round_on)", numbers::round),
+    Entry::both("toDecimal(text)", numbers::to_decimal),
+    Entry::both("duration(seconds)", numbers::duration),
+    // Paths and URLs.
+    Entry::both("base(path)", paths::base),
+    Entry::both("dir(path)", paths::dir),
+    Entry::both("clean(path)", paths::clean),
+    Entry::both("ext(path)", paths::ext),
+    Entry::both("isAbs(path)", paths::is_abs),
+    Entry::both("osBase(path)", paths::base),
+    Entry::both("osDir(path)", paths::dir),
+    Entry::both("osClean(path)", paths::clean),
+    Entry::both("osExt(path)", paths::ext),
+    Entry::both("osIsAbs(path)", paths::is_abs),
+    Entry::both("urlParse(url)", paths::url_parse),
+    Entry::both("urlJoin(parts)", paths::url_join),
     // Versions and regular expressions.
     Entry::both("semverCompare(constraint, version)", semver::semver_compare),
+    Entry::both("semver(version)", semver::semver),
     Entry::both("regexMatch(regex, text)", regex::regex_match),
     Entry::both("mustRegexMatch(regex, text)", regex::must_regex_match),
     Entry::both("regexFind(regex, text)", regex::regex_find),
+    Entry::both("mustRegexFind(regex, text)", regex::regex_find),
+    Entry::function("regexFindAll(regex, text, n)", regex::regex_find_all),
+    Entry::function("mustRegexFindAll(regex, text, n)", regex::regex_find_all),
     Entry::function(
         "regexReplaceAll(regex, text, replacement)",
         regex::regex_replace_all,
     ),
+    Entry::function(
+        "mustRegexReplaceAll(regex, text, replacement)",
+        regex::regex_replace_all,
+    ),
+    Entry::function(
+        "regexReplaceAllLiteral(regex, text, replacement)",
+        regex::regex_replace_all_literal,
+    ),
+    Entry::function(
+        "mustRegexReplaceAllLiteral(regex, text, replacement)",
+        regex::regex_replace_all_literal,
+    ),
+    Entry::function("regexSplit(regex, text, n)", regex::regex_split),
+    Entry::function("mustRegexSplit(regex, text, n)", regex::regex_split),
+    Entry::both("regexQuoteMeta(text)", regex::regex_quote_meta),
 ];
 
 /// Registers the whole library (functions, filters and the `empty` test) on `env`.
@@ -221,6 +342,74 @@ pub fn function_names() -> Vec<&'static str> {
 /// Names registered only to fail with the reason they cannot work offline (`lookup`, `now`, ...).
 pub fn offline_names() -> Vec<&'static str> {
     offline::NAMES.to_vec()
+}
+
+/// `meshchart functions`: every function templates can call, with its arguments in Sprig's
+/// order and whether it can be piped; then Helm's functions refused on purpose or not supported
+/// yet, each with why; then Go's builtins that are Jinja syntax here.
+pub fn listing() -> String {
+    use std::fmt::Write as _;
+    let mut rows: Vec<(&str, &str, &str)> = LIBRARY
+        .iter()
+        .map(|e| {
+            let form = if e.filter {
+                "function, filter"
+            } else {
+                "function"
+            };
+            (e.name(), e.usage, form)
+        })
+        .collect();
+    rows.extend([
+        ("include", "include(name, ctx)", "function"),
+        ("tpl", "tpl(text, ctx)", "function, filter"),
+    ]);
+    rows.sort_by_key(|(name, _, _)| name.to_ascii_lowercase());
+    let width = rows
+        .iter()
+        .map(|(_, usage, _)| usage.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "Functions ({}): called as in Helm, NAME(ARGS) in Sprig's argument order; a filter takes \
+         the piped value as its last argument (v | trimPrefix(\"x\") is trimPrefix(\"x\", v)).\n",
+        rows.len()
+    );
+    for (_, usage, form) in &rows {
+        let _ = writeln!(out, "  {usage:<width$}  {form}");
+    }
+    let refused = offline::refused();
+    let _ = writeln!(
+        out,
+        "\nRefused on purpose ({}): a render depends on the chart and its values only.",
+        refused.len()
+    );
+    let name_width = refused
+        .iter()
+        .chain(offline::NOT_SUPPORTED)
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, reason) in refused {
+        let _ = writeln!(out, "  {name:<name_width$}  {reason}");
+    }
+    let _ = writeln!(
+        out,
+        "\nNot supported ({}): Helm has them, meshchart does not yet.",
+        offline::NOT_SUPPORTED.len()
+    );
+    for (name, reason) in offline::NOT_SUPPORTED {
+        let _ = writeln!(out, "  {name:<name_width$}  {reason}");
+    }
+    let _ = writeln!(out, "\nGo template builtins that are Jinja syntax here:");
+    for (name, jinja) in offline::GO_BUILTINS {
+        let _ = writeln!(out, "  {name:<name_width$}  {jinja}");
+    }
+    out.push_str(
+        "\nObjects: Values, Release, Chart, Capabilities, Template, Files (Get, GetBytes, Glob, \
+         Lines, AsConfig, AsSecrets).\n",
+    );
+    out
 }
 
 /// Names of the filters the library registers.

@@ -183,6 +183,139 @@ pub fn min(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(ints(args, 1)?.into_iter().min().unwrap_or(0)))
 }
 
+/// `add1(number)`: the number as an integer, plus one.
+pub fn add1(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(to_int64(&args.get(0)).wrapping_add(1)))
+}
+
+fn floats(args: &Args) -> Result<Vec<f64>, Error> {
+    args.between(1, usize::MAX)?;
+    Ok(args.all().iter().map(to_float64).collect())
+}
+
+/// `maxf(number...)`: the largest, as a float (Go's `math.Max`: NaN wins).
+pub fn maxf(args: &Args) -> Result<Value, Error> {
+    let n = floats(args)?;
+    Ok(Value::from(n[1..].iter().fold(n[0], |a, &b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    })))
+}
+
+/// `minf(number...)`: the smallest, as a float.
+pub fn minf(args: &Args) -> Result<Value, Error> {
+    let n = floats(args)?;
+    Ok(Value::from(n[1..].iter().fold(n[0], |a, &b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.min(b)
+        }
+    })))
+}
+
+/// `ceil(number)`: the least whole number not below it, as a float.
+pub fn ceil(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(to_float64(&args.get(0)).ceil()))
+}
+
+/// `floor(number)`: the greatest whole number not above it, as a float.
+pub fn floor(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    Ok(Value::from(to_float64(&args.get(0)).floor()))
+}
+
+/// `round(number, places, round_on?)`: rounded to `places` decimals; the dropped part rounds
+/// up from `round_on` (0.5 unless given), as Sprig computes it.
+pub fn round(args: &Args) -> Result<Value, Error> {
+    args.between(2, 3)?;
+    let value = to_float64(&args.get(0));
+    let places = args.int(1, "places")?;
+    let round_on = if args.len() > 2 {
+        to_float64(&args.get(2))
+    } else {
+        0.5
+    };
+    let pow = 10f64.powf(places as f64);
+    let digit = pow * value;
+    let fraction = digit - digit.trunc();
+    let rounded = if fraction >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
+    Ok(Value::from(rounded / pow))
+}
+
+/// `toDecimal(text)`: an octal number read as an integer (`toDecimal("0777")` is 511); 0 when it
+/// is not one.
+pub fn to_decimal(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = super::args::strval(&args.get(0));
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, &text[..]),
+    };
+    let parsed = if digits.is_empty() || digits.starts_with(['+', '-']) {
+        None
+    } else {
+        i64::from_str_radix(digits, 8).ok()
+    };
+    Ok(Value::from(
+        parsed.map_or(0, |n| if negative { -n } else { n }),
+    ))
+}
+
+/// `add1f(number)`: the number plus one, as a float.
+pub fn add1f(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let one = [args.get(0), Value::from(1)];
+    let args = Args::new("add1f(number)", &one, false);
+    float_op(&args, None, Decimal::add, |a, b| a + b)
+}
+
+/// `duration(seconds)`: a number of seconds as Go prints a duration (`95` is `1m35s`, `3600`
+/// is `1h0m0s`). A string is read as whole seconds (`"x"` is `0s`). Helm's Sprig reads only
+/// int64 numbers and gives `0s` for a literal or a values-file number; here every number counts.
+pub fn duration(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let value = args.get(0);
+    let seconds = match value.kind() {
+        ValueKind::String => value
+            .as_str()
+            .unwrap_or_default()
+            .parse::<i64>()
+            .unwrap_or(0),
+        ValueKind::Number => to_int64(&value),
+        _ => 0,
+    };
+    Ok(Value::from(go_duration(seconds)))
+}
+
+/// Go's `time.Duration.String` of whole seconds (saturating, as Go's multiplication would not:
+/// past 292 years Go overflows).
+fn go_duration(seconds: i64) -> String {
+    if seconds == 0 {
+        return "0s".to_owned();
+    }
+    let sign = if seconds < 0 { "-" } else { "" };
+    let total = seconds.unsigned_abs();
+    let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60);
+    if hours > 0 {
+        format!("{sign}{hours}h{minutes}m{secs}s")
+    } else if minutes > 0 {
+        format!("{sign}{minutes}m{secs}s")
+    } else {
+        format!("{sign}{secs}s")
+    }
+}
+
 /// An exact decimal `coefficient × 10^-scale`, as Sprig's float arithmetic uses.
 #[derive(Clone, Copy, Debug)]
 struct Decimal {

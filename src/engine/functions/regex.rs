@@ -1,4 +1,6 @@
-//! Regular expressions: `regexMatch`, `mustRegexMatch`, `regexFind`, `regexReplaceAll`.
+//! Regular expressions: `regexMatch`, `regexFind`, `regexFindAll`, `regexReplaceAll`,
+//! `regexReplaceAllLiteral`, `regexSplit`, `regexQuoteMeta`, and their `must` forms (Helm fails
+//! on an invalid expression with either form, so here both fail alike).
 //!
 //! The `regex` crate's syntax is RE2's, as Go's is, with one difference worth knowing: `\d`, `\w`,
 //! `\s` and `\b` are Unicode-aware here and ASCII-only in Go. Compiled programs are limited in
@@ -103,6 +105,119 @@ pub fn regex_replace_all(args: &Args) -> Result<Value, Error> {
     }
     out.push_str(&text[last..]);
     check_size(args, out.len())?;
+    Ok(Value::from(out))
+}
+
+/// Go's `FindAllStringIndex(text, n)`: successive matches, an empty match right after the
+/// previous one skipped; at most `n` (all when `n` is negative).
+fn go_find_all(regex: &Regex, text: &str, n: i64) -> Vec<std::ops::Range<usize>> {
+    let limit = if n < 0 { text.len() + 1 } else { n as usize };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let mut prev_end: Option<usize> = None;
+    while out.len() < limit && pos <= text.len() {
+        let Some(m) = regex.find_at(text, pos) else {
+            break;
+        };
+        let mut accept = true;
+        if m.end() == pos {
+            if Some(m.start()) == prev_end {
+                accept = false;
+            }
+            pos += text[pos..].chars().next().map_or(1, char::len_utf8);
+        } else {
+            pos = m.end();
+        }
+        prev_end = Some(m.end());
+        if accept {
+            out.push(m.range());
+        }
+    }
+    out
+}
+
+/// `regexFindAll(regex, text, n)`: the first `n` matches (all when `n` is negative).
+///
+/// ```jinja
+/// {{ regexFindAll("[0-9]+", Values.ports, -1) | join(",") }}
+/// ```
+pub fn regex_find_all(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    let n = args.int(2, "n")?;
+    let regex = compiled(args, &pattern)?;
+    Ok(Value::from(
+        go_find_all(&regex, &text, n)
+            .into_iter()
+            .map(|r| Value::from(&text[r]))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// `regexReplaceAllLiteral(regex, text, replacement)`: every match replaced by `replacement`
+/// as it is (`$1` stays `$1`).
+pub fn regex_replace_all_literal(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    let replacement = args.string(2, "replacement")?;
+    let regex = compiled(args, &pattern)?;
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for m in go_find_all(&regex, &text, -1) {
+        out.push_str(&text[last..m.start]);
+        out.push_str(&replacement);
+        last = m.end;
+        check_size(args, out.len())?;
+    }
+    out.push_str(&text[last..]);
+    Ok(Value::from(out))
+}
+
+/// `regexSplit(regex, text, n)`: the pieces between matches, at most `n` (all when negative,
+/// none when 0), as Go's `Regexp.Split`.
+pub fn regex_split(args: &Args) -> Result<Value, Error> {
+    args.exactly(3)?;
+    let pattern = args.string(0, "regex")?;
+    let text = args.string(1, "text")?;
+    let n = args.int(2, "n")?;
+    let regex = compiled(args, &pattern)?;
+    if n == 0 {
+        return Ok(Value::from(()));
+    }
+    if !pattern.is_empty() && text.is_empty() {
+        return Ok(Value::from(vec![Value::from("")]));
+    }
+    let mut pieces = Vec::new();
+    let (mut begin, mut end) = (0, 0);
+    for m in go_find_all(&regex, &text, n) {
+        if n > 0 && pieces.len() as i64 == n - 1 {
+            break;
+        }
+        end = m.start;
+        if m.end != 0 {
+            pieces.push(Value::from(&text[begin..end]));
+        }
+        begin = m.end;
+    }
+    if end != text.len() {
+        pieces.push(Value::from(&text[begin..]));
+    }
+    Ok(Value::from(pieces))
+}
+
+/// `regexQuoteMeta(text)`: `text` with every regular-expression metacharacter escaped.
+pub fn regex_quote_meta(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "text")?;
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
     Ok(Value::from(out))
 }
 

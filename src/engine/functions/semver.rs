@@ -39,6 +39,68 @@ pub fn semver_compare(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(constraint.matches(&version)))
 }
 
+/// What `semver(version)` gives: a version with Helm's method names as attributes.
+#[derive(Debug)]
+struct SemverObject {
+    version: Version,
+    metadata: String,
+    original: String,
+}
+
+impl minijinja::value::Object for SemverObject {
+    /// Plain: printed, a version reads as Go prints it (`1.2.0`), not as a map.
+    fn repr(self: &std::sync::Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
+
+    fn get_value(self: &std::sync::Arc<Self>, key: &Value) -> Option<Value> {
+        let v = &self.version;
+        Some(match key.as_str()? {
+            "Major" => Value::from(v.major),
+            "Minor" => Value::from(v.minor),
+            "Patch" => Value::from(v.patch),
+            "Prerelease" => Value::from(v.prerelease.as_str()),
+            "Metadata" => Value::from(self.metadata.as_str()),
+            "Original" => Value::from(self.original.as_str()),
+            _ => return None,
+        })
+    }
+
+    fn render(self: &std::sync::Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = &self.version;
+        write!(f, "{}.{}.{}", v.major, v.minor, v.patch)?;
+        if !v.prerelease.is_empty() {
+            write!(f, "-{}", v.prerelease)?;
+        }
+        if !self.metadata.is_empty() {
+            write!(f, "+{}", self.metadata)?;
+        }
+        Ok(())
+    }
+}
+
+/// `semver(version)`: the version's parts, as Helm's `semver` object has them:
+/// `semver("v1.2.3-rc.1+b5").Major` is 1, `.Prerelease` `rc.1`, `.Metadata` `b5`, `.Original`
+/// the text as given; printed, it is `1.2.3-rc.1+b5`. A malformed version is an error.
+///
+/// ```jinja
+/// {% if semver(Capabilities.KubeVersion.Version).Minor >= 25 %}...{% endif %}
+/// ```
+pub fn semver(args: &Args) -> Result<Value, Error> {
+    args.exactly(1)?;
+    let text = args.string(0, "version")?;
+    let version = Version::parse(&text).map_err(|e| args.error(e))?;
+    let metadata = scan_version(&text, false)
+        .and_then(|shape| shape.build)
+        .map_or("", |b| &b[1..])
+        .to_owned();
+    Ok(Value::from_object(SemverObject {
+        version,
+        metadata,
+        original: text.into_owned(),
+    }))
+}
+
 /// A version as Masterminds reads it: `v` prefix allowed, minor and patch optional.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Version {

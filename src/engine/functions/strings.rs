@@ -379,6 +379,19 @@ pub fn print(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(out))
 }
 
+/// `println(value...)`: Go's `fmt.Sprintln`: values printed `%v`, a space between each two, and
+/// a newline at the end.
+pub fn println(args: &Args) -> Result<Value, Error> {
+    let parts: Vec<String> = args.all().iter().map(strval).collect();
+    Ok(Value::from(parts.join(" ") + "\n"))
+}
+
+/// `hello()`: Sprig's greeting, `Hello!`.
+pub fn hello(args: &Args) -> Result<Value, Error> {
+    args.exactly(0)?;
+    Ok(Value::from("Hello!"))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::engine::functions::test_support::{err, ok, with_values};

@@ -504,6 +504,8 @@ fn ascii_literal_bodies_are_written_as_character_by_character() {
                 indent,
                 whitespace: true,
                 indention: true,
+                best_width: super::BEST_WIDTH,
+                indent_sequences: false,
             };
             let (mut by_runs, mut by_chars) = (fresh(), fresh());
             by_runs.write_ascii_literal_lines(body);

@@ -1,0 +1,321 @@
+//! `Files`: the chart's own files, as Helm's `.Files` offers them to templates.
+//!
+//! The files are those the chart was loaded with (through the input door: regular files only,
+//! capped, UTF-8), minus what Helm keeps for itself: `Chart.yaml`, `values.yaml`,
+//! `values.schema.json`, `templates/` and `charts/`. Methods, under Helm's names:
+//!
+//! - `Files.Get(path)`: the text, or `""` when there is no such file;
+//! - `Files.GetBytes(path)`: the same as bytes (`b64enc` encodes them);
+//! - `Files.Lines(path)`: the lines, without the final newline's empty one;
+//! - `Files.Glob(pattern)`: the files matching a glob (`*`, `?`, `[a-z]`, `{a,b}`, `**` across
+//!   folders), as another `Files`;
+//! - `Files.AsConfig()` and `Files.AsSecrets()`: a YAML map of each file's base name to its text
+//!   (for a ConfigMap's `data`) or its base64 (for a Secret's `data`).
+//!
+//! `Files` is also a map of path to text: `{% for path, text in Files.Glob("conf/*")|items %}`.
+//!
+//! ```jinja
+//! data:
+//!   {{- Files.Glob("config/*.conf").AsConfig() | nindent(2) }}
+//! ```
+
+use crate::chart::Chart;
+use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value};
+use minijinja::{Error, ErrorKind, State};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The chart's files by path (relative to the chart root), in path order.
+#[derive(Debug, Default)]
+pub struct Files(BTreeMap<String, Arc<str>>);
+
+/// Whether Helm keeps `path` out of `.Files` (it loads those files itself).
+fn kept_by_helm(path: &str) -> bool {
+    matches!(path, "Chart.yaml" | "values.yaml" | "values.schema.json")
+        || path.starts_with("templates/")
+        || path.starts_with("charts/")
+}
+
+impl Files {
+    /// The files of `chart` a template can read.
+    pub fn of(chart: &Chart) -> Files {
+        Files(
+            chart
+                .all_files()
+                .into_iter()
+                .filter(|f| !kept_by_helm(&f.path))
+                .map(|f| (f.path, Arc::from(f.text)))
+                .collect(),
+        )
+    }
+
+    fn text(&self, path: &str) -> &str {
+        self.0.get(path).map_or("", |t| t)
+    }
+
+    /// Helm's `toYaml` of a map from each file's base name to `content(text)`.
+    fn as_map(&self, content: impl Fn(&str) -> String) -> Result<String, Error> {
+        let map: crate::values::Map = self
+            .0
+            .iter()
+            .map(|(path, text)| {
+                let base = path.rsplit('/').next().unwrap_or(path).to_owned();
+                (base, crate::values::Value::String(content(text)))
+            })
+            .collect();
+        crate::yaml::try_to_yaml_within(
+            &crate::values::Value::Map(map),
+            crate::limits::MAX_STRING_BYTES,
+        )
+        .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
+    }
+}
+
+fn one_string<'a>(method: &str, args: &'a [Value]) -> Result<&'a str, Error> {
+    match args {
+        [value] => value.as_str().ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!("Files.{method}(path): the path must be a string, found {value}"),
+            )
+        }),
+        _ => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("Files.{method} takes one argument, got {}", args.len()),
+        )),
+    }
+}
+
+fn no_arguments(method: &str, args: &[Value]) -> Result<(), Error> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("Files.{method}() takes no argument, got {}", args.len()),
+        ))
+    }
+}
+
+impl Object for Files {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.0.get(key.as_str()?).map(|t| Value::from(&**t))
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        self.mapped_enumerator(|this| Box::new(this.0.keys().map(|k| Value::from(k.as_str()))))
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &mut State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        match method {
+            "Get" => Ok(Value::from(self.text(one_string(method, args)?))),
+            "GetBytes" => Ok(Value::from_bytes(
+                self.text(one_string(method, args)?).as_bytes().to_vec(),
+            )),
+            "Lines" => {
+                let text = self.text(one_string(method, args)?);
+                if text.is_empty() {
+                    return Ok(Value::from(Vec::<Value>::new()));
+                }
+                let text = text.strip_suffix('\n').unwrap_or(text);
+                Ok(Value::from(
+                    text.split('\n').map(Value::from).collect::<Vec<_>>(),
+                ))
+            }
+            "Glob" => {
+                let pattern = one_string(method, args)?;
+                let glob = Glob::parse(pattern).unwrap_or(Glob(vec![Token::AnyDeep]));
+                Ok(Value::from_object(Files(
+                    self.0
+                        .iter()
+                        .filter(|(path, _)| glob.matches(path))
+                        .map(|(p, t)| (p.clone(), Arc::clone(t)))
+                        .collect(),
+                )))
+            }
+            "AsConfig" => {
+                no_arguments(method, args)?;
+                Ok(Value::from(self.as_map(str::to_owned)?))
+            }
+            "AsSecrets" => {
+                no_arguments(method, args)?;
+                use base64::Engine as _;
+                Ok(Value::from(self.as_map(|text| {
+                    base64::engine::general_purpose::STANDARD.encode(text)
+                })?))
+            }
+            _ => Err(Error::new(
+                ErrorKind::UnknownMethod,
+                format!(
+                    "Files has no method {method:?} (Get, GetBytes, Glob, Lines, AsConfig, \
+                     AsSecrets)"
+                ),
+            )),
+        }
+    }
+}
+
+/// One piece of a glob, as gobwas/glob (Helm's) reads it with `/` as the separator.
+#[derive(Debug, Clone)]
+enum Token {
+    Literal(char),
+    /// `?`: one character other than `/`.
+    One,
+    /// `*`: any run of characters other than `/`.
+    Any,
+    /// `**`: any run of characters.
+    AnyDeep,
+    /// `[...]` (or `[!...]`): one character other than `/` in (or not in) the ranges.
+    Class(bool, Vec<(char, char)>),
+    /// `{a,b}`: one of the alternatives.
+    Alternatives(Vec<Vec<Token>>),
+}
+
+/// A compiled glob.
+struct Glob(Vec<Token>);
+
+impl Glob {
+    fn parse(pattern: &str) -> Option<Glob> {
+        let chars: Vec<char> = pattern.chars().collect();
+        let (tokens, rest) = parse_tokens(&chars, false)?;
+        rest.is_empty().then_some(Glob(tokens))
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        let chars: Vec<char> = text.chars().collect();
+        match_tokens(&self.0, &chars)
+    }
+}
+
+/// Parses tokens until the end, or (inside braces) until `,` or `}`, which it leaves.
+fn parse_tokens(mut chars: &[char], in_braces: bool) -> Option<(Vec<Token>, &[char])> {
+    let mut tokens = Vec::new();
+    while let Some((&c, rest)) = chars.split_first() {
+        match c {
+            ',' | '}' if in_braces => return Some((tokens, chars)),
+            '*' if rest.first() == Some(&'*') => {
+                tokens.push(Token::AnyDeep);
+                chars = &rest[1..];
+            }
+            '*' => {
+                tokens.push(Token::Any);
+                chars = rest;
+            }
+            '?' => {
+                tokens.push(Token::One);
+                chars = rest;
+            }
+            '\\' => {
+                let (&escaped, rest) = rest.split_first()?;
+                tokens.push(Token::Literal(escaped));
+                chars = rest;
+            }
+            '[' => {
+                let (negated, mut body) = match rest.first() {
+                    Some('!') => (true, &rest[1..]),
+                    _ => (false, rest),
+                };
+                let mut ranges = Vec::new();
+                loop {
+                    let (&first, after) = body.split_first()?;
+                    if first == ']' {
+                        body = after;
+                        break;
+                    }
+                    if after.first() == Some(&'-') && after.get(1).is_some_and(|c| *c != ']') {
+                        ranges.push((first, after[1]));
+                        body = &after[2..];
+                    } else {
+                        ranges.push((first, first));
+                        body = after;
+                    }
+                }
+                tokens.push(Token::Class(negated, ranges));
+                chars = body;
+            }
+            '{' => {
+                let mut alternatives = Vec::new();
+                let mut body = rest;
+                loop {
+                    let (alternative, after) = parse_tokens(body, true)?;
+                    alternatives.push(alternative);
+                    let (&end, after) = after.split_first()?;
+                    body = after;
+                    if end == '}' {
+                        break;
+                    }
+                }
+                tokens.push(Token::Alternatives(alternatives));
+                chars = body;
+            }
+            c => {
+                tokens.push(Token::Literal(c));
+                chars = rest;
+            }
+        }
+    }
+    Some((tokens, chars))
+}
+
+fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
+    let Some((token, rest)) = tokens.split_first() else {
+        return text.is_empty();
+    };
+    match token {
+        Token::Literal(c) => text.first() == Some(c) && match_tokens(rest, &text[1..]),
+        Token::One => text.first().is_some_and(|c| *c != '/') && match_tokens(rest, &text[1..]),
+        Token::Class(negated, ranges) => {
+            text.first().is_some_and(|c| {
+                *c != '/' && ranges.iter().any(|(lo, hi)| lo <= c && c <= hi) != *negated
+            }) && match_tokens(rest, &text[1..])
+        }
+        Token::Any => (0..=text.len())
+            .take_while(|&n| n == 0 || text[n - 1] != '/')
+            .any(|n| match_tokens(rest, &text[n..])),
+        Token::AnyDeep => (0..=text.len()).any(|n| match_tokens(rest, &text[n..])),
+        Token::Alternatives(alternatives) => alternatives.iter().any(|alternative| {
+            let mut joined = alternative.clone();
+            joined.extend(rest.iter().cloned());
+            match_tokens(&joined, text)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Glob;
+
+    fn glob(pattern: &str, path: &str) -> bool {
+        Glob::parse(pattern).expect("a valid glob").matches(path)
+    }
+
+    #[test]
+    fn a_star_stays_inside_one_folder() {
+        assert!(glob("config/*.conf", "config/a.conf"));
+        assert!(!glob("config/*.conf", "config/sub/a.conf"));
+        assert!(!glob("*.conf", "config/a.conf"));
+    }
+
+    #[test]
+    fn a_double_star_crosses_folders() {
+        assert!(glob("config/**", "config/sub/a.conf"));
+        assert!(glob("**.conf", "config/sub/a.conf"));
+    }
+
+    #[test]
+    fn classes_alternatives_and_single_characters_match_as_in_helm() {
+        assert!(glob("f[0-9].txt", "f7.txt"));
+        assert!(!glob("f[!0-9].txt", "f7.txt"));
+        assert!(glob("{a,b}/x?", "b/x1"));
+        assert!(!glob("{a,b}/x?", "c/x1"));
+    }
+}
