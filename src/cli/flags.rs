@@ -142,7 +142,8 @@ pub struct RenderFlags {
     /// whose chart puts everything in its `namespace` value, that value too.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
-    /// Keys your values set that the chart does not read are an error (default: a warning).
+    /// Keys your values set that the chart does not read are an error (default: a warning);
+    /// `lint --strict` also fails on every warning and on a `required` value left unset.
     #[arg(long)]
     pub strict: bool,
     /// Apply the chart's high-availability values (its values-ha.yaml) under your own -f and

@@ -86,10 +86,8 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
-        /// Fail on warnings too, and on a `required` value left unset (an INFO otherwise, as in
-        /// `helm lint`).
-        #[arg(long)]
-        strict: bool,
+        /// (`--strict`, among the render flags, also fails the lint on warnings and on a
+        /// `required` value left unset: an INFO otherwise, as in `helm lint`.)
         #[command(flatten)]
         flags: Box<RenderFlags>,
     },
@@ -281,12 +279,10 @@ fn with_chart_resolved(command: Command) -> Command {
         Command::Lint {
             chart,
             meshed_by,
-            strict,
             flags,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
-            strict,
             flags,
         },
         Command::Values {
@@ -427,7 +423,6 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Lint {
             chart,
             meshed_by,
-            strict,
             flags,
         } => {
             let source = chart.source();
@@ -435,7 +430,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                 &source,
                 &flags.request(),
                 meshed_by.as_deref(),
-                strict,
+                flags.strict,
                 &mut std::io::stdin().lock(),
             );
             write_stdout(&report.to_text())?;

@@ -90,7 +90,7 @@ impl<'a> KnownKeys<'a> {
         let Some((_, parent)) = unknown.split_last() else {
             return Vec::new();
         };
-        self.candidates
+        self.candidates()
             .iter()
             .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
             .map(|c| c[c.len() - 1].clone())
