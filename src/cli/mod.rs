@@ -10,10 +10,10 @@ use flags::{ChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
 use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{
-    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_to,
-    run_uninject_to, Run,
+    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
+    run_uninject_reporting, Run,
 };
-use meshchart::inject::ReportFormat;
+use meshchart::inject::SpooledReport;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, Clock};
 use meshchart::Error;
@@ -196,11 +196,9 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 
 /// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
 /// stream is already on stdout).
-fn finish(run: Run, format: ReportFormat) -> ExitCode {
+fn finish(run: Run, report: SpooledReport) -> ExitCode {
     print_notes(&run.notes);
-    let _ = std::io::stderr()
-        .lock()
-        .write_all(run.transformed.report.render(format).as_bytes());
+    let _ = report.copy_to(&mut std::io::stderr().lock());
     ExitCode::SUCCESS
 }
 
@@ -226,10 +224,17 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Uninject(args) => {
+            let mut report = SpooledReport::new(args.report.into())?;
             let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
+                run_uninject_reporting(
+                    &args.inputs,
+                    &mut std::io::stdin().lock(),
+                    out,
+                    &mut report,
+                )?;
+                Ok(Run::default())
             })?;
-            Ok(finish(run, args.report.into()))
+            Ok(finish(run, report))
         }
         Command::Render {
             chart,
@@ -440,10 +445,15 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
     print_notes(&chosen.notes);
     request.overrides = chosen.overrides;
+    let mut report = SpooledReport::new(args.report.into())?;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_inject_to(&chosen.chart, &request, stdin, out)
+        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut report)?;
+        Ok(Run {
+            notes,
+            ..Run::default()
+        })
     })?;
-    Ok(finish(run, args.report.into()))
+    Ok(finish(run, report))
 }
 
 fn render(

@@ -1,5 +1,6 @@
 //! The report on stderr: one line per resource, saying what happened to it and why.
 
+use super::InjectError;
 use crate::proxy_support::{Feature, Unsupported};
 use std::fmt::Write as _;
 
@@ -262,6 +263,83 @@ pub enum ReportFormat {
     Json,
 }
 
+/// Where a run's report entries go, in input order, as their documents are written.
+pub trait ReportSink {
+    /// Takes the next entry.
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError>;
+}
+
+impl ReportSink for Vec<Entry> {
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError> {
+        self.push(entry);
+        Ok(())
+    }
+}
+
+/// A report written as it is made, in its format, to an unnamed temporary file, and copied out
+/// at the end: what [`Report::render`] prints, without holding an entry per resource (a
+/// stream of 400,000 workloads held its report in memory).
+pub struct SpooledReport {
+    format: ReportFormat,
+    file: std::io::BufWriter<std::fs::File>,
+    entries: usize,
+}
+
+impl SpooledReport {
+    /// An empty report in `format`.
+    pub fn new(format: ReportFormat) -> Result<SpooledReport, InjectError> {
+        let file = tempfile::tempfile().map_err(|source| InjectError::Write { source })?;
+        Ok(SpooledReport {
+            format,
+            file: std::io::BufWriter::with_capacity(64 * 1024, file),
+            entries: 0,
+        })
+    }
+
+    /// Copies the report to `out`, as [`Report::render`] would print it.
+    pub fn copy_to(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use std::io::Seek;
+        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        if self.format == ReportFormat::Json {
+            out.write_all(if self.entries == 0 {
+                b"{\n  \"resources\": ["
+            } else {
+                b"{\n  \"resources\": [\n"
+            })?;
+        }
+        std::io::copy(&mut file, out)?;
+        if self.format == ReportFormat::Json {
+            out.write_all(if self.entries == 0 {
+                b"]\n}\n"
+            } else {
+                b"\n  ]\n}\n"
+            })?;
+        }
+        out.flush()
+    }
+}
+
+impl ReportSink for SpooledReport {
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError> {
+        use std::io::Write as _;
+        let text = match self.format {
+            ReportFormat::Text => entry.text() + "\n",
+            ReportFormat::Json => {
+                // An entry of `{"resources": [...]}` as serde_json's pretty printer indents it.
+                let pretty = serde_json::to_string_pretty(&entry.json()).unwrap_or_default();
+                let separator = if self.entries == 0 { "" } else { ",\n" };
+                let indented: Vec<String> = pretty.lines().map(|l| format!("    {l}")).collect();
+                format!("{separator}{}", indented.join("\n"))
+            }
+        };
+        self.entries += 1;
+        self.file
+            .write_all(text.as_bytes())
+            .map_err(|source| InjectError::Write { source })
+    }
+}
+
 /// Every resource's entry, in input order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -342,5 +420,36 @@ mod tests {
         assert_eq!(e["result"], "skipped");
         assert_eq!(e["reason"], "injection_disabled");
         assert_eq!(e["line"], 3);
+    }
+
+    #[test]
+    fn a_spooled_report_prints_what_the_whole_report_renders() {
+        let entries = [
+            entry(Outcome::Injected {
+                already: true,
+                changed: true,
+                warnings: vec![Warning::Udp],
+            }),
+            entry(Outcome::Skipped(SkipReason::HostNetwork)),
+            entry(Outcome::Uninjected),
+        ];
+        for format in [ReportFormat::Text, ReportFormat::Json] {
+            for count in 0..=entries.len() {
+                let report = Report {
+                    entries: entries[..count].to_vec(),
+                };
+                let mut spooled = SpooledReport::new(format).unwrap();
+                for e in &report.entries {
+                    spooled.entry(e.clone()).unwrap();
+                }
+                let mut printed = Vec::new();
+                spooled.copy_to(&mut printed).unwrap();
+                assert_eq!(
+                    String::from_utf8(printed).unwrap(),
+                    report.render(format),
+                    "{format:?}, {count} entries"
+                );
+            }
+        }
     }
 }
