@@ -328,9 +328,10 @@ pub enum ChunkPart {
 /// (`{kind: Pod, ...}`) when only YAML reads it; JSON again when neither does, so the error
 /// shown is JSON's.
 fn starting_like_json_is_json(text: &str) -> bool {
-    let valid_json = serde_json::Deserializer::from_str(text)
-        .into_iter::<serde_json::Value>()
-        .all(|value| value.is_ok());
+    let valid_json = yaml::json::json_too_deep(text).is_some()
+        || yaml::json::json_deserializer(text)
+            .into_iter::<serde_json::Value>()
+            .all(|value| value.is_ok());
     valid_json || yaml::parse_documents(text).is_err()
 }
 
@@ -702,7 +703,15 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
 /// Splits a stream of JSON values into chunks (whitespace, value text) and parses each value.
 pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
     let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    if let Some((line, column)) = yaml::json::json_too_deep(text) {
+        return Err(InjectError::Json {
+            path: source.to_owned(),
+            line,
+            column,
+            message: yaml::json::json_too_deep_message(),
+        });
+    }
+    let mut stream = yaml::json::json_deserializer(text).into_iter::<serde_json::Value>();
     let mut previous_end = 0;
     loop {
         let item = stream.next();

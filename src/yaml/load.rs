@@ -13,8 +13,12 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 /// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
 /// in the explicit form (`? key` then `: value`), which our writer does.
 pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
-/// Deepest nesting of sequences and maps accepted.
-pub const MAX_DEPTH: usize = 200;
+/// Deepest nesting of sequences and maps accepted ([`crate::limits::MAX_NESTING`]). Flow style
+/// (`[[[...]]]`) stops sooner, at [`MAX_FLOW_DEPTH`].
+pub const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
+/// Deepest flow-style nesting (`[` and `{` inside each other) the scanner reads: it counts the
+/// levels in a byte.
+pub const MAX_FLOW_DEPTH: usize = 255;
 /// Most nodes that alias expansion may add to one stream.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
@@ -169,7 +173,7 @@ impl<'a> Loader<'a> {
         loop {
             let (event, mark) = self.parser.next_token().map_err(|e| {
                 let (mut position, message) = too_long_key(self.text, e.marker())
-                    .unwrap_or_else(|| (position(e.marker()), e.info().to_owned()));
+                    .unwrap_or_else(|| (position(e.marker()), scanner_message(e.info())));
                 position.line += self.line_offset;
                 YamlError { position, message }
             })?;
@@ -423,6 +427,18 @@ fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
              `: value` on the next"
         ),
     ))
+}
+
+/// The scanner's message, said in our words where its own is unclear.
+fn scanner_message(info: &str) -> String {
+    if info == "recursion limit exceeded" {
+        format!(
+            "flow-style nesting (`[` and `{{` inside each other) deeper than {MAX_FLOW_DEPTH} \
+             levels; block style nests up to {MAX_DEPTH}"
+        )
+    } else {
+        info.to_owned()
+    }
 }
 
 pub(crate) fn err(position: Position, message: impl Into<String>) -> YamlError {
@@ -733,13 +749,41 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_rejected() {
+    fn deep_flow_nesting_is_rejected_by_its_limit() {
         let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         let e = parse_document(&text).unwrap_err();
         assert!(
-            e.message.contains("nesting") || e.message.contains("recursion limit"),
+            e.message
+                .contains("flow-style nesting (`[` and `{` inside each other) deeper than 255"),
             "{e}"
         );
+        let text = format!("{}{}", "[".repeat(255), "]".repeat(255));
+        assert!(parse_document(&text).is_ok());
+    }
+
+    #[test]
+    fn block_nesting_is_read_to_the_limit_and_refused_past_it() {
+        // Deep values are walked recursively: on a stack like the CLI's threads'.
+        let nested = |depth: usize| -> String {
+            (0..depth)
+                .map(|i| format!("{}- \n", "  ".repeat(i)))
+                .collect::<String>()
+                + &"  ".repeat(depth)
+                + "x\n"
+        };
+        std::thread::Builder::new()
+            .stack_size(crate::parallel::STACK_BYTES)
+            .spawn(move || {
+                assert!(parse_document(&nested(MAX_DEPTH - 1)).is_ok());
+                let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
+                assert!(
+                    e.message.contains("nesting deeper than 10000 levels"),
+                    "{e}"
+                );
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]
