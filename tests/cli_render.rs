@@ -223,3 +223,38 @@ fn ha_on_a_chart_without_an_overlay_is_an_error_naming_the_chart() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_values_url_is_refused_by_name_as_not_read() {
+    for url in [
+        "https://example.com/values.yaml",
+        "http://example.com/v.yaml",
+    ] {
+        let out = meshchart(&["render", "-f", url]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "values file {url}: a URL; meshchart reads values files from disk only"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn values_from_dev_null_are_no_values_as_helm_reads_them() {
+    let none = meshchart(&["values"]);
+    let null = meshchart(&["values", "-f", "/dev/null", "-f", "/dev/null"]);
+    assert!(
+        null.status.success(),
+        "{}",
+        String::from_utf8_lossy(&null.stderr)
+    );
+    assert_eq!(null.stdout, none.stdout);
+    // Other devices stay refused by name.
+    let zero = meshchart(&["values", "-f", "/dev/zero"]);
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("/dev/zero: is a character device"));
+}

@@ -355,10 +355,15 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             };
             let compared = diff::compare(&request, &mut std::io::stdin().lock(), Clock::FromEnv);
             match compared {
-                Ok(report) => {
-                    write_stdout(&report.to_text())?;
-                    Ok(ExitCode::from(u8::from(!report.is_empty())))
-                }
+                // Exit 1 says "they differ": an error, writing the report included, is 2.
+                Ok(report) => match write_stdout(&report.to_text()) {
+                    Ok(()) => Ok(ExitCode::from(u8::from(!report.is_empty()))),
+                    Err(e) if e.is_broken_pipe() => Err(e),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        Ok(ExitCode::from(2))
+                    }
+                },
                 Err(e) => {
                     eprintln!("error: {e}");
                     Ok(ExitCode::from(2))
