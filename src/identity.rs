@@ -49,6 +49,8 @@ pub struct MaterialOptions {
     pub certs_dir: Option<Utf8PathBuf>,
     /// The time that certificates start from and the heartbeat schedule is derived from.
     pub now: SystemTime,
+    /// Only read `certs_dir`, never write it: material it lacks is an error (`golden` checks).
+    pub read_only: bool,
 }
 
 /// Reads SOURCE_DATE_EPOCH (seconds) or the clock: the single place a clock is read.
@@ -341,6 +343,14 @@ pub fn complete_material(
         let _reading = dir.map(certs_dir::lock_for_reading).transpose()?;
         plan_all()?
     };
+    if let (Some(dir), true) = (dir, opts.read_only) {
+        if !plan.files.is_empty() {
+            return Err(IdentityError::NotKept {
+                dir: dir.to_owned(),
+                files: plan.files.iter().map(|f| f.name.to_owned()).collect(),
+            });
+        }
+    }
     if let Some(dir) = dir {
         if !plan.files.is_empty() {
             // Sets are missing: under the exclusive lock, look again (a run that held it

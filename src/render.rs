@@ -39,6 +39,9 @@ pub struct RenderRequest {
     pub is_upgrade: bool,
     /// Where generated certificates are kept and reused.
     pub certs_dir: Option<Utf8PathBuf>,
+    /// Only read `certs_dir`: material it lacks is an error instead of being written there
+    /// (`golden` in check mode writes nothing).
+    pub certs_dir_read_only: bool,
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
@@ -56,6 +59,7 @@ impl Default for RenderRequest {
             show_only: Vec::new(),
             is_upgrade: false,
             certs_dir: None,
+            certs_dir_read_only: false,
             max_output_bytes: None,
         }
     }
@@ -255,6 +259,7 @@ pub fn complete_chart_material(
     let options = MaterialOptions {
         certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
+        read_only: request.certs_dir_read_only,
     };
     Ok(complete_material(values, &targets, &options)?)
 }

@@ -65,6 +65,7 @@ fn options(certs_dir: Option<&Utf8Path>) -> MaterialOptions {
     MaterialOptions {
         certs_dir: certs_dir.map(Utf8Path::to_owned),
         now: at(NOW),
+        read_only: false,
     }
 }
 
@@ -653,6 +654,7 @@ fn heartbeat_schedule_is_the_utc_minute_and_hour_ten_minutes_after_now() {
         &MaterialOptions {
             certs_dir: None,
             now: at(now),
+            read_only: false,
         },
     )
     .expect("completes");
@@ -796,6 +798,7 @@ fn issuer_crt_outside_its_validity_at_the_render_instant_is_an_error() {
         &MaterialOptions {
             certs_dir: None,
             now: at(1_924_992_000),
+            read_only: false,
         },
     )
     .expect_err("an expired issuer is refused, as upstream's install refuses it");
@@ -818,6 +821,7 @@ fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file_an
         &MaterialOptions {
             certs_dir: Some(scratch.0.clone()),
             now: at(NOW + 400 * DAY),
+            read_only: false,
         },
     )
     .expect_err("the kept issuer lasts one year");

@@ -130,6 +130,7 @@ impl RenderFlags {
             show_only: self.show_only.clone(),
             is_upgrade: self.is_upgrade,
             certs_dir: self.certs_dir.clone(),
+            certs_dir_read_only: false,
             max_output_bytes: self.max_output_bytes,
         }
     }

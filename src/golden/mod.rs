@@ -147,10 +147,16 @@ pub struct Produced {
     pub warnings: String,
 }
 
-/// What a case produces: the stream or the error text, and the warnings.
-pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> Produced {
+/// What a case produces: the stream or the error text, and the warnings. A case's
+/// `--certs-dir` is only read unless `update` (a check writes nothing: material the folder
+/// lacks is the case's error).
+pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase, update: bool) -> Produced {
     let clock = Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH));
-    match render_with(engine, chart, &case.request, &mut std::io::empty(), clock) {
+    let request = crate::render::RenderRequest {
+        certs_dir_read_only: !update,
+        ..case.request.clone()
+    };
+    match render_with(engine, chart, &request, &mut std::io::empty(), clock) {
         Ok(outcome) => Produced {
             ok: true,
             text: outcome.rendered.to_stream(),
@@ -221,7 +227,7 @@ pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<Case
     let engine = Engine::new(chart)?;
     let mut reports = Vec::new();
     for case in discover(cases_dir)? {
-        let produced = produce(&engine, chart, &case);
+        let produced = produce(&engine, chart, &case, update);
         let (output, error) = if produced.ok {
             (Some(produced.text.as_str()), None)
         } else {
