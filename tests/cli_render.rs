@@ -258,3 +258,61 @@ fn values_from_dev_null_are_no_values_as_helm_reads_them() {
     assert_eq!(zero.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&zero.stderr).contains("/dev/zero: is a character device"));
 }
+
+/// A chart whose one template, `cm.yaml`, is `template`.
+fn one_template_chart(name: &str, template: &str) -> String {
+    let dir = scratch_dir(name);
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: dup\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("templates/cm.yaml"), template).unwrap();
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_key_a_template_writes_twice_is_an_error_naming_the_template_and_line() {
+    let cases = [
+        (
+            "kind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: \"1\"\n  b: \"2\"\n  a: \"3\"\n",
+            7,
+            5,
+        ),
+        // Deep in the document, and in flow style (the full reader's check).
+        (
+            "kind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      \
+             containers:\n      - name: a\n        image: i\n        name: b\n",
+            10,
+            8,
+        ),
+        (
+            "kind: ConfigMap\nmetadata: {name: x}\ndata: {a: \"1\", a: \"2\"}\n",
+            3,
+            3,
+        ),
+    ];
+    for (i, (template, second, first)) in cases.into_iter().enumerate() {
+        let chart = one_template_chart(&format!("dup-key-{i}"), template);
+        for command in ["render", "lint"] {
+            let out = meshchart(&[command, "--chart", &chart]);
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(out.status.code(), Some(1), "{command} {i}: {all}");
+            assert!(
+                all.contains("dup/templates/cm.yaml"),
+                "{command} {i}: {all}"
+            );
+            assert!(
+                all.contains(&format!(
+                    "is given twice in one map: on line {first} and on line {second}"
+                )),
+                "{command} {i}: {all}"
+            );
+        }
+    }
+}
