@@ -328,10 +328,7 @@ pub enum ChunkPart {
 /// (`{kind: Pod, ...}`) when only YAML reads it; JSON again when neither does, so the error
 /// shown is JSON's.
 fn starting_like_json_is_json(text: &str) -> bool {
-    let valid_json = yaml::json::json_too_deep(text).is_some()
-        || yaml::json::json_deserializer(text)
-            .into_iter::<serde_json::Value>()
-            .all(|value| value.is_ok());
+    let valid_json = yaml::json::json_too_deep(text).is_some() || split_json("", text).is_ok();
     valid_json || yaml::parse_documents(text).is_err()
 }
 
@@ -701,6 +698,9 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
 }
 
 /// Splits a stream of JSON values into chunks (whitespace, value text) and parses each value.
+/// A number too large for a float (`1E400`) is valid JSON that serde_json refuses: the value
+/// holding it is read as go-yaml v2 reads JSON for kubectl (sigs.k8s.io/yaml), which keeps
+/// such a number as the string it is written as.
 pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
     let mut out = Vec::new();
     if let Some((line, column)) = yaml::json::json_too_deep(text) {
@@ -711,41 +711,43 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
             message: yaml::json::json_too_deep_message(),
         });
     }
-    let mut stream = yaml::json::json_deserializer(text).into_iter::<serde_json::Value>();
     let mut previous_end = 0;
-    loop {
-        let item = stream.next();
-        let end = stream.byte_offset();
-        match item {
-            None => break,
-            Some(Err(e)) => {
-                return Err(InjectError::Json {
-                    path: source.to_owned(),
-                    line: e.line(),
-                    column: e.column(),
-                    message: json_message(&e),
-                })
-            }
-            Some(Ok(value)) => {
-                let between = &text[previous_end..end];
-                let start = previous_end + (between.len() - between.trim_start().len());
-                let chunk = Chunk {
-                    separator: &text[previous_end..start],
-                    body: &text[start..end],
-                    line: 1 + text[..start].matches('\n').count(),
-                };
-                // serde_json keeps the last of a key given twice; kubectl refuses it.
-                if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
-                    return Err(InjectError::Json {
-                        path: source.to_owned(),
-                        line: e.position.line,
-                        column: e.position.column,
-                        message: e.message,
-                    });
+    // serde_json reads from `base` on; it starts again past a value read the other way.
+    let mut base = 0;
+    'restart: loop {
+        let mut stream =
+            yaml::json::json_deserializer(&text[base..]).into_iter::<serde_json::Value>();
+        loop {
+            let item = stream.next();
+            let end = base + stream.byte_offset();
+            let (start, value, end) = match item {
+                None => break 'restart,
+                Some(Err(e)) if e.to_string().starts_with("number out of range") => {
+                    let between = &text[previous_end..];
+                    let start = previous_end + (between.len() - between.trim_start().len());
+                    let Some(length) = json_value_length(&text[start..]) else {
+                        return Err(json_error(source, text, base, &e));
+                    };
+                    let line = 1 + text[..start].matches('\n').count();
+                    let end = start + length;
+                    let value = yaml::load::parse_manifest_documents(&text[start..end], line)
+                        .ok()
+                        .and_then(|mut docs| docs.pop())
+                        .ok_or_else(|| json_error(source, text, base, &e))?;
+                    base = end;
+                    push_json_value(source, text, (previous_end, start, end), value, &mut out)?;
+                    previous_end = end;
+                    continue 'restart;
                 }
-                out.push((chunk, Value::from(value)));
-                previous_end = end;
-            }
+                Some(Err(e)) => return Err(json_error(source, text, base, &e)),
+                Some(Ok(value)) => {
+                    let between = &text[previous_end..end];
+                    let start = previous_end + (between.len() - between.trim_start().len());
+                    (start, Value::from(value), end)
+                }
+            };
+            push_json_value(source, text, (previous_end, start, end), value, &mut out)?;
+            previous_end = end;
         }
     }
     if previous_end < text.len() || out.is_empty() {
@@ -759,6 +761,78 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
         ));
     }
     Ok(out)
+}
+
+/// Adds the value at `start..end` of `text` (after the whitespace from `previous_end`).
+fn push_json_value<'a>(
+    source: &str,
+    text: &'a str,
+    (previous_end, start, end): (usize, usize, usize),
+    value: Value,
+    out: &mut Vec<(Chunk<'a>, Value)>,
+) -> Result<(), InjectError> {
+    let chunk = Chunk {
+        separator: &text[previous_end..start],
+        body: &text[start..end],
+        line: 1 + text[..start].matches('\n').count(),
+    };
+    // serde_json keeps the last of a key given twice; kubectl refuses it.
+    if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
+        return Err(InjectError::Json {
+            path: source.to_owned(),
+            line: e.position.line,
+            column: e.position.column,
+            message: e.message,
+        });
+    }
+    out.push((chunk, value));
+    Ok(())
+}
+
+/// serde_json's error for the text from `base` on, placed in the whole text.
+fn json_error(source: &str, text: &str, base: usize, e: &serde_json::Error) -> InjectError {
+    let before = &text[..base];
+    let lines_before = before.matches('\n').count();
+    let column = if e.line() == 1 {
+        e.column() + before.len() - before.rfind('\n').map_or(0, |i| i + 1)
+    } else {
+        e.column()
+    };
+    InjectError::Json {
+        path: source.to_owned(),
+        line: e.line() + lines_before,
+        column,
+        message: json_message(e),
+    }
+}
+
+/// The length of the JSON object or array `text` starts with (strings skipped), or `None`.
+fn json_value_length(text: &str) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// serde_json's message without its trailing " at line L column C" (we print those ourselves).

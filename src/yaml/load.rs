@@ -465,17 +465,77 @@ pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {
     tag.is_some_and(|t| t.suffix == "str" || t.suffix == "tag:yaml.org,2002:str")
 }
 
-/// Resolves a scalar in value position.
+/// Resolves a scalar in value position: a plain one as [`resolve_plain`], a quoted one as a
+/// string, and one with an explicit tag, quoted or not, as [`resolve_tagged`].
 pub fn resolve_scalar(
     text: &str,
     style: TScalarStyle,
     tag: Option<&Tag>,
     at: Position,
 ) -> Result<Value, YamlError> {
-    if style != TScalarStyle::Plain || is_str_tag(tag) {
+    if let Some(tag) = tag {
+        return resolve_tagged(text, tag).map_err(|m| err(at, m));
+    }
+    if style != TScalarStyle::Plain {
         return Ok(Value::String(text.to_owned()));
     }
     resolve_plain(text).map_err(|m| err(at, m))
+}
+
+/// The type a core-schema tag names (`!!int`, `!<tag:yaml.org,2002:int>`); `None` for a local
+/// or other tag.
+fn core_type(tag: &Tag) -> Option<&str> {
+    if tag.handle == "!!" {
+        return Some(&tag.suffix);
+    }
+    format!("{}{}", tag.handle, tag.suffix)
+        .strip_prefix("tag:yaml.org,2002:")
+        .and_then(|rest| tag.suffix.get(tag.suffix.len() - rest.len()..))
+}
+
+/// A scalar with an explicit tag, as go-yaml v2 (Helm's and kubectl's reader) decodes it,
+/// whatever its quoting: `!!str` keeps the text; `!!binary` is base64 decoded; `!!int`,
+/// `!!float` and `!!bool` resolve the text as a plain scalar and must get that type (an
+/// integer serves as a float), else it is an error (`!!int "abc"`); any other tag (`!!null`,
+/// `!!timestamp`, a local `!tag`) is not resolved: the text.
+pub fn resolve_tagged(text: &str, tag: &Tag) -> Result<Value, String> {
+    let text_value = || Value::String(text.to_owned());
+    match core_type(tag) {
+        Some("str") => Ok(text_value()),
+        Some("binary") => {
+            use base64::Engine as _;
+            // Go's decoder skips line breaks (a folded block of base64).
+            let packed: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(packed.as_bytes())
+                .map(|bytes| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+                .map_err(|_| "!!binary value contains invalid base64 data".to_owned())
+        }
+        Some(wanted @ ("int" | "float" | "bool")) => {
+            let resolved = if text.is_empty() {
+                Value::Null
+            } else {
+                resolve_plain(text)?
+            };
+            match (wanted, resolved) {
+                ("int", Value::Int(i)) => Ok(Value::Int(i)),
+                ("float", Value::Float(f)) => Ok(Value::Float(f)),
+                ("float", Value::Int(i)) => Ok(Value::Float(i as f64)),
+                ("bool", Value::Bool(b)) => Ok(Value::Bool(b)),
+                (_, other) => Err(format!(
+                    "cannot decode !!{} `{text}` as a !!{wanted}",
+                    match other {
+                        Value::Null => "null",
+                        Value::Bool(_) => "bool",
+                        Value::Int(_) => "int",
+                        Value::Float(_) => "float",
+                        _ => "str",
+                    }
+                )),
+            }
+        }
+        _ => Ok(text_value()),
+    }
 }
 
 pub(crate) fn resolve_key(
@@ -484,10 +544,14 @@ pub(crate) fn resolve_key(
     tag: Option<&Tag>,
     at: Position,
 ) -> Result<String, YamlError> {
-    if style != TScalarStyle::Plain || is_str_tag(tag) || text == "<<" {
+    if is_str_tag(tag) || (tag.is_none() && (style != TScalarStyle::Plain || text == "<<")) {
         return Ok(text.to_owned());
     }
-    Ok(match resolve_plain(text).map_err(|m| err(at, m))? {
+    let resolved = match tag {
+        Some(tag) => resolve_tagged(text, tag),
+        None => resolve_plain(text),
+    };
+    Ok(match resolved.map_err(|m| err(at, m))? {
         // Helm (via JSON) cannot have a null key: `~:`, `null:` or an empty key fail there too.
         Value::Null if text.is_empty() => return Err(err(at, "a map key cannot be empty")),
         Value::Null => {
