@@ -289,6 +289,7 @@ pub fn render(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
+    chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
     let compiling = CompileWork::default();
@@ -383,6 +384,7 @@ pub fn read_inputs(
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<RenderInputs, Error> {
+    chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let (values, notes) = values_with_kept(chart, request, stdin, clock, kept)?;
     Ok(RenderInputs {

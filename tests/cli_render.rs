@@ -316,3 +316,39 @@ fn a_key_a_template_writes_twice_is_an_error_naming_the_template_and_line() {
         }
     }
 }
+
+#[test]
+fn a_chart_with_subcharts_is_refused_naming_them_never_rendered_without_them() {
+    let chart = one_template_chart("subcharts", "kind: ConfigMap\nmetadata:\n  name: parent\n");
+    let sub = Path::new(&chart).join("charts/redis");
+    std::fs::create_dir_all(sub.join("templates")).unwrap();
+    std::fs::write(
+        sub.join("Chart.yaml"),
+        "apiVersion: v2\nname: redis\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("templates/cm.yaml"),
+        "kind: ConfigMap\nmetadata:\n  name: from-the-subchart\n",
+    )
+    .unwrap();
+    for command in ["render", "lint"] {
+        let out = meshchart(&[command, "--chart", &chart]);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{command}: {all}");
+        assert!(
+            all.contains(
+                "has subcharts under charts/ (charts/redis), which meshchart does not render"
+            ),
+            "{command}: {all}"
+        );
+        assert!(
+            !all.contains("kind: ConfigMap"),
+            "{command}: nothing rendered: {all}"
+        );
+    }
+}
