@@ -276,6 +276,7 @@ fn entry<'t>(
     if !is_simple_key(key) {
         return None;
     }
+    let depth = frames.len();
     {
         let top = frames.last_mut()?;
         if top.seen.contains(&key) {
