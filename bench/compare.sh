@@ -14,7 +14,8 @@
 #           whole line (both charts, a process each, back to back; then the same from a bash
 #           script on each side), then the CRD chart and the control plane alone
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
-#           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000
+#           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000,
+#           and for 10,000 vs 100,000 vs 400,000 (memory flat with the stream)
 #
 # usage: bench/compare.sh [render|lines|fleet|inject]...   (default: all four)
 #   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (15, 3):
@@ -198,8 +199,8 @@ SH
     python3 bench/make-workloads.py 10000 >"$work/w10k.yaml"
     python3 bench/make-workloads.py 1000 >"$work/w1k.yaml"
     echo "   input: $(du -h "$work/w10k.yaml" | cut -f1)"
-    # The injected stream (~80 MB) is past the input door's default 64 MiB cap on one input.
-    export MESHCHART_MAX_INPUT_BYTES=1GiB
+    # The injected stream (~80 MB) is past the input door's 64 MiB cap, which applies to each
+    # document of a YAML stream, not to the whole.
     inject="$mesh inject --set-file identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem"
     "$mesh" inject "$work/w10k.yaml" --set-file "identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem" \
       >"$work/injected.yaml" 2>/dev/null
@@ -210,6 +211,16 @@ SH
     python3 bench/paired.py --runs 0 --warmup 0 --rss-runs 3 \
       "inject 1,000 workloads=$inject $work/w1k.yaml" \
       "inject 10,000 workloads=$inject $work/w10k.yaml"
+    # Memory flat with the stream: 10,000 vs 100,000 vs 400,000 workloads (0.2, 2 and 8 x 10^5
+    # documents, ~0.8 GB at the largest), one run each (the largest takes minutes).
+    python3 bench/make-workloads.py 100000 >"$work/w100k.yaml"
+    python3 bench/make-workloads.py 400000 >"$work/w400k.yaml"
+    echo "   inputs: $(du -h "$work/w100k.yaml" | cut -f1), $(du -h "$work/w400k.yaml" | cut -f1)"
+    python3 bench/paired.py --runs 0 --warmup 0 --rss-runs 1 \
+      "inject 10,000 workloads=$inject $work/w10k.yaml" \
+      "inject 100,000 workloads=$inject $work/w100k.yaml" \
+      "inject 400,000 workloads=$inject $work/w400k.yaml"
+    rm -f "$work/w100k.yaml" "$work/w400k.yaml"
     ;;
   *) echo "unknown section $section (render, lines, fleet, inject)" >&2; exit 2 ;;
   esac

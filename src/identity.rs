@@ -52,6 +52,8 @@ pub struct MaterialOptions {
     /// The time that generated certificates start from and that given ones must be valid at
     /// (the heartbeat schedule does not depend on it).
     pub now: SystemTime,
+    /// Only read `certs_dir`, never write it: material it lacks is an error (`golden` checks).
+    pub read_only: bool,
 }
 
 /// Reads SOURCE_DATE_EPOCH (seconds) or the clock: the single place a clock is read.
@@ -379,6 +381,14 @@ fn complete(
         return Err(IdentityError::NotKept {
             generated: plan.generated,
         });
+    }
+    if let (Some(dir), true) = (dir, opts.read_only) {
+        if !plan.files.is_empty() {
+            return Err(IdentityError::ReadOnlyLacks {
+                dir: dir.to_owned(),
+                files: plan.files.iter().map(|f| f.name.to_owned()).collect(),
+            });
+        }
     }
     if let Some(dir) = dir {
         if !plan.files.is_empty() {

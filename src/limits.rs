@@ -15,6 +15,12 @@ use std::cell::Cell;
 use std::io::Write;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
+/// The deepest nesting of lists and maps meshchart reads (YAML, JSON) or converts from a
+/// template: as deep as kubectl reads, whose decoders stop at 10,000 (Go's `encoding/json`,
+/// `maxNestingDepth`; go-yaml's scanner, "exceeded max depth of 10000"). Past it a clear error,
+/// and within it every walk of a value fits the threads' stacks ([`crate::parallel`]).
+pub const MAX_NESTING: usize = 10_000;
+
 /// The largest string a template function may build (`repeat`, `printf` widths, `indent`, ...),
 /// a value `{{ }}` prints, or the text an `include` or `tpl` returns.
 pub const MAX_STRING_BYTES: usize = 10 * 1024 * 1024;
@@ -261,4 +267,45 @@ pub fn set_ceiling_from_env() -> Result<(), String> {
         })?;
     CEILING.store(bytes, Ordering::Relaxed);
     Ok(())
+}
+
+/// What a thread that ran out of stack says before the process ends.
+const STACK_OVERFLOW_MESSAGE: &[u8] = b"error: meshchart ran out of stack (SIGSEGV): a template \
+    built a value nested too deeply to print (lists or maps inside each other, far past 10,000 \
+    levels); nothing was written\n";
+
+/// Makes running out of a thread's stack end the process with a clear error and exit code 1,
+/// not an abort. Values we read or convert are bounded ([`MAX_NESTING`]), but minijinja prints
+/// a value a template built (`~`, `string`) by recursing through it, and the fuel lets a
+/// template nest one far deeper than any stack we reserve ([`crate::parallel::STACK_BYTES`]).
+/// Outputs are written only once complete (through [`crate::output`]), so nothing is left half
+/// written. Runs on the signal stack Rust's runtime gives every thread it starts.
+pub fn catch_stack_overflow() {
+    #[cfg(unix)]
+    // SAFETY: installs a handler that only calls async-signal-safe functions (write, _exit).
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_stack_overflow as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn on_stack_overflow(
+    _signal: libc::c_int,
+    _info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    // SAFETY: write and _exit are async-signal-safe; the message is a static.
+    unsafe {
+        libc::write(
+            2,
+            STACK_OVERFLOW_MESSAGE.as_ptr().cast(),
+            STACK_OVERFLOW_MESSAGE.len(),
+        );
+        libc::_exit(1);
+    }
 }

@@ -12,6 +12,7 @@ static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::Capped
 fn main() -> ExitCode {
     // Small blocks come from a huge-page arena (see meshchart::arena), big ones from the system.
     meshchart::arena::start();
+    meshchart::limits::catch_stack_overflow();
     let limits = meshchart::limits::set_ceiling_from_env()
         .and_then(|()| meshchart::limits::start_deadline());
     if let Err(e) = limits {

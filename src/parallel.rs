@@ -11,10 +11,17 @@
 use std::sync::OnceLock;
 
 /// The stack of every thread that renders templates: reserved address space, of which only
-/// what is used becomes memory. Within its fuel a template can build a value nested about
-/// 100,000 levels deep, and minijinja drops and our converters walk nested values
-/// recursively: on a thread's default 2 MiB that aborted the process.
-pub const STACK_BYTES: usize = 512 << 20;
+/// what is used becomes memory, but which an address-space limit (`ulimit -v`) counts whole.
+///
+/// What a thread may recurse through is bounded: values we read or convert nest at most
+/// [`crate::limits::MAX_NESTING`] levels, and every walk of ours stays within that. A template
+/// can still build a value nested as deep as its fuel allows (about 200,000 levels), which
+/// minijinja drops recursively: that took 16 to 32 MiB, measured with minijinja optimised as the
+/// shipped binary has it (and as `cargo test` builds it, see Cargo.toml), so 64 MiB leaves room.
+/// Printing such a value as a string (`~`, `string`) recurses deeper; it ends in the clear
+/// error of [`crate::limits::catch_stack_overflow`], not in a crash. (At 512 MiB a thread, as
+/// before, `--jobs 7` did not start under a 4 GiB address-space limit.)
+pub const STACK_BYTES: usize = 64 << 20;
 
 /// A rayon pool of `threads` threads (`None`: one per core) with [`STACK_BYTES`] stacks, named
 /// `meshchart-<role>-N`.

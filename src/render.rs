@@ -52,6 +52,9 @@ pub struct RenderRequest {
     /// Refuse to generate identity material when `certs_dir` is `None` (a fleet's clusters:
     /// material nothing keeps would be made afresh, a new trust root, at every run).
     pub require_kept_material: bool,
+    /// Only read `certs_dir`: material it lacks is an error instead of being written there
+    /// (`golden` in check mode writes nothing).
+    pub certs_dir_read_only: bool,
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
@@ -72,6 +75,7 @@ impl Default for RenderRequest {
             is_upgrade: false,
             certs_dir: None,
             require_kept_material: false,
+            certs_dir_read_only: false,
             max_output_bytes: None,
         }
     }
@@ -395,6 +399,7 @@ pub fn complete_chart_material(
     let options = MaterialOptions {
         certs_dir: request.certs_dir.clone(),
         now: clock.now()?,
+        read_only: request.certs_dir_read_only,
     };
     if request.require_kept_material {
         Ok(complete_kept_material(values, &targets, &options)?)
@@ -428,6 +433,7 @@ pub fn render(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
+    chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
     let compiling = CompileWork::default();
@@ -522,6 +528,7 @@ pub fn read_inputs(
     clock: Clock,
     kept: KeptFiles,
 ) -> Result<RenderInputs, Error> {
+    chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let (values, notes) = values_with_kept(chart, request, stdin, clock, kept)?;
     Ok(RenderInputs {

@@ -255,6 +255,25 @@ fn a_render_a_day_later_gives_the_same_bytes() {
 }
 
 #[test]
+fn a_values_url_is_refused_by_name_as_not_read() {
+    for url in [
+        "https://example.com/values.yaml",
+        "http://example.com/v.yaml",
+    ] {
+        let out = meshchart(&["render", "-f", url]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "values file {url}: a URL; meshchart reads values files from disk only"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
 fn a_given_heartbeat_schedule_is_rendered_as_given() {
     let output = meshchart(&[
         "render",
@@ -268,4 +287,114 @@ fn a_given_heartbeat_schedule_is_rendered_as_given() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success());
     assert!(stdout.contains("schedule: \"7 3 * * 1\""), "{stdout}");
+}
+
+#[test]
+fn values_from_dev_null_are_no_values_as_helm_reads_them() {
+    let none = meshchart(&["values"]);
+    let null = meshchart(&["values", "-f", "/dev/null", "-f", "/dev/null"]);
+    assert!(
+        null.status.success(),
+        "{}",
+        String::from_utf8_lossy(&null.stderr)
+    );
+    assert_eq!(null.stdout, none.stdout);
+    // Other devices stay refused by name.
+    let zero = meshchart(&["values", "-f", "/dev/zero"]);
+    assert_eq!(zero.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("/dev/zero: is a character device"));
+}
+
+/// A chart whose one template, `cm.yaml`, is `template`.
+fn one_template_chart(name: &str, template: &str) -> String {
+    let dir = scratch_dir(name);
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: dup\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("templates/cm.yaml"), template).unwrap();
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_key_a_template_writes_twice_is_an_error_naming_the_template_and_line() {
+    let cases = [
+        (
+            "kind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: \"1\"\n  b: \"2\"\n  a: \"3\"\n",
+            7,
+            5,
+        ),
+        // Deep in the document, and in flow style (the full reader's check).
+        (
+            "kind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      \
+             containers:\n      - name: a\n        image: i\n        name: b\n",
+            10,
+            8,
+        ),
+        (
+            "kind: ConfigMap\nmetadata: {name: x}\ndata: {a: \"1\", a: \"2\"}\n",
+            3,
+            3,
+        ),
+    ];
+    for (i, (template, second, first)) in cases.into_iter().enumerate() {
+        let chart = one_template_chart(&format!("dup-key-{i}"), template);
+        for command in ["render", "lint"] {
+            let out = meshchart(&[command, "--chart", &chart]);
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(out.status.code(), Some(1), "{command} {i}: {all}");
+            assert!(
+                all.contains("dup/templates/cm.yaml"),
+                "{command} {i}: {all}"
+            );
+            assert!(
+                all.contains(&format!(
+                    "is given twice in one map: on line {first} and on line {second}"
+                )),
+                "{command} {i}: {all}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chart_with_subcharts_is_refused_naming_them_never_rendered_without_them() {
+    let chart = one_template_chart("subcharts", "kind: ConfigMap\nmetadata:\n  name: parent\n");
+    let sub = Path::new(&chart).join("charts/redis");
+    std::fs::create_dir_all(sub.join("templates")).unwrap();
+    std::fs::write(
+        sub.join("Chart.yaml"),
+        "apiVersion: v2\nname: redis\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("templates/cm.yaml"),
+        "kind: ConfigMap\nmetadata:\n  name: from-the-subchart\n",
+    )
+    .unwrap();
+    for command in ["render", "lint"] {
+        let out = meshchart(&[command, "--chart", &chart]);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(1), "{command}: {all}");
+        assert!(
+            all.contains(
+                "has subcharts under charts/ (charts/redis), which meshchart does not render"
+            ),
+            "{command}: {all}"
+        );
+        assert!(
+            !all.contains("kind: ConfigMap"),
+            "{command}: nothing rendered: {all}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Values a template builds nested tens of thousands deep end in a clear error or a render,
-//! never in a crash: minijinja drops and our converters walk nested values recursively, so the
-//! threads that render have stacks sized for what a template's fuel lets it build.
+//! never in a crash: our converters and printing refuse a value nested past 10,000 levels, the
+//! threads' stacks hold minijinja's drop of the deepest value the fuel lets a template build,
+//! and what still recurses past a stack ends in a clear error (limits::catch_stack_overflow).
 
 mod support;
 
@@ -45,7 +46,7 @@ fn a_deep_map_renders_when_it_fits_the_budget() {
 }
 
 #[test]
-fn to_yaml_of_a_deep_map_stops_at_the_string_limit() {
+fn to_yaml_of_a_map_nested_past_the_limit_is_refused() {
     let out = render(&deep_chart(
         "deep-yaml",
         3000,
@@ -54,7 +55,37 @@ fn to_yaml_of_a_deep_map_stops_at_the_string_limit() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("the YAML would be longer than the limit"),
+        stderr.contains("a value nested deeper than 10000 levels"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn printing_a_map_nested_past_the_limit_is_refused() {
+    let out = render(&deep_chart("deep-print", 1100, "v: {{ deep.v }}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the value printed here is nested deeper than 10000 levels"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_map_nested_past_any_stack_and_printed_as_a_string_ends_in_a_clear_error() {
+    // `~` prints the value inside minijinja, recursing once a level: 30,000 levels of maps
+    // need more than a thread's stack (parallel::STACK_BYTES) in some builds, not in others.
+    let out = render(&deep_chart(
+        "deep-concat",
+        3000,
+        "v: {{ (\"x\" ~ deep.v) | length }}",
+    ));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let clear = stderr.contains("error: meshchart ran out of stack (SIGSEGV): a template built")
+        || stderr.contains("used up its budget");
+    assert!(
+        out.status.success() || (out.status.code() == Some(1) && clear),
+        "{:?}: {stderr}",
+        out.status
     );
 }

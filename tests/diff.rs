@@ -229,3 +229,30 @@ fn resources_with_the_same_data_written_differently_are_equal() {
     let out = meshchart(&["diff", &a, &b]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+#[test]
+fn a_report_that_cannot_be_written_exits_2_not_1() {
+    let a = scratch_file(
+        "full-a.yaml",
+        "kind: ConfigMap\nmetadata: {name: c}\ndata: {a: x}\n",
+    );
+    let b = scratch_file(
+        "full-b.yaml",
+        "kind: ConfigMap\nmetadata: {name: c}\ndata: {a: y}\n",
+    );
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        support::cli::skip(
+            "a_report_that_cannot_be_written_exits_2_not_1",
+            "/dev/full",
+            "no /dev/full to fail the write",
+        );
+        return;
+    };
+    let out = support::cli::command(&["diff", &a, &b])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+}

@@ -2,6 +2,8 @@
 //!
 //! `UPDATE_GOLDEN=1 cargo test` rewrites the expected files in one run.
 
+mod support;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use meshchart::chart::Chart;
 use meshchart::golden::{self, CaseOutcome};
@@ -76,4 +78,63 @@ fn fixture_charts_golden_cases_match() {
         }
     }
     assert!(checked > 0, "no fixture chart has golden cases");
+}
+
+/// Every file under `dir` with its bytes, in path order.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.push((path.clone(), Vec::new()));
+                pending.push(path);
+            } else {
+                files.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_golden_check_writes_nothing_not_even_key_files() {
+    let cases = support::cli::scratch_dir("golden-check-writes-nothing");
+    let case = cases.join("keys");
+    std::fs::create_dir_all(case.join("certs")).unwrap();
+    std::fs::write(case.join("args"), "--certs-dir\ncerts\n").unwrap();
+    let cases_arg = cases.to_str().unwrap();
+    let before = snapshot(&cases);
+    let out = support::cli::meshchart(&["golden", "--cases", cases_arg]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAILED  keys"), "{stdout}");
+    assert!(
+        stdout.contains("holds no") && stdout.contains("a check writes nothing"),
+        "{stdout}"
+    );
+    assert_eq!(
+        snapshot(&cases),
+        before,
+        "the check changed the cases folder"
+    );
+    // --update creates the keys and the expectation; a check then passes, writing nothing.
+    let out = support::cli::meshchart(&["golden", "--cases", cases_arg, "--update"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(case.join("certs").read_dir().unwrap().count() > 0);
+    assert!(case.join("expected.yaml").is_file());
+    let before = snapshot(&cases);
+    let out = support::cli::meshchart(&["golden", "--cases", cases_arg]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(snapshot(&cases), before);
 }

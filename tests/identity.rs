@@ -65,6 +65,7 @@ fn options(certs_dir: Option<&Utf8Path>) -> MaterialOptions {
     MaterialOptions {
         certs_dir: certs_dir.map(Utf8Path::to_owned),
         now: at(NOW),
+        read_only: false,
     }
 }
 
@@ -649,6 +650,7 @@ fn schedule_at(mut values: Value, seconds: u64) -> String {
         &MaterialOptions {
             certs_dir: None,
             now: at(seconds),
+            read_only: false,
         },
     )
     .expect("completes");
@@ -852,6 +854,7 @@ fn issuer_crt_outside_its_validity_at_the_render_instant_is_an_error() {
         &MaterialOptions {
             certs_dir: None,
             now: at(1_924_992_000),
+            read_only: false,
         },
     )
     .expect_err("an expired issuer is refused, as upstream's install refuses it");
@@ -874,6 +877,7 @@ fn certs_dir_issuer_expired_at_the_render_instant_is_an_error_naming_the_file_an
         &MaterialOptions {
             certs_dir: Some(scratch.0.clone()),
             now: at(NOW + 400 * DAY),
+            read_only: false,
         },
     )
     .expect_err("the kept issuer lasts one year");

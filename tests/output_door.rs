@@ -810,3 +810,46 @@ fn a_fleet_stopped_by_the_time_limit_leaves_no_staging() {
     assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
     assert!(!out.join("c0.yaml").exists());
 }
+
+#[test]
+fn a_package_killed_at_any_point_leaves_no_archive_or_the_whole_one_and_no_partial_file() {
+    let root = scratch_dir("door-kill-package");
+    let out = root.join("out");
+    let package = || {
+        let mut command = support::cli::command(&["package", "-d", out.to_str().unwrap()]);
+        command.env("SOURCE_DATE_EPOCH", "1700000000");
+        command
+    };
+    let length = complete(package());
+    let whole = snapshot(&out);
+    assert_eq!(whole.len(), 1, "one archive: {:?}", whole.keys());
+    let rounds = rounds(16);
+    let (mut none, mut archive) = (0, 0);
+    for round in 0..rounds {
+        let _ = std::fs::remove_dir_all(&out);
+        let mut child = spawn_quiet(package());
+        std::thread::sleep(kill_delay(round, rounds, length));
+        let _ = child.kill();
+        let _ = child.wait();
+        // Under its own name, the archive is whole or absent; anything else is the staging
+        // file of the killed run, which the next run removes.
+        for (name, bytes) in snapshot(&out) {
+            match whole.get(&name) {
+                Some(expected) => {
+                    assert!(bytes == *expected, "round {round}: a partial {name}");
+                    archive += 1;
+                }
+                None => assert!(name.ends_with(".partial"), "round {round}: {name} left"),
+            }
+        }
+        if !snapshot(&out).keys().any(|name| whole.contains_key(name)) {
+            none += 1;
+        }
+        complete(package());
+        assert!(
+            snapshot(&out) == whole,
+            "round {round}: the next run leaves the archive alone, no .partial file"
+        );
+    }
+    eprintln!("{rounds} kills: {none} left no archive, {archive} the whole one");
+}

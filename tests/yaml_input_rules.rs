@@ -289,3 +289,66 @@ fn values_output_with_line_separators_reads_back_unchanged_round_after_round() {
         current = text(&meshchart(&["values", "-f", &again], "").stdout);
     }
 }
+
+#[test]
+fn explicit_tags_read_as_go_yaml_v2_reads_them_quoted_or_not() {
+    let doc = |text: &str| meshchart::yaml::parse_document(text);
+    let cases = [
+        ("a: !!int \"3\"", Value::Int(3)),
+        ("a: !!int 3", Value::Int(3)),
+        ("a: !!float \"1\"", Value::Float(1.0)),
+        ("a: !!bool \"yes\"", Value::Bool(true)),
+        ("a: !!str 4", Value::from("4")),
+        ("a: !!binary aGVsbG8=", Value::from("hello")),
+        ("a: !!binary |\n  aGVs\n  bG8=", Value::from("hello")),
+        ("a: !<tag:yaml.org,2002:int> \"7\"", Value::Int(7)),
+        // go-yaml v2 resolves only core types: anything else keeps its text.
+        ("a: !local 5", Value::from("5")),
+        ("a: !!null \"x\"", Value::from("x")),
+        // A number too large for a float stays the string it is written as.
+        ("a: 1E400", Value::from("1E400")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(
+            doc(text).unwrap().get_path(&["a"]),
+            Some(&expected),
+            "{text}"
+        );
+    }
+    for (text, message) in [
+        ("a: !!int \"abc\"", "cannot decode !!str `abc` as a !!int"),
+        ("a: !!bool 1", "cannot decode !!int `1` as a !!bool"),
+        (
+            "a: !!binary \"not base64!\"",
+            "!!binary value contains invalid base64 data",
+        ),
+    ] {
+        let e = doc(text).unwrap_err();
+        assert!(e.message.contains(message), "{text}: {e}");
+    }
+}
+
+#[test]
+fn json_with_a_number_too_large_for_a_float_stays_json_the_number_a_string() {
+    let deployment = "{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": \
+        {\"name\": \"web\", \"annotations\": {\"n\": 1E400}}, \"spec\": {\"selector\": \
+        {\"matchLabels\": {\"app\": \"web\"}}, \"template\": {\"metadata\": {\"labels\": \
+        {\"app\": \"web\"}}, \"spec\": {\"containers\": [{\"name\": \"web\", \"image\": \
+        \"nginx\"}]}}}}\n";
+    let config_map = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \
+        \"c\"}, \"data\": {\"big\": 1E400}}\n";
+    let out = meshchart(
+        &["inject", "-", "-f", VALUES],
+        &format!("{config_map}{deployment}"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with(config_map),
+        "untouched, byte for byte: {stdout}"
+    );
+    let injected = &stdout[config_map.len()..];
+    let parsed: serde_json::Value = serde_json::from_str(injected).expect("the output is JSON");
+    assert_eq!(parsed["metadata"]["annotations"]["n"], "1E400");
+    assert!(injected.contains("linkerd-proxy"));
+}

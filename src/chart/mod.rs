@@ -61,6 +61,20 @@ pub enum ChartError {
         /// The embedded charts, `release/chart`, comma-separated.
         embedded: String,
     },
+    /// The chart has subcharts, which meshchart does not render: rendering only the parent
+    /// would drop their resources without a word.
+    #[error(
+        "{origin}: has subcharts under charts/ ({}), which meshchart does not render (Helm \
+         renders each with its values under .Values.<name> and the globals); render each on its \
+         own with --chart, or remove it from charts/",
+        .names.join(", ")
+    )]
+    Subcharts {
+        /// Where the chart came from.
+        origin: String,
+        /// The subcharts: `charts/<name>` folders and `charts/<name>.tgz` archives.
+        names: Vec<String>,
+    },
     /// The chart has no Chart.yaml.
     #[error("{origin}: Chart.yaml is missing (is this a chart folder?)")]
     MissingChartYaml {
@@ -429,6 +443,37 @@ impl Chart {
             }
         }
         Ok(chart)
+    }
+
+    /// The chart's subcharts, as Helm finds them: each folder under `charts/` that holds a
+    /// `Chart.yaml`, and each archive `charts/*.tgz`, by path.
+    pub fn subcharts(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .other_files
+            .iter()
+            .filter_map(|f| f.path.strip_prefix("charts/"))
+            .filter_map(|rest| match rest.split_once('/') {
+                Some((name, "Chart.yaml")) => Some(format!("charts/{name}")),
+                None if rest.ends_with(".tgz") => Some(format!("charts/{rest}")),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Refuses a chart with subcharts by name: meshchart renders one chart, and Helm would
+    /// render the subcharts too.
+    pub fn refuse_subcharts(&self) -> Result<(), ChartError> {
+        let names = self.subcharts();
+        if names.is_empty() {
+            return Ok(());
+        }
+        Err(ChartError::Subcharts {
+            origin: self.origin.clone(),
+            names,
+        })
     }
 
     /// The chart's default values (an empty map when it has none), parsed once per chart.

@@ -196,6 +196,7 @@ impl RenderFlags {
             is_upgrade: self.is_upgrade,
             certs_dir: self.certs_dir.clone(),
             require_kept_material: false,
+            certs_dir_read_only: false,
             max_output_bytes: self.max_output_bytes,
         }
     }

@@ -10,10 +10,10 @@ use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, V
 use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{
-    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_to,
-    run_uninject_to, Run,
+    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
+    run_uninject_reporting, Run,
 };
-use meshchart::inject::ReportFormat;
+use meshchart::inject::SpooledReport;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, Clock};
 use meshchart::Error;
@@ -214,25 +214,11 @@ fn write_stdout(text: &str) -> Result<(), Error> {
         .map_err(Error::io("<stdout>"))
 }
 
-/// Prints what a finished uninject has to say: notes and the report on stderr (the stream is
-/// already on stdout).
-fn finish(run: Run, format: ReportFormat) -> ExitCode {
+/// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
+/// stream is already on stdout).
+fn finish(run: Run, report: SpooledReport) -> ExitCode {
     print_notes(&run.notes);
-    let _ = std::io::stderr()
-        .lock()
-        .write_all(run.transformed.report.render(format).as_bytes());
-    ExitCode::SUCCESS
-}
-
-/// [`finish`] for inject: the report (none with `--quiet`), then its summary line.
-fn finish_inject(run: Run, format: ReportFormat, quiet: bool) -> ExitCode {
-    print_notes(&run.notes);
-    let _ = std::io::stderr().lock().write_all(
-        run.transformed
-            .report
-            .render_inject(format, quiet)
-            .as_bytes(),
-    );
+    let _ = report.copy_to(&mut std::io::stderr().lock());
     ExitCode::SUCCESS
 }
 
@@ -381,10 +367,17 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Uninject(args) => {
+            let mut report = SpooledReport::new(args.report.into())?;
             let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_uninject_to(&args.inputs, &mut std::io::stdin().lock(), out)
+                run_uninject_reporting(
+                    &args.inputs,
+                    &mut std::io::stdin().lock(),
+                    out,
+                    &mut report,
+                )?;
+                Ok(Run::default())
             })?;
-            Ok(finish(run, args.report.into()))
+            Ok(finish(run, report))
         }
         Command::Render {
             chart,
@@ -519,10 +512,15 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             };
             let compared = diff::compare(&request, &mut std::io::stdin().lock(), Clock::FromEnv);
             match compared {
-                Ok(report) => {
-                    write_stdout(&report.to_text())?;
-                    Ok(ExitCode::from(u8::from(!report.is_empty())))
-                }
+                // Exit 1 says "they differ": an error, writing the report included, is 2.
+                Ok(report) => match write_stdout(&report.to_text()) {
+                    Ok(()) => Ok(ExitCode::from(u8::from(!report.is_empty()))),
+                    Err(e) if e.is_broken_pipe() => Err(e),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        Ok(ExitCode::from(2))
+                    }
+                },
                 Err(e) => {
                     eprintln!("error: {e}");
                     Ok(ExitCode::from(2))
@@ -626,10 +624,15 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
     print_notes(&chosen.notes);
     request.overrides = chosen.overrides;
+    let mut report = SpooledReport::for_inject(args.report.into(), request.quiet)?;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_inject_to(&chosen.chart, &request, stdin, out)
+        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut report)?;
+        Ok(Run {
+            notes,
+            ..Run::default()
+        })
     })?;
-    Ok(finish_inject(run, args.report.into(), request.quiet))
+    Ok(finish(run, report))
 }
 
 fn render(

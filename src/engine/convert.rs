@@ -1,6 +1,6 @@
 //! Moving values between our tree and minijinja's.
 
-use crate::limits::MAX_LIST_ITEMS;
+use crate::limits::{MAX_LIST_ITEMS, MAX_NESTING};
 use crate::values::{Map, Value};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::{Error, ErrorKind};
@@ -24,11 +24,45 @@ pub fn to_jinja(value: &Value) -> JValue {
 const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
 
 /// A template value as our value; undefined becomes null, map keys become strings. A list or
-/// map longer than [`MAX_LIST_ITEMS`] (or values holding more than four times that in all) is
-/// refused.
+/// map longer than [`MAX_LIST_ITEMS`] (or values holding more than four times that in all), or
+/// nested deeper than [`MAX_NESTING`], is refused.
 pub fn from_jinja(value: &JValue) -> Result<Value, Error> {
     let mut budget = MAX_CONVERTED_ITEMS;
-    convert(value, &mut budget)
+    convert(value, &mut budget, 0)
+}
+
+fn too_deep() -> Error {
+    Error::new(
+        ErrorKind::InvalidOperation,
+        format!(
+            "a value nested deeper than {MAX_NESTING} levels (lists and maps inside each other)"
+        ),
+    )
+}
+
+/// Whether `value` nests lists and maps deeper than [`MAX_NESTING`], found without recursion:
+/// a template can build a value nested as deep as its fuel allows, far past what a walk of it
+/// may recurse.
+pub fn nested_too_deep(value: &JValue) -> bool {
+    let mut pending = vec![(value.clone(), 0usize)];
+    while let Some((value, depth)) = pending.pop() {
+        let children: Vec<JValue> = match value.kind() {
+            ValueKind::Seq => match value.try_iter() {
+                Ok(items) => items.collect(),
+                Err(_) => continue,
+            },
+            ValueKind::Map => match value.try_iter() {
+                Ok(keys) => keys.filter_map(|k| value.get_item(&k).ok()).collect(),
+                Err(_) => continue,
+            },
+            _ => continue,
+        };
+        if depth >= MAX_NESTING && !children.is_empty() {
+            return true;
+        }
+        pending.extend(children.into_iter().map(|c| (c, depth + 1)));
+    }
+    false
 }
 
 fn too_many(what: String) -> Error {
@@ -58,7 +92,14 @@ fn take_items(value: &JValue, budget: &mut usize) -> Result<(), Error> {
     Ok(())
 }
 
-fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
+fn convert(value: &JValue, budget: &mut usize, depth: usize) -> Result<Value, Error> {
+    let nested = matches!(
+        value.kind(),
+        ValueKind::Seq | ValueKind::Iterable | ValueKind::Map
+    );
+    if nested && depth >= MAX_NESTING {
+        return Err(too_deep());
+    }
     Ok(match value.kind() {
         ValueKind::Undefined | ValueKind::None => Value::Null,
         ValueKind::Bool => Value::Bool(value.is_true()),
@@ -87,14 +128,14 @@ fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
                 if items.len() >= MAX_LIST_ITEMS {
                     return Err(too_many("a list of more items".to_owned()));
                 }
-                items.push(convert(&item, budget)?);
+                items.push(convert(&item, budget, depth + 1)?);
             }
             Value::Seq(items)
         }
         ValueKind::Map => {
             take_items(value, budget)?;
             if let Some(tree) = value.downcast_object_ref::<BTreeMap<JValue, JValue>>() {
-                return convert_tree(tree, budget);
+                return convert_tree(tree, budget, depth);
             }
             let mut map = Map::new();
             for key in value.try_iter()? {
@@ -103,7 +144,7 @@ fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
                     Some(s) => s.to_owned(),
                     None => key.to_string(),
                 };
-                map.insert(key, convert(&item, budget)?);
+                map.insert(key, convert(&item, budget, depth + 1)?);
             }
             Value::Map(map)
         }
@@ -113,7 +154,11 @@ fn convert(value: &JValue, budget: &mut usize) -> Result<Value, Error> {
 
 /// A map the engine built, read entry by entry in place: looking each key up again would cost
 /// a search per entry. String keys come in the order our map keeps, so it is built in one pass.
-fn convert_tree(tree: &BTreeMap<JValue, JValue>, budget: &mut usize) -> Result<Value, Error> {
+fn convert_tree(
+    tree: &BTreeMap<JValue, JValue>,
+    budget: &mut usize,
+    depth: usize,
+) -> Result<Value, Error> {
     if !tree.keys().all(|key| key.as_str().is_some()) {
         let mut map = Map::new();
         for (key, item) in tree {
@@ -121,7 +166,7 @@ fn convert_tree(tree: &BTreeMap<JValue, JValue>, budget: &mut usize) -> Result<V
                 Some(s) => s.to_owned(),
                 None => key.to_string(),
             };
-            map.insert(key, convert(item, budget)?);
+            map.insert(key, convert(item, budget, depth + 1)?);
         }
         return Ok(Value::Map(map));
     }
@@ -129,7 +174,7 @@ fn convert_tree(tree: &BTreeMap<JValue, JValue>, budget: &mut usize) -> Result<V
     for (key, item) in tree {
         pairs.push((
             key.as_str().unwrap_or_default().to_owned(),
-            convert(item, budget)?,
+            convert(item, budget, depth + 1)?,
         ));
     }
     Ok(Value::Map(pairs.into_iter().collect()))

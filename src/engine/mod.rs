@@ -228,6 +228,16 @@ impl<'source> Engine<'source> {
                     ));
                 }
             }
+            // Printing walks the value recursively: refuse one nested past the limit first.
+            if listed && convert::nested_too_deep(value) {
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!(
+                        "the value printed here is nested deeper than {} levels",
+                        crate::limits::MAX_NESTING
+                    ),
+                ));
+            }
             let write_failed = |e| {
                 minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
                     .with_source(e)

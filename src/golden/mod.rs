@@ -254,10 +254,16 @@ pub struct Produced {
     pub warnings: String,
 }
 
-/// What a case produces: the stream or the error text, and the warnings.
-pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase) -> Produced {
+/// What a case produces: the stream or the error text, and the warnings. A case's
+/// `--certs-dir` is only read unless `update` (a check writes nothing: material the folder
+/// lacks is the case's error).
+pub fn produce(engine: &Engine, chart: &Chart, case: &GoldenCase, update: bool) -> Produced {
     let clock = Clock::Fixed(std::time::UNIX_EPOCH + std::time::Duration::from_secs(GOLDEN_EPOCH));
-    match render_with(engine, chart, &case.request, &mut std::io::empty(), clock) {
+    let request = crate::render::RenderRequest {
+        certs_dir_read_only: !update,
+        ..case.request.clone()
+    };
+    match render_with(engine, chart, &request, &mut std::io::empty(), clock) {
         Ok(outcome) => Produced {
             ok: true,
             text: outcome.rendered.to_stream(),
@@ -382,11 +388,11 @@ pub fn run(
     let mut reports = Vec::new();
     for case in select(cases_dir, &options.only)? {
         let produced = match &case.chart {
-            None => produce(&engine, chart, &case),
+            None => produce(&engine, chart, &case, options.update),
             // A case naming its own chart renders that one.
             Some(source) => {
                 let own = source.load()?;
-                produce(&Engine::new(&own)?, &own, &case)
+                produce(&Engine::new(&own)?, &own, &case, options.update)
             }
         };
         let (output, error) = if produced.ok {

@@ -10,6 +10,19 @@ pub enum IdentityError {
     /// A file refused by the input rules (see [`crate::input`]).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
+    /// A `--certs-dir` only read (a `golden` check writes nothing) lacks material the render
+    /// would generate and keep there.
+    #[error(
+        "--certs-dir {dir}: holds no {}; a check writes nothing (`meshchart golden --update` \
+         creates them)",
+        .files.join(", ")
+    )]
+    ReadOnlyLacks {
+        /// The folder.
+        dir: camino::Utf8PathBuf,
+        /// The files the render would have written.
+        files: Vec<String>,
+    },
     /// Some, but not all, of the trust anchors and issuer certificate and key were given.
     #[error(
         "{} missing: give all of identityTrustAnchorsPEM, identity.issuer.tls.crtPEM and \

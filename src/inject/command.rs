@@ -5,8 +5,8 @@ use super::control_plane::values_from_linkerd_config;
 use super::input::{open_inputs, read_sources};
 use super::sidecar::{ChartSidecars, DEFAULT_CONTROL_PLANE_NAMESPACE};
 use super::{
-    inject_stream_as, uninject_stream, InjectError, InjectOptions, Namespaces, OutputFormat,
-    Report, Transformed,
+    inject_stream_reporting, uninject_stream_reporting, Entry, InjectError, InjectOptions,
+    Namespaces, OutputFormat, Report, ReportSink, Transformed,
 };
 use crate::chart::Chart;
 use crate::engine::KubeVersion;
@@ -123,6 +123,20 @@ pub fn run_inject_to(
     stdin: &mut dyn Read,
     out: &mut dyn Write,
 ) -> Result<Run, InjectError> {
+    let mut entries = Vec::new();
+    let notes = run_inject_reporting(chart, args, stdin, out, &mut entries)?;
+    Ok(finished(Report { entries }, notes))
+}
+
+/// Runs `meshchart inject`, writing the output to `out` document by document and the report
+/// to `report` entry by entry; returns the notes for stderr.
+pub fn run_inject_reporting(
+    chart: &Chart,
+    args: &InjectRequest,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+    report: &mut dyn ReportSink,
+) -> Result<Vec<String>, InjectError> {
     check_stdin_readers(args)?;
     let mut notes = Vec::new();
     let mut defaults = chart.default_values()?;
@@ -175,7 +189,7 @@ pub fn run_inject_to(
     let sidecars = ChartSidecars::new(chart)?
         .for_kube_version(kube_version)
         .in_namespace(&control_plane_namespace);
-    let report = inject_stream_as(
+    inject_stream_reporting(
         &inputs,
         &InjectOptions {
             values,
@@ -184,8 +198,9 @@ pub fn run_inject_to(
         },
         args.output,
         out,
+        report,
     )?;
-    Ok(finished(report, notes))
+    Ok(notes)
 }
 
 /// Runs `meshchart uninject`, writing the output to `out` document by document.
@@ -194,9 +209,20 @@ pub fn run_uninject_to(
     stdin: &mut dyn Read,
     out: &mut dyn Write,
 ) -> Result<Run, InjectError> {
+    let mut entries: Vec<Entry> = Vec::new();
+    run_uninject_reporting(inputs, stdin, out, &mut entries)?;
+    Ok(finished(Report { entries }, Vec::new()))
+}
+
+/// Runs `meshchart uninject`, writing the output to `out` and the report to `report` as it goes.
+pub fn run_uninject_reporting(
+    inputs: &[String],
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+    report: &mut dyn ReportSink,
+) -> Result<(), InjectError> {
     let inputs = open_inputs(inputs, stdin)?;
-    let report = uninject_stream(&inputs, out)?;
-    Ok(finished(report, Vec::new()))
+    uninject_stream_reporting(&inputs, out, report)
 }
 
 fn finished(report: Report, notes: Vec<String>) -> Run {

@@ -6,6 +6,7 @@ use crate::input::{self, GuardedReader, Input};
 use crate::values::Value;
 use crate::yaml;
 use camino::{Utf8Path, Utf8PathBuf};
+use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Seek};
 
 /// File extensions read when walking a folder.
@@ -87,7 +88,8 @@ impl From<Source> for Stream {
 }
 
 impl Stream {
-    /// A reader from the start of the stream, under the door's rules (cap, UTF-8, no NUL).
+    /// A reader from the start of the stream, under the door's rules (cap, UTF-8, no NUL), the
+    /// cap on the whole stream (a JSON input, parsed as one text).
     pub fn reader(&self) -> Result<GuardedReader<'_>, InjectError> {
         let io_error = |source| InjectError::from(input::InputError::io(&self.name, source));
         Ok(match &self.origin {
@@ -101,6 +103,12 @@ impl Stream {
                 GuardedReader::new(&self.name, Box::new(text.as_bytes()), u64::MAX)?
             }
         })
+    }
+
+    /// A reader whose cap applies to each document (YAML streams, read a document at a time):
+    /// a stream of any length is read in constant memory.
+    fn document_reader(&self) -> Result<GuardedReader<'_>, InjectError> {
+        Ok(self.reader()?.per_document())
     }
 
     /// Whether the stream is JSON, as [`Source::is_json`] decides. Reads only up to the first
@@ -124,27 +132,203 @@ impl Stream {
         Ok(self.reader()?.read_to_end()?.text)
     }
 
-    /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them.
+    /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them; a `List`
+    /// larger than [`STREAMED_LIST_BYTES`] comes in parts (see [`ChunkPart`]), so neither
+    /// memory nor the per-document cap grows with it.
     pub fn yaml_chunks(&self) -> Result<YamlChunks<'_>, InjectError> {
-        Ok(YamlChunks {
-            reader: self.reader()?,
-            separator: String::new(),
-            body: String::new(),
-            line: String::new(),
-            body_line: 1,
-            line_no: 0,
+        // First, and to its end: a spooled stream's readers share one file offset.
+        let streamed_lists = self.streamed_lists()?;
+        let mut chunks = YamlChunks {
+            splitter: Splitter::new(self.document_reader()?),
+            streamed_lists,
+            document: 0,
+            current: OwnedChunk::default(),
+            stage: None,
+            ready: VecDeque::new(),
             done: false,
-        })
+        };
+        chunks.begin_document();
+        Ok(chunks)
     }
+
+    /// The (0-based) documents that are `List`s read item by item: larger than
+    /// [`STREAMED_LIST_BYTES`], with `kind: List` and `items:` as block keys of the document.
+    /// Found by a pass over the lines, holding none of them.
+    fn streamed_lists(&self) -> Result<HashSet<usize>, InjectError> {
+        let mut lists = HashSet::new();
+        let mut splitter = Splitter::new(self.document_reader()?);
+        let (mut document, mut bytes, mut is_list, mut has_items) = (0, 0, false, false);
+        let mut starts_at = 1;
+        loop {
+            let step = match splitter.step() {
+                Ok(Some(step)) => step,
+                Ok(None) => break,
+                Err(e) => return Err(named_by_start(e, starts_at)),
+            };
+            // A line is never longer than a document: here the cap counts line by line.
+            splitter.restart = true;
+            if let Step::End = step {
+                if bytes > STREAMED_LIST_BYTES && is_list && has_items {
+                    lists.insert(document);
+                }
+                (document, bytes, is_list, has_items) = (document + 1, 0, false, false);
+                starts_at = splitter.body_line;
+                continue;
+            }
+            bytes += splitter.line.len();
+            is_list |= is_list_kind_line(&splitter.line);
+            has_items |= is_items_line(&splitter.line);
+        }
+        Ok(lists)
+    }
+}
+
+/// A line past the per-document cap, read where only lines are held: the document holding it
+/// is past the cap too, and is named by its first line.
+fn named_by_start(e: InjectError, starts_at: usize) -> InjectError {
+    match e {
+        InjectError::Input(input::InputError::DocumentTooLarge { name, limit, .. }) => {
+            input::InputError::DocumentTooLarge {
+                name,
+                line: starts_at,
+                limit,
+            }
+            .into()
+        }
+        e => e,
+    }
+}
+
+/// A `List` larger than this is read item by item ([`Stream::yaml_chunks`]); smaller ones whole,
+/// as any document. `kubectl get -A -o yaml` prints one `List` of everything it lists.
+pub const STREAMED_LIST_BYTES: usize = 1 << 20;
+
+/// Whether `line` is the block key `kind: List` at the top level of its document.
+fn is_list_kind_line(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("kind:") else {
+        return false;
+    };
+    let value = rest.split(" #").next().unwrap_or_default().trim();
+    matches!(value, "List" | "\"List\"" | "'List'")
+}
+
+/// Whether `line` is the block key `items:` at the top level of its document, its value below.
+fn is_items_line(line: &str) -> bool {
+    line.strip_prefix("items:").is_some_and(|rest| {
+        let rest = rest.trim();
+        rest.is_empty() || rest.starts_with('#')
+    })
+}
+
+/// What [`Splitter::step`] read: a line of the current document (in [`Splitter::line`]), or
+/// the end of the document.
+enum Step {
+    Line,
+    End,
+}
+
+/// Cuts a stream into documents line by line, as [`split_yaml`] does for a whole text.
+struct Splitter<'a> {
+    reader: GuardedReader<'a>,
+    /// The line last read.
+    line: String,
+    /// Its 1-based number.
+    line_no: usize,
+    /// The separator of the current document (empty for the first one).
+    separator: String,
+    /// The 1-based line the current document's body starts on.
+    body_line: usize,
+    /// Whether the last line of the body that is not blank or a comment is a directive.
+    after_directive: bool,
+    /// The line that ended a document starts the next one's body (`--- {a: 1}`).
+    carried: bool,
+    /// The per-document cap counts afresh from the next line.
+    restart: bool,
+    done: bool,
+}
+
+impl<'a> Splitter<'a> {
+    fn new(reader: GuardedReader<'a>) -> Self {
+        Splitter {
+            reader,
+            line: String::new(),
+            line_no: 0,
+            separator: String::new(),
+            body_line: 1,
+            after_directive: false,
+            carried: false,
+            restart: false,
+            done: false,
+        }
+    }
+
+    /// The next line of the current document, or its end; `None` after the last document.
+    fn step(&mut self) -> Result<Option<Step>, InjectError> {
+        if self.done {
+            return Ok(None);
+        }
+        if std::mem::take(&mut self.carried) {
+            self.note_body_line();
+            return Ok(Some(Step::Line));
+        }
+        if std::mem::take(&mut self.restart) {
+            self.reader.start_document();
+        }
+        self.line.clear();
+        if !self.reader.read_line(&mut self.line)? {
+            self.done = true;
+            return Ok(Some(Step::End));
+        }
+        self.line_no += 1;
+        // `%YAML`/`%TAG` directives belong to the document the next `---` starts.
+        match separator_kind(&self.line).filter(|_| !self.after_directive) {
+            None => {
+                self.note_body_line();
+                Ok(Some(Step::Line))
+            }
+            Some(pure) => {
+                self.separator.clear();
+                self.after_directive = false;
+                if pure {
+                    self.separator.push_str(&self.line);
+                    self.body_line = self.line_no + 1;
+                } else {
+                    self.carried = true;
+                    self.body_line = self.line_no;
+                }
+                Ok(Some(Step::End))
+            }
+        }
+    }
+
+    fn note_body_line(&mut self) {
+        let content = self.line.trim();
+        if !(content.is_empty() || content.starts_with('#')) {
+            self.after_directive = self.line.starts_with('%');
+        }
+    }
+}
+
+/// Which part of its document a chunk is: the whole of it, or a part of a `List` read item by
+/// item. Concatenating a list's parts gives back its document exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChunkPart {
+    /// A whole document.
+    #[default]
+    Whole,
+    /// A list's text up to and including its `items:` line (the separator is the document's).
+    ListHead,
+    /// One item of the list: its `- ` line and what belongs to it.
+    ListItem,
+    /// The list's text after its items (possibly empty): it ends the list.
+    ListTail,
 }
 
 /// For text that starts with `{` or `[`: JSON when it is a stream of JSON values; flow-style YAML
 /// (`{kind: Pod, ...}`) when only YAML reads it; JSON again when neither does, so the error
 /// shown is JSON's.
 fn starting_like_json_is_json(text: &str) -> bool {
-    let valid_json = serde_json::Deserializer::from_str(text)
-        .into_iter::<serde_json::Value>()
-        .all(|value| value.is_ok());
+    let valid_json = yaml::json::json_too_deep(text).is_some() || split_json("", text).is_ok();
     valid_json || yaml::parse_documents(text).is_err()
 }
 
@@ -200,16 +384,27 @@ fn is_fifo(path: &Utf8Path) -> bool {
 
 /// Copies what `reader` reads (checked and capped by the door) into an unnamed temporary file,
 /// so it can be read twice.
-fn spooled(mut reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
+fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
+    // No cap on the whole stream (it goes to disk), only on each line: a line is never longer
+    // than a document, whose cap applies when the spool is read.
+    let mut reader = reader.per_document();
     use std::io::Write as _;
     let name = reader.name().to_owned();
     let io_error = |source| InjectError::from(input::InputError::io(&name, source));
     let mut spool = std::io::BufWriter::new(tempfile::tempfile().map_err(io_error)?);
     let mut line = String::new();
+    let mut starts_at = 1;
     loop {
         line.clear();
-        if !reader.read_line(&mut line)? {
+        reader.start_document();
+        if !reader
+            .read_line(&mut line)
+            .map_err(|e| named_by_start(e.into(), starts_at))?
+        {
             break;
+        }
+        if separator_kind(&line) == Some(true) {
+            starts_at = reader.line() + 1;
         }
         spool.write_all(line.as_bytes()).map_err(io_error)?;
     }
@@ -229,6 +424,8 @@ pub struct OwnedChunk {
     pub body: String,
     /// As [`Chunk::line`].
     pub line: usize,
+    /// The whole document, or a part of a `List` read item by item.
+    pub part: ChunkPart,
 }
 
 impl OwnedChunk {
@@ -242,64 +439,152 @@ impl OwnedChunk {
     }
 }
 
+/// Where a `List` read item by item stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListStage {
+    /// Before its `items:` line.
+    Head,
+    /// Among its items, at the indentation of their `- ` (once the first is seen).
+    Items(Option<usize>),
+    /// After them.
+    Tail,
+}
+
 /// The documents of a YAML stream, read line by line: the same chunks [`split_yaml`] gives for
-/// the whole text, holding only one document in memory.
+/// the whole text, holding only one document (or one item of a large `List`) in memory.
 pub struct YamlChunks<'a> {
-    reader: GuardedReader<'a>,
-    separator: String,
-    body: String,
-    /// The line being read (one buffer for all of them).
-    line: String,
-    body_line: usize,
-    line_no: usize,
+    splitter: Splitter<'a>,
+    streamed_lists: HashSet<usize>,
+    /// The 0-based index of the document being read.
+    document: usize,
+    /// The chunk being read.
+    current: OwnedChunk,
+    /// Where the current document stands, when it is a list read item by item.
+    stage: Option<ListStage>,
+    /// Chunks finished and not yet handed out.
+    ready: VecDeque<OwnedChunk>,
     done: bool,
+}
+
+impl YamlChunks<'_> {
+    /// Starts the chunk of the document the splitter is at.
+    fn begin_document(&mut self) {
+        self.current = OwnedChunk {
+            separator: self.splitter.separator.clone(),
+            body: String::new(),
+            line: self.splitter.body_line,
+            part: ChunkPart::Whole,
+        };
+        self.stage = None;
+        if self.streamed_lists.contains(&self.document) {
+            self.stage = Some(ListStage::Head);
+            self.current.part = ChunkPart::ListHead;
+        }
+    }
+
+    /// Hands out the current chunk as `part` and starts one of `next` at `line`.
+    fn cut(&mut self, part: ChunkPart, next: ChunkPart, line: usize) {
+        let mut chunk = std::mem::replace(
+            &mut self.current,
+            OwnedChunk {
+                line,
+                part: next,
+                ..OwnedChunk::default()
+            },
+        );
+        chunk.part = part;
+        self.ready.push_back(chunk);
+        self.splitter.restart = true;
+    }
+
+    /// Ends the current document.
+    fn end_document(&mut self) {
+        match self.stage {
+            Some(ListStage::Items(Some(_))) => {
+                self.cut(
+                    ChunkPart::ListItem,
+                    ChunkPart::ListTail,
+                    self.splitter.line_no,
+                );
+                self.ready.push_back(std::mem::take(&mut self.current));
+            }
+            Some(ListStage::Items(None) | ListStage::Tail) => {
+                self.current.part = ChunkPart::ListTail;
+                self.ready.push_back(std::mem::take(&mut self.current));
+            }
+            // The `items:` line the first pass saw was not reached: read as a whole document.
+            Some(ListStage::Head) | None => {
+                self.current.part = ChunkPart::Whole;
+                self.ready.push_back(std::mem::take(&mut self.current));
+            }
+        }
+        self.document += 1;
+        self.splitter.restart = true;
+        self.begin_document();
+    }
+
+    /// Adds the line the splitter holds to the current chunk, cutting a list at its parts.
+    fn take_line(&mut self) {
+        let line_no = self.splitter.line_no;
+        let line = std::mem::take(&mut self.splitter.line);
+        match self.stage {
+            None | Some(ListStage::Tail) => self.current.body.push_str(&line),
+            Some(ListStage::Head) => {
+                self.current.body.push_str(&line);
+                if is_items_line(&line) {
+                    self.cut(ChunkPart::ListHead, ChunkPart::ListItem, line_no + 1);
+                    self.stage = Some(ListStage::Items(None));
+                }
+            }
+            Some(ListStage::Items(indent)) => {
+                let content = line.trim_start_matches(' ');
+                let at = line.len() - content.len();
+                let blank = content.trim().is_empty() || content.starts_with('#');
+                let dash = content.trim_end() == "-" || content.starts_with("- ");
+                if blank || indent.is_some_and(|n| at > n) {
+                    self.current.body.push_str(&line);
+                } else if dash && indent.is_none_or(|n| at == n) {
+                    if indent.is_some() {
+                        self.cut(ChunkPart::ListItem, ChunkPart::ListItem, line_no);
+                    }
+                    self.stage = Some(ListStage::Items(Some(at)));
+                    self.current.body.push_str(&line);
+                } else {
+                    // A key of the list itself: the items are over.
+                    if indent.is_some() {
+                        self.cut(ChunkPart::ListItem, ChunkPart::ListTail, line_no);
+                    } else {
+                        self.current.part = ChunkPart::ListTail;
+                    }
+                    self.stage = Some(ListStage::Tail);
+                    self.current.body.push_str(&line);
+                }
+            }
+        }
+        self.splitter.line = line;
+    }
 }
 
 impl Iterator for YamlChunks<'_> {
     type Item = Result<OwnedChunk, InjectError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
         loop {
-            self.line.clear();
-            match self.reader.read_line(&mut self.line) {
+            if let Some(chunk) = self.ready.pop_front() {
+                return Some(Ok(chunk));
+            }
+            if self.done {
+                return None;
+            }
+            match self.splitter.step() {
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(e.into()));
+                    return Some(Err(e));
                 }
-                Ok(false) => {
-                    self.done = true;
-                    return Some(Ok(OwnedChunk {
-                        separator: std::mem::take(&mut self.separator),
-                        body: std::mem::take(&mut self.body),
-                        line: self.body_line,
-                    }));
-                }
-                Ok(true) => {}
+                Ok(None) => self.done = true,
+                Ok(Some(Step::End)) => self.end_document(),
+                Ok(Some(Step::Line)) => self.take_line(),
             }
-            self.line_no += 1;
-            // `%YAML`/`%TAG` directives belong to the document the next `---` starts (looked
-            // for only at a `---` line: the body's last line is read again each time).
-            let separator = separator_kind(&self.line);
-            let Some(pure) = separator.filter(|_| !ends_with_directive(&self.body)) else {
-                self.body.push_str(&self.line);
-                continue;
-            };
-            let chunk = OwnedChunk {
-                separator: std::mem::take(&mut self.separator),
-                body: std::mem::take(&mut self.body),
-                line: self.body_line,
-            };
-            if pure {
-                self.separator.push_str(&self.line);
-                self.body_line = self.line_no + 1;
-            } else {
-                self.body.push_str(&self.line);
-                self.body_line = self.line_no;
-            }
-            return Some(Ok(chunk));
         }
     }
 }
@@ -413,43 +698,56 @@ pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, I
 }
 
 /// Splits a stream of JSON values into chunks (whitespace, value text) and parses each value.
+/// A number too large for a float (`1E400`) is valid JSON that serde_json refuses: the value
+/// holding it is read as go-yaml v2 reads JSON for kubectl (sigs.k8s.io/yaml), which keeps
+/// such a number as the string it is written as.
 pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Value)>, InjectError> {
     let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+    if let Some((line, column)) = yaml::json::json_too_deep(text) {
+        return Err(InjectError::Json {
+            path: source.to_owned(),
+            line,
+            column,
+            message: yaml::json::json_too_deep_message(),
+        });
+    }
     let mut previous_end = 0;
-    loop {
-        let item = stream.next();
-        let end = stream.byte_offset();
-        match item {
-            None => break,
-            Some(Err(e)) => {
-                return Err(InjectError::Json {
-                    path: source.to_owned(),
-                    line: e.line(),
-                    column: e.column(),
-                    message: json_message(&e),
-                })
-            }
-            Some(Ok(value)) => {
-                let between = &text[previous_end..end];
-                let start = previous_end + (between.len() - between.trim_start().len());
-                let chunk = Chunk {
-                    separator: &text[previous_end..start],
-                    body: &text[start..end],
-                    line: 1 + text[..start].matches('\n').count(),
-                };
-                // serde_json keeps the last of a key given twice; kubectl refuses it.
-                if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
-                    return Err(InjectError::Json {
-                        path: source.to_owned(),
-                        line: e.position.line,
-                        column: e.position.column,
-                        message: e.message,
-                    });
+    // serde_json reads from `base` on; it starts again past a value read the other way.
+    let mut base = 0;
+    'restart: loop {
+        let mut stream =
+            yaml::json::json_deserializer(&text[base..]).into_iter::<serde_json::Value>();
+        loop {
+            let item = stream.next();
+            let end = base + stream.byte_offset();
+            let (start, value, end) = match item {
+                None => break 'restart,
+                Some(Err(e)) if e.to_string().starts_with("number out of range") => {
+                    let between = &text[previous_end..];
+                    let start = previous_end + (between.len() - between.trim_start().len());
+                    let Some(length) = json_value_length(&text[start..]) else {
+                        return Err(json_error(source, text, base, &e));
+                    };
+                    let line = 1 + text[..start].matches('\n').count();
+                    let end = start + length;
+                    let value = yaml::load::parse_manifest_documents(&text[start..end], line)
+                        .ok()
+                        .and_then(|mut docs| docs.pop())
+                        .ok_or_else(|| json_error(source, text, base, &e))?;
+                    base = end;
+                    push_json_value(source, text, (previous_end, start, end), value, &mut out)?;
+                    previous_end = end;
+                    continue 'restart;
                 }
-                out.push((chunk, Value::from(value)));
-                previous_end = end;
-            }
+                Some(Err(e)) => return Err(json_error(source, text, base, &e)),
+                Some(Ok(value)) => {
+                    let between = &text[previous_end..end];
+                    let start = previous_end + (between.len() - between.trim_start().len());
+                    (start, Value::from(value), end)
+                }
+            };
+            push_json_value(source, text, (previous_end, start, end), value, &mut out)?;
+            previous_end = end;
         }
     }
     if previous_end < text.len() || out.is_empty() {
@@ -463,6 +761,78 @@ pub fn split_json<'a>(source: &str, text: &'a str) -> Result<Vec<(Chunk<'a>, Val
         ));
     }
     Ok(out)
+}
+
+/// Adds the value at `start..end` of `text` (after the whitespace from `previous_end`).
+fn push_json_value<'a>(
+    source: &str,
+    text: &'a str,
+    (previous_end, start, end): (usize, usize, usize),
+    value: Value,
+    out: &mut Vec<(Chunk<'a>, Value)>,
+) -> Result<(), InjectError> {
+    let chunk = Chunk {
+        separator: &text[previous_end..start],
+        body: &text[start..end],
+        line: 1 + text[..start].matches('\n').count(),
+    };
+    // serde_json keeps the last of a key given twice; kubectl refuses it.
+    if let Some(e) = yaml::load::first_duplicate_key(chunk.body, chunk.line) {
+        return Err(InjectError::Json {
+            path: source.to_owned(),
+            line: e.position.line,
+            column: e.position.column,
+            message: e.message,
+        });
+    }
+    out.push((chunk, value));
+    Ok(())
+}
+
+/// serde_json's error for the text from `base` on, placed in the whole text.
+fn json_error(source: &str, text: &str, base: usize, e: &serde_json::Error) -> InjectError {
+    let before = &text[..base];
+    let lines_before = before.matches('\n').count();
+    let column = if e.line() == 1 {
+        e.column() + before.len() - before.rfind('\n').map_or(0, |i| i + 1)
+    } else {
+        e.column()
+    };
+    InjectError::Json {
+        path: source.to_owned(),
+        line: e.line() + lines_before,
+        column,
+        message: json_message(e),
+    }
+}
+
+/// The length of the JSON object or array `text` starts with (strings skipped), or `None`.
+fn json_value_length(text: &str) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// serde_json's message without its trailing " at line L column C" (we print those ourselves).

@@ -22,7 +22,10 @@
 //! [`DOCUMENTS_PER_BATCH`] on all cores, written in input order), and workloads with the same effective
 //! configuration share one resolved configuration and one rendering of the sidecar containers.
 //! The command holds the output back (in a temporary file) until every document went through,
-//! so a failure never leaves half a stream on stdout. The [`report`] has one entry per resource.
+//! so a failure never leaves half a stream on stdout. The [`report`] has one entry per resource,
+//! which the command also keeps in a temporary file ([`SpooledReport`]). The input cap applies
+//! to each document, not to the stream; a `List` past [`input::STREAMED_LIST_BYTES`] is read and
+//! transformed item by item (`kubectl get -A -o yaml` prints everything as one `List`).
 
 pub mod command;
 pub mod config;
@@ -41,12 +44,14 @@ pub mod workload;
 pub use config::{InjectMode, PodConfig};
 pub use error::{InjectError, Origin, WorkloadRef};
 pub use input::{open_inputs, read_sources, Source, Stream};
-pub use report::{Entry, Outcome, Report, ReportFormat, SkipReason, Summary, Warning};
+pub use report::{
+    Entry, Outcome, Report, ReportFormat, ReportSink, SkipReason, SpooledReport, Summary, Warning,
+};
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
 
 use config::{inject_mode, resolve_for_chart, Layers, PodFacts};
 use input::{leading_comments, parse_yaml_chunk, split_json};
-use input::{Chunk, OwnedChunk};
+use input::{Chunk, ChunkPart, OwnedChunk};
 use mutate::{inject_template, Owner, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -167,8 +172,14 @@ fn documents_mentioning(input: &Stream, word: &str) -> Result<Vec<Value>, Inject
     }
     for chunk in input.yaml_chunks()? {
         let chunk = chunk?;
-        if chunk.body.contains(word) {
-            docs.extend(parse_yaml_chunk(&input.name, &chunk.as_chunk())?);
+        if !chunk.body.contains(word) {
+            continue;
+        }
+        match chunk.part {
+            ChunkPart::Whole => docs.extend(parse_yaml_chunk(&input.name, &chunk.as_chunk())?),
+            ChunkPart::ListItem => docs.extend(list_items(&input.name, &chunk)?),
+            // A large list's own keys: its items come as chunks of their own.
+            ChunkPart::ListHead | ChunkPart::ListTail => {}
         }
     }
     Ok(docs)
@@ -259,7 +270,9 @@ pub fn inject_stream(
     options: &InjectOptions<'_>,
     out: &mut dyn Write,
 ) -> Result<Report, InjectError> {
-    inject_stream_as(inputs, options, OutputFormat::Auto, out)
+    let mut entries = Vec::new();
+    inject_stream_reporting(inputs, options, OutputFormat::Auto, out, &mut entries)?;
+    Ok(Report { entries })
 }
 
 /// How the injected stream is written (`inject -o`).
@@ -276,13 +289,15 @@ pub enum OutputFormat {
     Json,
 }
 
-/// [`inject_stream`], writing in `format`.
-pub fn inject_stream_as(
+/// As [`inject_stream`], written in `format`, each report entry handed to `report` as soon as
+/// its document is written (a [`SpooledReport`] keeps memory flat however long the stream).
+pub fn inject_stream_reporting(
     inputs: &[Stream],
     options: &InjectOptions<'_>,
     format: OutputFormat,
     out: &mut dyn Write,
-) -> Result<Report, InjectError> {
+    report: &mut dyn ReportSink,
+) -> Result<(), InjectError> {
     let mut namespaces = options.namespaces.clone();
     namespaces.scan_inputs(inputs)?;
     let transform = Injector {
@@ -291,13 +306,24 @@ pub fn inject_stream_as(
         sidecars: options.sidecars,
         configs: Mutex::new(HashMap::new()),
     };
-    run(inputs, &transform, format, out)
+    run(inputs, &transform, format, out, report)
 }
 
 /// Removes the mesh from every workload of `inputs`, writing each document to `out` as soon as
 /// it is done.
 pub fn uninject_stream(inputs: &[Stream], out: &mut dyn Write) -> Result<Report, InjectError> {
-    run(inputs, &Uninjector, OutputFormat::Auto, out)
+    let mut entries = Vec::new();
+    run(inputs, &Uninjector, OutputFormat::Auto, out, &mut entries)?;
+    Ok(Report { entries })
+}
+
+/// As [`uninject_stream`], each report entry handed to `report` as it is made.
+pub fn uninject_stream_reporting(
+    inputs: &[Stream],
+    out: &mut dyn Write,
+    report: &mut dyn ReportSink,
+) -> Result<(), InjectError> {
+    run(inputs, &Uninjector, OutputFormat::Auto, out, report)
 }
 
 /// What happens to one resource (a map with a `kind`); documents are transformed in parallel.
@@ -762,7 +788,8 @@ fn run(
     transform: &dyn Transform,
     format: OutputFormat,
     out: &mut dyn Write,
-) -> Result<Report, InjectError> {
+    report: &mut dyn ReportSink,
+) -> Result<(), InjectError> {
     let json_inputs = inputs
         .iter()
         .map(Stream::is_json)
@@ -772,9 +799,8 @@ fn run(
         OutputFormat::Yaml => false,
         OutputFormat::Json => true,
     };
-    let mut driver = Driver {
+    let driver = Driver {
         transform,
-        entries: Vec::new(),
         json_output,
         json_lines: format == OutputFormat::Json,
     };
@@ -788,18 +814,15 @@ fn run(
     for (input, json) in inputs.iter().zip(json_inputs) {
         output.source_started = false;
         if json {
-            driver.json_source(input, &mut output)?;
+            driver.json_source(input, &mut output, report)?;
         } else {
-            driver.yaml_source(input, &mut output)?;
+            driver.transform_yaml(input, &mut output, report)?;
         }
     }
     output
         .out
         .flush()
-        .map_err(|source| InjectError::Write { source })?;
-    Ok(Report {
-        entries: driver.entries,
-    })
+        .map_err(|source| InjectError::Write { source })
 }
 
 /// The output stream, written piece by piece. Inputs are kept apart as if each input's output
@@ -849,9 +872,11 @@ type TransformedBatch = (Vec<OwnedChunk>, Vec<Result<ChunkResult, InjectError>>)
 
 /// Writes a transformed batch (if any) in input order, up to its first failure.
 fn write_batch<W: Write>(
+    source: &str,
     batch: Option<TransformedBatch>,
     out: &mut Output<W>,
-    entries: &mut Vec<Entry>,
+    report: &mut dyn ReportSink,
+    list: &mut Option<ListAssembly>,
 ) -> Result<(), InjectError> {
     let Some((chunks, results)) = batch else {
         return Ok(());
@@ -862,15 +887,181 @@ fn write_batch<W: Write>(
             out.push(&chunk.separator)?;
         }
         let result = result?;
-        entries.extend(result.entries);
-        out.push(&result.text)?;
+        for entry in result.entries {
+            report.entry(entry)?;
+        }
+        match chunk.part {
+            ChunkPart::Whole => out.push(&result.text)?,
+            // A JSON line is one whole document; a List read item by item never is one.
+            ChunkPart::ListHead if out.json => {
+                return Err(InjectError::Usage(format!(
+                    "{source}:{}: a List larger than {} MiB is read item by item and cannot be \
+                     written as one JSON line (-o json): write YAML (-o yaml), or split the List",
+                    chunk.line,
+                    input::STREAMED_LIST_BYTES >> 20
+                )))
+            }
+            ChunkPart::ListHead => *list = Some(ListAssembly::start(source, chunk)?),
+            ChunkPart::ListItem => match list {
+                Some(list) => list.item(&chunk.body, &result.text, result.changed)?,
+                None => return Err(ListAssembly::lost(source, chunk)),
+            },
+            ChunkPart::ListTail => match list.take() {
+                Some(list) => list.finish(&chunk.body, out)?,
+                None => return Err(ListAssembly::lost(source, chunk)),
+            },
+        }
     }
     Ok(())
 }
 
+/// A `List` read item by item ([`ChunkPart`]), put back together on its way out: its text as
+/// read and its items as written anew wait in temporary files (memory does not grow with the
+/// list), and once its last part is in, the list is written as a whole `List` would be: its
+/// text byte for byte when no item changed, else written anew.
+struct ListAssembly {
+    source: String,
+    /// The list's text up to its `items:` line, and where it starts.
+    head: String,
+    line: usize,
+    /// Whether the document started on its `---` line.
+    started_on_separator: bool,
+    /// The text as read, after the head.
+    read: std::io::BufWriter<std::fs::File>,
+    /// The items written anew (`- ` and the item, as the whole list's text holds them).
+    written: std::io::BufWriter<std::fs::File>,
+    changed: bool,
+}
+
+/// What stands for the items when the list's own keys are written: its line is cut out.
+const ITEMS_PLACEHOLDER: &str = "meshchart-streamed-list-items";
+
+impl ListAssembly {
+    fn start(source: &str, head: &OwnedChunk) -> Result<ListAssembly, InjectError> {
+        let spool = || {
+            tempfile::tempfile()
+                .map(|f| std::io::BufWriter::with_capacity(64 * 1024, f))
+                .map_err(|source| InjectError::Write { source })
+        };
+        Ok(ListAssembly {
+            source: source.to_owned(),
+            head: head.body.clone(),
+            line: head.line,
+            started_on_separator: head.separator.is_empty() && head.body.starts_with("---"),
+            read: spool()?,
+            written: spool()?,
+            changed: false,
+        })
+    }
+
+    /// A list part without its head: a bug of the reader, said rather than written wrong.
+    fn lost(source: &str, chunk: &OwnedChunk) -> InjectError {
+        InjectError::Usage(format!(
+            "{source}:{}: a part of a List read item by item came without its start",
+            chunk.line
+        ))
+    }
+
+    fn item(&mut self, read: &str, written: &str, changed: bool) -> Result<(), InjectError> {
+        let write_error = |source| InjectError::Write { source };
+        self.read.write_all(read.as_bytes()).map_err(write_error)?;
+        self.written
+            .write_all(written.as_bytes())
+            .map_err(write_error)?;
+        self.changed |= changed;
+        Ok(())
+    }
+
+    /// Writes the whole list, `tail` being its text after the items.
+    fn finish<W: Write>(self, tail: &str, out: &mut Output<W>) -> Result<(), InjectError> {
+        if !self.changed {
+            out.push(&self.head)?;
+            copy_spool(self.read, out)?;
+            return out.push(tail);
+        }
+        // The list's own keys, read from its head and tail, written with a stand-in for the
+        // items; the items written anew go where the stand-in's line is.
+        let keys = format!("{}{tail}", self.head);
+        let chunk = Chunk {
+            separator: "",
+            body: &keys,
+            line: self.line,
+        };
+        let mut docs = parse_yaml_chunk(&self.source, &chunk)?;
+        let (Some(Value::Map(map)), true) = (docs.pop(), docs.is_empty()) else {
+            return Err(InjectError::Usage(format!(
+                "{}:{}: a List read item by item is not one mapping",
+                self.source, self.line
+            )));
+        };
+        let mut list = map;
+        list.insert(
+            "items".into(),
+            Value::Seq(vec![Value::String(ITEMS_PLACEHOLDER.into())]),
+        );
+        let list = Value::Map(list);
+        let text = emit_yaml(&list, &subject(&list, &self.source, self.line))?;
+        let placeholder = format!("\n- {ITEMS_PLACEHOLDER}\n");
+        let Some(at) = text.find(&placeholder) else {
+            return Err(InjectError::Usage(format!(
+                "{}:{}: a List read item by item could not be written back",
+                self.source, self.line
+            )));
+        };
+        if self.started_on_separator {
+            out.push("---\n")?;
+        }
+        out.push(leading_comments(&self.head))?;
+        out.push(&text[..=at])?;
+        copy_spool(self.written, out)?;
+        out.push(&text[at + placeholder.len()..])
+    }
+}
+
+/// Copies a spool written by [`ListAssembly`] to the output, a line at a time.
+fn copy_spool<W: Write>(
+    spool: std::io::BufWriter<std::fs::File>,
+    out: &mut Output<W>,
+) -> Result<(), InjectError> {
+    use std::io::{BufRead, Seek};
+    let write_error = |source| InjectError::Write { source };
+    let mut file = spool
+        .into_inner()
+        .map_err(|e| write_error(e.into_error()))?;
+    file.rewind().map_err(write_error)?;
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).map_err(write_error)? == 0 {
+            return Ok(());
+        }
+        out.push(&line)?;
+    }
+}
+
+/// The items of a `List`'s item chunk (one, unless the chunk holds more than its reader cut).
+fn list_items(source: &str, chunk: &OwnedChunk) -> Result<Vec<Value>, InjectError> {
+    let mut items = Vec::new();
+    for doc in parse_yaml_chunk(source, &chunk.as_chunk())? {
+        match doc {
+            Value::Seq(seq) => items.extend(seq),
+            Value::Null => {}
+            _ => {
+                return Err(InjectError::Yaml {
+                    path: source.to_owned(),
+                    line: chunk.line,
+                    column: 1,
+                    message: "expected an item of the List's `items:`".into(),
+                })
+            }
+        }
+    }
+    Ok(items)
+}
+
 struct Driver<'a> {
     transform: &'a dyn Transform,
-    entries: Vec<Entry>,
     json_output: bool,
     /// Every document as one compact JSON line ([`OutputFormat::Json`]).
     json_lines: bool,
@@ -881,24 +1072,15 @@ struct Driver<'a> {
 const DOCUMENTS_PER_BATCH: usize = 128;
 
 /// What one YAML document becomes: the text that follows its separator, and its report entries.
+/// For an item of a list read item by item, the text is the item written anew, changed or not
+/// (the list is written anew when any item changed).
 struct ChunkResult {
     text: String,
     entries: Vec<Entry>,
+    changed: bool,
 }
 
 impl Driver<'_> {
-    /// Transforms a YAML stream, keeping its report entries.
-    fn yaml_source<W: Write>(
-        &mut self,
-        source: &Stream,
-        out: &mut Output<W>,
-    ) -> Result<(), InjectError> {
-        let mut entries = Vec::new();
-        let transformed = self.transform_yaml(source, out, &mut entries);
-        self.entries.extend(entries);
-        transformed
-    }
-
     /// Transforms a YAML stream batch by batch. While the pool transforms one batch, this
     /// thread writes the one before and reads the one after, so reading and writing (a fifth of
     /// the work, perf record) no longer leave the cores idle.
@@ -906,7 +1088,7 @@ impl Driver<'_> {
         &self,
         source: &Stream,
         out: &mut Output<W>,
-        entries: &mut Vec<Entry>,
+        report: &mut dyn ReportSink,
     ) -> Result<(), InjectError> {
         let mut chunks = source.yaml_chunks()?;
         let mut read_batch = || {
@@ -932,7 +1114,7 @@ impl Driver<'_> {
                     batch
                         .par_iter()
                         .with_max_len(1)
-                        .map(|chunk| self.yaml_chunk(name, &chunk.as_chunk()))
+                        .map(|chunk| self.yaml_chunk(name, chunk))
                         .collect::<Vec<_>>()
                 };
                 let done = match crate::parallel::all_cores() {
@@ -945,13 +1127,14 @@ impl Driver<'_> {
             }
         };
         let read_and_write = || {
+            let mut list = None;
             let mut finished: Option<TransformedBatch> = None;
             while !batch.is_empty() {
                 if to_transform.send(std::mem::take(&mut batch)).is_err() {
                     // The coordinator panicked; leaving the scope raises its panic here.
                     break;
                 }
-                let written = write_batch(finished.take(), out, entries);
+                let written = write_batch(name, finished.take(), out, report, &mut list);
                 let next = read_batch();
                 let Ok(done) = results.recv() else {
                     break;
@@ -964,15 +1147,47 @@ impl Driver<'_> {
                 });
             }
             drop(to_transform);
-            write_batch(finished, out, entries)
+            write_batch(name, finished, out, report, &mut list)
         };
         crate::parallel::beside(coordinate, read_and_write).map_err(InjectError::Usage)??;
         read_error.map_or(Ok(()), Err)
     }
 
+    /// Transforms one chunk of a YAML stream: a whole document ([`Driver::yaml_document`]), or
+    /// an item of a list read item by item.
+    fn yaml_chunk(&self, source: &str, chunk: &OwnedChunk) -> Result<ChunkResult, InjectError> {
+        match chunk.part {
+            ChunkPart::Whole => self.yaml_document(source, &chunk.as_chunk()),
+            ChunkPart::ListHead | ChunkPart::ListTail => Ok(ChunkResult {
+                text: String::new(),
+                entries: Vec::new(),
+                changed: false,
+            }),
+            ChunkPart::ListItem => {
+                let mut entries = Vec::new();
+                let mut changed = false;
+                let mut items = Vec::new();
+                let pristine = is_pristine(&chunk.body);
+                for item in list_items(source, chunk)? {
+                    let (item, item_changed) =
+                        self.document(item, source, chunk.line, pristine, &mut entries)?;
+                    changed |= item_changed;
+                    items.push(item);
+                }
+                let items = Value::Seq(items);
+                let text = emit_yaml(&items, &subject(&Value::Null, source, chunk.line))?;
+                Ok(ChunkResult {
+                    text,
+                    entries,
+                    changed,
+                })
+            }
+        }
+    }
+
     /// Transforms one YAML document: its text back byte for byte when nothing changed, else its
     /// leading comments and the documents written anew.
-    fn yaml_chunk(&self, source: &str, chunk: &Chunk<'_>) -> Result<ChunkResult, InjectError> {
+    fn yaml_document(&self, source: &str, chunk: &Chunk<'_>) -> Result<ChunkResult, InjectError> {
         let mut entries = Vec::new();
         let unchanged = |entries| {
             Ok(ChunkResult {
@@ -982,6 +1197,7 @@ impl Driver<'_> {
                     false => chunk.body.to_owned(),
                 },
                 entries,
+                changed: false,
             })
         };
         if chunk.body.is_empty() {
@@ -1009,7 +1225,12 @@ impl Driver<'_> {
             for doc in &results {
                 text.push_str(&emit_json_line(doc, &subject(doc, source, chunk.line))?);
             }
-            return Ok(ChunkResult { text, entries });
+            // Every document is written anew as a JSON line.
+            return Ok(ChunkResult {
+                text,
+                entries,
+                changed: true,
+            });
         }
         if !changed {
             return unchanged(entries);
@@ -1025,14 +1246,19 @@ impl Driver<'_> {
             }
             text.push_str(&emit_yaml(doc, &subject(doc, source, chunk.line))?);
         }
-        Ok(ChunkResult { text, entries })
+        Ok(ChunkResult {
+            text,
+            entries,
+            changed: true,
+        })
     }
 
     /// A JSON input: read whole (a JSON stream is parsed as one text), written value by value.
     fn json_source<W: Write>(
-        &mut self,
+        &self,
         source: &Stream,
         out: &mut Output<W>,
+        report: &mut dyn ReportSink,
     ) -> Result<(), InjectError> {
         let text = source.text()?;
         for (chunk, value) in split_json(&source.name, &text)? {
@@ -1050,7 +1276,9 @@ impl Driver<'_> {
                 is_pristine(chunk.body),
                 &mut entries,
             )?;
-            self.entries.extend(entries);
+            for entry in entries {
+                report.entry(entry)?;
+            }
             let subject = || subject(&doc, &source.name, chunk.line);
             if self.json_lines {
                 out.push(&emit_json_line(&doc, &subject())?)?;

@@ -1,5 +1,6 @@
 //! The report on stderr: one line per resource, saying what happened to it and why.
 
+use super::InjectError;
 use crate::proxy_support::{Feature, Unsupported};
 use std::fmt::Write as _;
 
@@ -307,6 +308,125 @@ pub enum ReportFormat {
     Json,
 }
 
+/// Where a run's report entries go, in input order, as their documents are written.
+pub trait ReportSink {
+    /// Takes the next entry.
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError>;
+}
+
+impl ReportSink for Vec<Entry> {
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError> {
+        self.push(entry);
+        Ok(())
+    }
+}
+
+/// A report written as it is made, in its format, to an unnamed temporary file, and copied out
+/// at the end: what [`Report::render`] (or, for inject, [`Report::render_inject`]) prints,
+/// without holding an entry per resource (a stream of 400,000 workloads held its report in
+/// memory).
+pub struct SpooledReport {
+    format: ReportFormat,
+    file: std::io::BufWriter<std::fs::File>,
+    /// Entries written to the file.
+    entries: usize,
+    /// Counts of every entry, written or not.
+    summary: Summary,
+    /// Whether the copy ends with the summary (inject), and whether entries are left out of it
+    /// (`inject --quiet`).
+    with_summary: bool,
+    quiet: bool,
+}
+
+impl SpooledReport {
+    /// An empty report in `format` (uninject's: no summary).
+    pub fn new(format: ReportFormat) -> Result<SpooledReport, InjectError> {
+        let file = tempfile::tempfile().map_err(|source| InjectError::Write { source })?;
+        Ok(SpooledReport {
+            format,
+            file: std::io::BufWriter::with_capacity(64 * 1024, file),
+            entries: 0,
+            summary: Summary::default(),
+            with_summary: false,
+            quiet: false,
+        })
+    }
+
+    /// An empty inject report in `format`: it ends with the [`Summary`], and with `quiet` holds
+    /// nothing else.
+    pub fn for_inject(format: ReportFormat, quiet: bool) -> Result<SpooledReport, InjectError> {
+        Ok(SpooledReport {
+            with_summary: true,
+            quiet,
+            ..SpooledReport::new(format)?
+        })
+    }
+
+    /// Copies the report to `out`, as [`Report::render`] (or [`Report::render_inject`]) would
+    /// print it.
+    pub fn copy_to(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use std::io::Seek;
+        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.rewind()?;
+        let json = self.format == ReportFormat::Json;
+        if json {
+            out.write_all(if self.entries == 0 {
+                b"{\n  \"resources\": ["
+            } else {
+                b"{\n  \"resources\": [\n"
+            })?;
+        }
+        std::io::copy(&mut file, out)?;
+        let Summary {
+            injected,
+            skipped,
+            warnings,
+        } = self.summary;
+        match (json, self.with_summary) {
+            (true, false) => out.write_all(if self.entries == 0 {
+                b"]\n}\n"
+            } else {
+                b"\n  ]\n}\n"
+            })?,
+            (true, true) => {
+                let close = if self.entries == 0 { "]" } else { "\n  ]" };
+                write!(
+                    out,
+                    "{close},\n  \"summary\": {{\n    \"injected\": {injected},\n    \
+                     \"skipped\": {skipped},\n    \"warnings\": {warnings}\n  }}\n}}\n"
+                )?;
+            }
+            (false, true) => writeln!(out, "{}", self.summary)?,
+            (false, false) => {}
+        }
+        out.flush()
+    }
+}
+
+impl ReportSink for SpooledReport {
+    fn entry(&mut self, entry: Entry) -> Result<(), InjectError> {
+        use std::io::Write as _;
+        self.summary.count(&entry);
+        if self.quiet {
+            return Ok(());
+        }
+        let text = match self.format {
+            ReportFormat::Text => entry.text() + "\n",
+            ReportFormat::Json => {
+                // An entry of `{"resources": [...]}` as serde_json's pretty printer indents it.
+                let pretty = serde_json::to_string_pretty(&entry.json()).unwrap_or_default();
+                let separator = if self.entries == 0 { "" } else { ",\n" };
+                let indented: Vec<String> = pretty.lines().map(|l| format!("    {l}")).collect();
+                format!("{separator}{}", indented.join("\n"))
+            }
+        };
+        self.entries += 1;
+        self.file
+            .write_all(text.as_bytes())
+            .map_err(|source| InjectError::Write { source })
+    }
+}
+
 /// Every resource's entry, in input order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -339,19 +459,26 @@ impl std::fmt::Display for Summary {
     }
 }
 
+impl Summary {
+    /// Adds `entry` to the counts.
+    fn count(&mut self, entry: &Entry) {
+        match &entry.outcome {
+            Outcome::Injected { warnings, .. } => {
+                self.injected += 1;
+                self.warnings += warnings.len();
+            }
+            Outcome::Skipped(_) => self.skipped += 1,
+            Outcome::Uninjected => {}
+        }
+    }
+}
+
 impl Report {
     /// The counts of an inject run.
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
         for entry in &self.entries {
-            match &entry.outcome {
-                Outcome::Injected { warnings, .. } => {
-                    summary.injected += 1;
-                    summary.warnings += warnings.len();
-                }
-                Outcome::Skipped(_) => summary.skipped += 1,
-                Outcome::Uninjected => {}
-            }
+            summary.count(entry);
         }
         summary
     }
@@ -506,5 +633,36 @@ mod tests {
         assert_eq!(e["result"], "skipped");
         assert_eq!(e["reason"], "injection_disabled");
         assert_eq!(e["line"], 3);
+    }
+
+    #[test]
+    fn a_spooled_report_prints_what_the_whole_report_renders() {
+        let entries = [
+            entry(Outcome::Injected {
+                already: true,
+                changed: true,
+                warnings: vec![Warning::Udp],
+            }),
+            entry(Outcome::Skipped(SkipReason::HostNetwork)),
+            entry(Outcome::Uninjected),
+        ];
+        for format in [ReportFormat::Text, ReportFormat::Json] {
+            for count in 0..=entries.len() {
+                let report = Report {
+                    entries: entries[..count].to_vec(),
+                };
+                let mut spooled = SpooledReport::new(format).unwrap();
+                for e in &report.entries {
+                    spooled.entry(e.clone()).unwrap();
+                }
+                let mut printed = Vec::new();
+                spooled.copy_to(&mut printed).unwrap();
+                assert_eq!(
+                    String::from_utf8(printed).unwrap(),
+                    report.render(format),
+                    "{format:?}, {count} entries"
+                );
+            }
+        }
     }
 }

@@ -79,6 +79,17 @@ pub enum InputError {
         /// The cap in bytes.
         limit: u64,
     },
+    /// One document of a stream read document by document (inject) is larger than the cap,
+    /// which then applies to each document rather than to the whole stream.
+    #[error("{name}:{line}: a document larger than the limit of {limit} bytes on one document (set {MAX_INPUT_BYTES_ENV} to raise it)")]
+    DocumentTooLarge {
+        /// The input.
+        name: String,
+        /// The 1-based line the document starts on.
+        line: usize,
+        /// The cap in bytes.
+        limit: u64,
+    },
     /// A NUL byte.
     #[error("{name}:{line}:{column}: a NUL byte (binary data is not text)")]
     Nul {
@@ -153,6 +164,7 @@ impl InputError {
             | InputError::Io { name, .. }
             | InputError::SpecialFile { name, .. }
             | InputError::TooLarge { name, .. }
+            | InputError::DocumentTooLarge { name, .. }
             | InputError::Nul { name, .. }
             | InputError::NotUtf8 { name, .. }
             | InputError::LinkOutside { name, .. }
@@ -358,7 +370,8 @@ fn check_text(name: &str, bytes: &[u8], first_line: usize) -> Result<(), InputEr
 }
 
 /// A source read line by line under the rules: the streaming side of the door (see the module
-/// docs). Each line handed out is checked text; the total read is capped.
+/// docs). Each line handed out is checked text; the total read is capped, or, for a stream
+/// read document by document ([`GuardedReader::per_document`]), each document.
 pub struct GuardedReader<'a> {
     name: String,
     inner: BufReader<Box<dyn Read + 'a>>,
@@ -366,6 +379,8 @@ pub struct GuardedReader<'a> {
     read: u64,
     line: usize,
     bytes: Vec<u8>,
+    /// `Some(first line)` when the cap applies to the document starting at that line.
+    document: Option<usize>,
 }
 
 impl std::fmt::Debug for GuardedReader<'_> {
@@ -416,7 +431,27 @@ impl<'a> GuardedReader<'a> {
             read: 0,
             line: 0,
             bytes: Vec::new(),
+            document: None,
         })
+    }
+
+    /// The cap applies to each document rather than to the whole stream: a stream of any
+    /// length is read in constant memory by a caller holding one document at a time, who says
+    /// where each starts with [`GuardedReader::start_document`]. A line is never longer than
+    /// a document, so no line is held past the cap either.
+    pub fn per_document(mut self) -> Self {
+        self.document = Some(self.line + 1);
+        self.read = 0;
+        self
+    }
+
+    /// In a [`GuardedReader::per_document`] reader, the next line starts a document: the cap
+    /// counts from here.
+    pub fn start_document(&mut self) {
+        if self.document.is_some() {
+            self.document = Some(self.line + 1);
+            self.read = 0;
+        }
     }
 
     /// The input's name.
@@ -442,9 +477,16 @@ impl<'a> GuardedReader<'a> {
         }
         self.read += n as u64;
         if self.read > self.limit {
-            return Err(InputError::TooLarge {
-                name: self.name.clone(),
-                limit: self.limit,
+            return Err(match self.document {
+                Some(line) => InputError::DocumentTooLarge {
+                    name: self.name.clone(),
+                    line,
+                    limit: self.limit,
+                },
+                None => InputError::TooLarge {
+                    name: self.name.clone(),
+                    limit: self.limit,
+                },
             });
         }
         self.line += 1;
@@ -513,6 +555,43 @@ mod tests {
             read(&[b'a'; 1000][..]).unwrap().len(),
             1000,
             "exactly the cap is allowed"
+        );
+    }
+
+    #[test]
+    fn a_per_document_cap_counts_each_document_and_names_the_one_past_it() {
+        let stream = "a: 1\n".repeat(100) + "b: 22222\n";
+        let mut reader = GuardedReader::new("in", Box::new(stream.as_bytes()), 9)
+            .unwrap()
+            .per_document();
+        let mut line = String::new();
+        for _ in 0..100 {
+            reader.start_document();
+            assert!(
+                reader.read_line(&mut line).unwrap(),
+                "500 bytes in all pass"
+            );
+        }
+        reader.start_document();
+        assert!(
+            reader.read_line(&mut line).unwrap(),
+            "exactly the cap passes"
+        );
+        let mut reader = GuardedReader::new("in", Box::new("a: 1\nb: 2\n".as_bytes()), 9)
+            .unwrap()
+            .per_document();
+        reader.read_line(&mut line).unwrap();
+        let e = reader.read_line(&mut line).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                InputError::DocumentTooLarge {
+                    line: 1,
+                    limit: 9,
+                    ..
+                }
+            ),
+            "{e}"
         );
     }
 

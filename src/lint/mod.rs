@@ -489,6 +489,10 @@ fn check_templates(
             );
         }
     }
+    if let Err(e) = chart.refuse_subcharts() {
+        report.push(Severity::Error, "charts/", e.to_string());
+        return Vec::new();
+    }
     let options = match request.render_options() {
         Ok(o) => o,
         Err(e) => {

@@ -453,7 +453,13 @@ impl Parser<'_> {
                     return Ok(RawValue::Json(Value::Null));
                 }
                 let rest = &self.scanner.src[self.scanner.pos..];
-                let mut stream = serde_json::Deserializer::from_str(rest).into_iter();
+                if crate::yaml::json::json_too_deep(rest).is_some() {
+                    return Err(SetProblem::BadJson {
+                        key: path_string(path),
+                        message: crate::yaml::json::json_too_deep_message(),
+                    });
+                }
+                let mut stream = crate::yaml::json::json_deserializer(rest).into_iter();
                 let parsed: Option<Result<serde_json::Value, _>> = stream.next();
                 let json = match parsed {
                     Some(Ok(json)) => json,

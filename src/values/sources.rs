@@ -107,6 +107,12 @@ pub enum ValuesError {
         /// What is wrong.
         message: String,
     },
+    /// A values file named by a URL, which Helm would download: meshchart reads no network.
+    #[error("values file {file}: a URL; meshchart reads values files from disk only (download it first, e.g. `curl -fsSLo values.yaml {file}`, and pass -f values.yaml)")]
+    Url {
+        /// The URL as given.
+        file: String,
+    },
     /// A values file does not exist.
     #[error("values file {file}: file not found")]
     FileNotFound {
@@ -281,6 +287,17 @@ impl<'a> Assembler<'a> {
 
     fn read_values_file(&mut self, file: &str) -> Result<Value, ValuesError> {
         let shown = if file == "-" { input::STDIN_NAME } else { file };
+        let scheme = file.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        if matches!(scheme.as_deref(), Some("http" | "https")) {
+            return Err(ValuesError::Url {
+                file: file.to_owned(),
+            });
+        }
+        // Helm reads `-f /dev/null` as no values (a way to say "none" in scripts); the input
+        // door refuses other devices by name.
+        if is_dev_null(file) {
+            return Ok(Value::Map(Map::new()));
+        }
         let text = read_kept(&mut self.kept, self.stdin, file).map_err(|e| match e {
             InputError::NotFound { .. } => ValuesError::FileNotFound {
                 file: file.to_owned(),
@@ -292,6 +309,12 @@ impl<'a> Assembler<'a> {
         })?;
         parse_values_text(shown, &text)
     }
+}
+
+/// Whether `file` is the null device (by its name, or a link to it).
+fn is_dev_null(file: &str) -> bool {
+    file == "/dev/null"
+        || std::fs::canonicalize(file).is_ok_and(|p| p == std::path::Path::new("/dev/null"))
 }
 
 /// Parses the text of a values file: a map (an empty file adds nothing).

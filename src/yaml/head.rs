@@ -18,12 +18,14 @@ use crate::yaml::value::Value;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::TScalarStyle;
 
-/// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, and reads
-/// its head, without building the document: rendered output is checked on every render.
+/// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, with no
+/// map key given twice (kubectl refuses that, and which value counts is anyone's guess), and
+/// reads its head, without building the document: rendered output is checked on every render.
 pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
     if let Some(head) = fast::block_head(text) {
         return Ok(head);
     }
+    check_keys_given_once(text)?;
     match scan_head_events(text)? {
         Some(head) => Ok(head),
         // Aliases and merge keys need the full reader's expansion rules.
@@ -44,9 +46,19 @@ pub fn scan_manifest_head_and_shapes(
         return Ok(head);
     }
     shapes.clear();
+    check_keys_given_once(text)?;
     match scan_head_events(text)? {
         Some(head) => Ok(head),
         None => head_by_full_reader(text),
+    }
+}
+
+/// The error for the first map key `text` gives twice, if any: for the documents the quick line
+/// check leaves to the full reader, among them every one with a key given twice.
+fn check_keys_given_once(text: &str) -> Result<(), YamlError> {
+    match super::load::first_duplicate_key(text, 1) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 

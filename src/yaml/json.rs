@@ -6,6 +6,51 @@ use crate::yaml::number::{format_go_float, format_json_float};
 use crate::yaml::value::Value;
 use std::fmt::Write as _;
 
+/// Where JSON text nests deeper than [`crate::limits::MAX_NESTING`] levels: the 1-based line and
+/// column of the first `[` or `{` past it. Checked before [`json_deserializer`] reads the text.
+pub fn json_too_deep(text: &str) -> Option<(usize, usize)> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut line, mut column) = (1, 0);
+    for c in text.chars() {
+        column += 1;
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth > crate::limits::MAX_NESTING {
+                    return Some((line, column));
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            '\n' => (line, column) = (line + 1, 0),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The message for JSON nested past the limit.
+pub fn json_too_deep_message() -> String {
+    format!("nesting deeper than {} levels", crate::limits::MAX_NESTING)
+}
+
+/// A reader of JSON text without serde_json's own limit of 128 levels: what kubectl reads, up
+/// to [`crate::limits::MAX_NESTING`], which the caller checks first with [`json_too_deep`].
+pub fn json_deserializer(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    reader
+}
+
 /// A value JSON cannot hold: NaN or an infinity. Helm's `toJson` and `toYaml` print nothing then.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error("json: unsupported value: {}", format_go_float(*.0))]

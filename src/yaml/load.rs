@@ -13,8 +13,12 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 /// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
 /// in the explicit form (`? key` then `: value`), which our writer does.
 pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
-/// Deepest nesting of sequences and maps accepted.
-pub const MAX_DEPTH: usize = 200;
+/// Deepest nesting of sequences and maps accepted ([`crate::limits::MAX_NESTING`]). Flow style
+/// (`[[[...]]]`) stops sooner, at [`MAX_FLOW_DEPTH`].
+pub const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
+/// Deepest flow-style nesting (`[` and `{` inside each other) the scanner reads: it counts the
+/// levels in a byte.
+pub const MAX_FLOW_DEPTH: usize = 255;
 /// Most nodes that alias expansion may add to one stream.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
@@ -169,7 +173,7 @@ impl<'a> Loader<'a> {
         loop {
             let (event, mark) = self.parser.next_token().map_err(|e| {
                 let (mut position, message) = too_long_key(self.text, e.marker())
-                    .unwrap_or_else(|| (position(e.marker()), e.info().to_owned()));
+                    .unwrap_or_else(|| (position(e.marker()), scanner_message(e.info())));
                 position.line += self.line_offset;
                 YamlError { position, message }
             })?;
@@ -425,6 +429,18 @@ fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
     ))
 }
 
+/// The scanner's message, said in our words where its own is unclear.
+fn scanner_message(info: &str) -> String {
+    if info == "recursion limit exceeded" {
+        format!(
+            "flow-style nesting (`[` and `{{` inside each other) deeper than {MAX_FLOW_DEPTH} \
+             levels; block style nests up to {MAX_DEPTH}"
+        )
+    } else {
+        info.to_owned()
+    }
+}
+
 pub(crate) fn err(position: Position, message: impl Into<String>) -> YamlError {
     YamlError {
         position,
@@ -449,17 +465,77 @@ pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {
     tag.is_some_and(|t| t.suffix == "str" || t.suffix == "tag:yaml.org,2002:str")
 }
 
-/// Resolves a scalar in value position.
+/// Resolves a scalar in value position: a plain one as [`resolve_plain`], a quoted one as a
+/// string, and one with an explicit tag, quoted or not, as [`resolve_tagged`].
 pub fn resolve_scalar(
     text: &str,
     style: TScalarStyle,
     tag: Option<&Tag>,
     at: Position,
 ) -> Result<Value, YamlError> {
-    if style != TScalarStyle::Plain || is_str_tag(tag) {
+    if let Some(tag) = tag {
+        return resolve_tagged(text, tag).map_err(|m| err(at, m));
+    }
+    if style != TScalarStyle::Plain {
         return Ok(Value::String(text.to_owned()));
     }
     resolve_plain(text).map_err(|m| err(at, m))
+}
+
+/// The type a core-schema tag names (`!!int`, `!<tag:yaml.org,2002:int>`); `None` for a local
+/// or other tag.
+fn core_type(tag: &Tag) -> Option<&str> {
+    if tag.handle == "!!" {
+        return Some(&tag.suffix);
+    }
+    format!("{}{}", tag.handle, tag.suffix)
+        .strip_prefix("tag:yaml.org,2002:")
+        .and_then(|rest| tag.suffix.get(tag.suffix.len() - rest.len()..))
+}
+
+/// A scalar with an explicit tag, as go-yaml v2 (Helm's and kubectl's reader) decodes it,
+/// whatever its quoting: `!!str` keeps the text; `!!binary` is base64 decoded; `!!int`,
+/// `!!float` and `!!bool` resolve the text as a plain scalar and must get that type (an
+/// integer serves as a float), else it is an error (`!!int "abc"`); any other tag (`!!null`,
+/// `!!timestamp`, a local `!tag`) is not resolved: the text.
+pub fn resolve_tagged(text: &str, tag: &Tag) -> Result<Value, String> {
+    let text_value = || Value::String(text.to_owned());
+    match core_type(tag) {
+        Some("str") => Ok(text_value()),
+        Some("binary") => {
+            use base64::Engine as _;
+            // Go's decoder skips line breaks (a folded block of base64).
+            let packed: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(packed.as_bytes())
+                .map(|bytes| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+                .map_err(|_| "!!binary value contains invalid base64 data".to_owned())
+        }
+        Some(wanted @ ("int" | "float" | "bool")) => {
+            let resolved = if text.is_empty() {
+                Value::Null
+            } else {
+                resolve_plain(text)?
+            };
+            match (wanted, resolved) {
+                ("int", Value::Int(i)) => Ok(Value::Int(i)),
+                ("float", Value::Float(f)) => Ok(Value::Float(f)),
+                ("float", Value::Int(i)) => Ok(Value::Float(i as f64)),
+                ("bool", Value::Bool(b)) => Ok(Value::Bool(b)),
+                (_, other) => Err(format!(
+                    "cannot decode !!{} `{text}` as a !!{wanted}",
+                    match other {
+                        Value::Null => "null",
+                        Value::Bool(_) => "bool",
+                        Value::Int(_) => "int",
+                        Value::Float(_) => "float",
+                        _ => "str",
+                    }
+                )),
+            }
+        }
+        _ => Ok(text_value()),
+    }
 }
 
 pub(crate) fn resolve_key(
@@ -468,10 +544,14 @@ pub(crate) fn resolve_key(
     tag: Option<&Tag>,
     at: Position,
 ) -> Result<String, YamlError> {
-    if style != TScalarStyle::Plain || is_str_tag(tag) || text == "<<" {
+    if is_str_tag(tag) || (tag.is_none() && (style != TScalarStyle::Plain || text == "<<")) {
         return Ok(text.to_owned());
     }
-    Ok(match resolve_plain(text).map_err(|m| err(at, m))? {
+    let resolved = match tag {
+        Some(tag) => resolve_tagged(text, tag),
+        None => resolve_plain(text),
+    };
+    Ok(match resolved.map_err(|m| err(at, m))? {
         // Helm (via JSON) cannot have a null key: `~:`, `null:` or an empty key fail there too.
         Value::Null if text.is_empty() => return Err(err(at, "a map key cannot be empty")),
         Value::Null => {
@@ -733,13 +813,41 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_rejected() {
+    fn deep_flow_nesting_is_rejected_by_its_limit() {
         let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         let e = parse_document(&text).unwrap_err();
         assert!(
-            e.message.contains("nesting") || e.message.contains("recursion limit"),
+            e.message
+                .contains("flow-style nesting (`[` and `{` inside each other) deeper than 255"),
             "{e}"
         );
+        let text = format!("{}{}", "[".repeat(255), "]".repeat(255));
+        assert!(parse_document(&text).is_ok());
+    }
+
+    #[test]
+    fn block_nesting_is_read_to_the_limit_and_refused_past_it() {
+        // Deep values are walked recursively: on a stack like the CLI's threads'.
+        let nested = |depth: usize| -> String {
+            (0..depth)
+                .map(|i| format!("{}- \n", "  ".repeat(i)))
+                .collect::<String>()
+                + &"  ".repeat(depth)
+                + "x\n"
+        };
+        std::thread::Builder::new()
+            .stack_size(crate::parallel::STACK_BYTES)
+            .spawn(move || {
+                assert!(parse_document(&nested(MAX_DEPTH - 1)).is_ok());
+                let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
+                assert!(
+                    e.message.contains("nesting deeper than 10000 levels"),
+                    "{e}"
+                );
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]

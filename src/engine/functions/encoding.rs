@@ -166,7 +166,15 @@ pub fn from_yaml_array(args: &Args) -> Result<Value, Error> {
 
 fn parse_json(args: &Args) -> Result<Data, Error> {
     let text = args.string(0, "text")?;
-    serde_json::from_str::<serde_json::Value>(&text)
+    if let Some((line, column)) = crate::yaml::json::json_too_deep(&text) {
+        return Err(args.error(format!(
+            "invalid JSON: {} at line {line} column {column}",
+            crate::yaml::json::json_too_deep_message()
+        )));
+    }
+    let mut reader = crate::yaml::json::json_deserializer(&text);
+    serde::Deserialize::deserialize(&mut reader)
+        .and_then(|value: serde_json::Value| reader.end().map(|()| value))
         .map(Data::from)
         .map_err(|e| args.error(format!("invalid JSON: {e}")))
 }

@@ -21,7 +21,7 @@ struct Frame<'t> {
     kind: Kind,
     /// The map's current key.
     key: Option<&'t str>,
-    /// Keys seen so far, kept for the maps the head is read from (repeats replace values).
+    /// Keys seen so far: a key given twice is the full check's to report.
     seen: Vec<&'t str>,
 }
 
@@ -279,12 +279,10 @@ fn entry<'t>(
     let depth = frames.len();
     {
         let top = frames.last_mut()?;
-        if depth <= 3 {
-            if top.seen.contains(&key) {
-                return None;
-            }
-            top.seen.push(key);
+        if top.seen.contains(&key) {
+            return None;
         }
+        top.seen.push(key);
         top.key = Some(key);
     }
     // Head fields sit at most three maps deep: deeper entries (most of a CRD) skip the walk.

@@ -1,0 +1,166 @@
+//! How deep values may nest, and what the threads that walk them need: values read from YAML or
+//! JSON nest as deep as kubectl reads them (10,000 levels; Go's `encoding/json` and go-yaml stop
+//! there), past that a clear error; and the threads' stacks are small enough that `--jobs 7`
+//! and a plain render start under an address-space limit (`ulimit -v`).
+
+mod support;
+
+use std::os::unix::process::CommandExt as _;
+use std::process::Output;
+use support::cli::{command, run, scratch_dir};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A values file whose `extra` holds lists nested `depth` levels deep in block style, on one
+/// line (`- - - x`), so the file stays small.
+fn deep_values(depth: usize) -> String {
+    format!("extra:\n  {}x\n", "- ".repeat(depth))
+}
+
+fn render_with(values: &str, name: &str) -> Output {
+    let dir = scratch_dir(name);
+    let file = dir.join("values.yaml");
+    std::fs::write(&file, values).unwrap();
+    run(command(&["render", "-f", file.to_str().unwrap()]).env("SOURCE_DATE_EPOCH", "1700000000"))
+}
+
+#[test]
+fn values_nested_nearly_10000_levels_deep_are_read() {
+    let out = render_with(&deep_values(9_990), "nesting-deep-values");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn values_nested_past_10000_levels_are_refused_by_file_and_line() {
+    let out = render_with(&deep_values(10_010), "nesting-too-deep-values");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("values.yaml"), "{stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(
+        stderr.contains("nesting deeper than 10000 levels"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn flow_style_past_its_255_levels_is_a_clear_error() {
+    let deep = format!("extra: {}{}\n", "[".repeat(300), "]".repeat(300));
+    let out = render_with(&deep, "nesting-flow");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("flow-style nesting (`[` and `{` inside each other) deeper than 255"),
+        "{stderr}"
+    );
+}
+
+/// A ConfigMap whose data nests JSON arrays `depth` levels deep.
+fn deep_json_config_map(depth: usize) -> String {
+    format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"deep\"}}, \
+         \"data\": {{\"a\": {}1{}}}}}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    )
+}
+
+fn inject_json(json: &str, name: &str) -> Output {
+    let dir = scratch_dir(name);
+    let file = dir.join("deep.json");
+    std::fs::write(&file, json).unwrap();
+    run(&mut command(&[
+        "inject",
+        file.to_str().unwrap(),
+        "--set-file",
+        "identityTrustAnchorsPEM=tests/certs/ca.crt",
+    ]))
+}
+
+#[test]
+fn inject_reads_json_nested_5000_levels_deep() {
+    let json = deep_json_config_map(5_000);
+    let out = inject_json(&json, "nesting-json");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        json,
+        "not a workload: written back as read"
+    );
+}
+
+#[test]
+fn inject_refuses_json_nested_past_10000_levels_by_line_and_column() {
+    let out = inject_json(&deep_json_config_map(10_010), "nesting-json-too-deep");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("deep.json:1:10085: invalid JSON: nesting deeper than 10000 levels"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn set_json_reads_1000_levels() {
+    let json = format!("extra={}1{}", "[".repeat(1_000), "]".repeat(1_000));
+    let out = run(command(&["values", "--set-json", &json]).env("SOURCE_DATE_EPOCH", "1700000000"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// `meshchart ARGS` with its address space limited to `bytes` (`ulimit -v`).
+fn under_address_space_limit(args: &[&str], bytes: u64) -> Output {
+    let mut command = command(args);
+    command.env("SOURCE_DATE_EPOCH", "1700000000");
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    run(&mut command)
+}
+
+#[test]
+fn seven_fleet_jobs_start_under_a_4_gib_address_space_limit() {
+    let dir = scratch_dir("stack-fleet");
+    let fleet = dir.join("fleet");
+    std::fs::create_dir_all(&fleet).unwrap();
+    for i in 0..14 {
+        std::fs::write(
+            fleet.join(format!("c{i}.yaml")),
+            "controllerLogLevel: debug\n",
+        )
+        .unwrap();
+    }
+    let out_dir = dir.join("out");
+    let out = under_address_space_limit(
+        &[
+            "render",
+            "--fleet",
+            fleet.to_str().unwrap(),
+            "--output-dir",
+            out_dir.to_str().unwrap(),
+            "--jobs",
+            "7",
+        ],
+        4 << 30,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_dir(&out_dir).unwrap().count() >= 14);
+}
+
+#[test]
+fn a_plain_render_runs_under_a_512_mib_address_space_limit() {
+    let out = under_address_space_limit(&["render"], 512 << 20);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kind: Deployment"));
+}
