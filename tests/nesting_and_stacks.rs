@@ -142,6 +142,8 @@ fn seven_fleet_jobs_start_under_a_4_gib_address_space_limit() {
         .unwrap();
     }
     let out_dir = dir.join("out");
+    // The clusters' generated material is kept (a fleet refuses material kept nowhere).
+    let certs = dir.join("certs");
     let out = under_address_space_limit(
         &[
             "render",
@@ -149,6 +151,8 @@ fn seven_fleet_jobs_start_under_a_4_gib_address_space_limit() {
             fleet.to_str().unwrap(),
             "--output-dir",
             out_dir.to_str().unwrap(),
+            "--certs-dir",
+            certs.to_str().unwrap(),
             "--jobs",
             "7",
         ],
