@@ -665,4 +665,43 @@ mod tests {
             }
         }
     }
+
+    /// The spooled inject report writes its summary by hand: it must stay what
+    /// [`Report::render_inject`] prints, quiet or not, in either format.
+    #[test]
+    fn a_spooled_inject_report_prints_what_render_inject_renders() {
+        let entries = [
+            entry(Outcome::Injected {
+                already: false,
+                changed: true,
+                warnings: vec![Warning::Udp, Warning::WaitBeforeExitIgnored],
+            }),
+            entry(Outcome::Skipped(SkipReason::HostNetwork)),
+            entry(Outcome::Injected {
+                already: true,
+                changed: false,
+                warnings: vec![],
+            }),
+        ];
+        for format in [ReportFormat::Text, ReportFormat::Json] {
+            for quiet in [false, true] {
+                for count in 0..=entries.len() {
+                    let report = Report {
+                        entries: entries[..count].to_vec(),
+                    };
+                    let mut spooled = SpooledReport::for_inject(format, quiet).unwrap();
+                    for e in &report.entries {
+                        spooled.entry(e.clone()).unwrap();
+                    }
+                    let mut printed = Vec::new();
+                    spooled.copy_to(&mut printed).unwrap();
+                    assert_eq!(
+                        String::from_utf8(printed).unwrap(),
+                        report.render_inject(format, quiet),
+                        "{format:?}, quiet {quiet}, {count} entries"
+                    );
+                }
+            }
+        }
+    }
 }

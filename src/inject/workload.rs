@@ -69,8 +69,8 @@ pub fn workload_kind(kind: &str) -> Option<&'static WorkloadKind> {
 }
 
 /// The pod template of a workload document, if it has one.
-pub fn pod_template<'a>(root: &'a Value, kind: &WorkloadKind) -> Option<&'a Map> {
-    let mut current = root.as_map()?;
+pub fn pod_template<'a>(root: &'a Map, kind: &WorkloadKind) -> Option<&'a Map> {
+    let mut current = root;
     for key in kind.template_path {
         current = current.get(*key)?.as_map()?;
     }

@@ -44,8 +44,7 @@ pub fn hits(documents: &[&Map], release: &str) -> Vec<KnownIssueHit> {
         let Some(kind) = workload_kind(&kind_name) else {
             continue;
         };
-        let whole = Value::Map((*document).clone());
-        let Some(template) = pod_template(&whole, kind) else {
+        let Some(template) = pod_template(document, kind) else {
             continue;
         };
         let labels = template

@@ -117,18 +117,24 @@ pub fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
 /// config.json: {{ toJson(Values.config) | quote }}
 /// ```
 pub fn to_json(args: &Args) -> Result<Value, Error> {
+    encode_one(args, crate::yaml::try_to_json)
+}
+
+/// The one argument of `args`, encoded by `encode` (the `to*Json` family); what it cannot
+/// encode is the call's error.
+fn encode_one<E: std::fmt::Display>(
+    args: &Args,
+    encode: fn(&Data) -> Result<String, E>,
+) -> Result<Value, Error> {
     args.exactly(1)?;
-    crate::yaml::try_to_json(&from_jinja(&args.get(0))?)
+    encode(&from_jinja(&args.get(0))?)
         .map(Value::from)
         .map_err(|e| args.error(e))
 }
 
 /// `toPrettyJson(value)`: JSON indented by two spaces, as Go's `MarshalIndent` writes it.
 pub fn to_pretty_json(args: &Args) -> Result<Value, Error> {
-    args.exactly(1)?;
-    crate::yaml::try_to_pretty_json(&from_jinja(&args.get(0))?)
-        .map(Value::from)
-        .map_err(|e| args.error(e))
+    encode_one(args, crate::yaml::try_to_pretty_json)
 }
 
 fn parse_yaml(args: &Args) -> Result<Data, Error> {
@@ -295,10 +301,7 @@ pub fn b32dec(args: &Args) -> Result<Value, Error> {
 
 /// `toRawJson(value)`: compact JSON like `toJson`, with `<`, `>` and `&` left unescaped.
 pub fn to_raw_json(args: &Args) -> Result<Value, Error> {
-    args.exactly(1)?;
-    crate::yaml::try_to_raw_json(&from_jinja(&args.get(0))?)
-        .map(Value::from)
-        .map_err(|e| args.error(e))
+    encode_one(args, crate::yaml::try_to_raw_json)
 }
 
 /// `toToml(value)`: a map as TOML, the way Helm's encoder (BurntSushi/toml) writes it: plain
