@@ -22,7 +22,7 @@ pub fn values_from_linkerd_config(source: &Source) -> Result<Value, InjectError>
         path: source.name.clone(),
         message,
     };
-    let docs = documents_mentioning(&super::Stream::from(source.clone()), LINKERD_CONFIG)?;
+    let docs = documents_mentioning(&super::Stream::from(source.clone()), &[LINKERD_CONFIG])?;
     let mut found = Vec::new();
     for doc in &docs {
         collect(doc, &mut found);

@@ -8,6 +8,7 @@ use crate::yaml;
 use camino::{Utf8Path, Utf8PathBuf};
 use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Seek};
+use std::sync::OnceLock;
 
 /// File extensions read when walking a folder.
 pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
@@ -65,6 +66,8 @@ pub struct Stream {
     /// The path, or [`STDIN_NAME`].
     pub name: String,
     origin: StreamOrigin,
+    /// The documents read item by item, found once: every pass cuts the stream the same way.
+    streamed_lists: OnceLock<HashSet<usize>>,
 }
 
 #[derive(Debug)]
@@ -80,14 +83,70 @@ enum StreamOrigin {
 
 impl From<Source> for Stream {
     fn from(source: Source) -> Stream {
-        Stream {
-            name: source.name,
-            origin: StreamOrigin::Text(source.text),
-        }
+        Stream::new(source.name, StreamOrigin::Text(source.text))
     }
 }
 
 impl Stream {
+    fn new(name: String, origin: StreamOrigin) -> Stream {
+        Stream {
+            name,
+            origin,
+            streamed_lists: OnceLock::new(),
+        }
+    }
+
+    /// Which of `words` occur anywhere in the stream's bytes, found by one pass over the raw
+    /// bytes (no line splitting, no checks): a word found nowhere spares a pass over the lines.
+    /// The door still checks every byte on the passes that read the stream.
+    pub fn mentions(&self, words: &[&str]) -> Result<Vec<bool>, InjectError> {
+        let finders: Vec<_> = words
+            .iter()
+            .map(|w| memchr::memmem::Finder::new(w))
+            .collect();
+        let mut found = vec![false; words.len()];
+        let mut look = |bytes: &[u8]| {
+            for (found, finder) in found.iter_mut().zip(&finders) {
+                *found = *found || finder.find(bytes).is_some();
+            }
+        };
+        let io_error = |source| InjectError::from(input::InputError::io(&self.name, source));
+        let mut file = match &self.origin {
+            StreamOrigin::Text(text) => {
+                look(text.as_bytes());
+                return Ok(found);
+            }
+            StreamOrigin::File(path) => std::fs::File::open(path).map_err(io_error)?,
+            StreamOrigin::Spooled(file) => {
+                let mut file = file.try_clone().map_err(io_error)?;
+                file.rewind().map_err(io_error)?;
+                file
+            }
+        };
+        // Blocks overlap by the longest word less one byte, so no word is cut in two.
+        let overlap = words
+            .iter()
+            .map(|w| w.len())
+            .max()
+            .unwrap_or(1)
+            .saturating_sub(1);
+        let mut block = vec![0u8; (1 << 16) + overlap];
+        let mut kept = 0;
+        loop {
+            let read = match file.read(&mut block[kept..]) {
+                Ok(0) => break,
+                Ok(read) => read,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_error(e)),
+            };
+            let filled = kept + read;
+            look(&block[..filled]);
+            kept = overlap.min(filled);
+            block.copy_within(filled - kept..filled, 0);
+        }
+        Ok(found)
+    }
+
     /// A reader from the start of the stream, under the door's rules (cap, UTF-8, no NUL), the
     /// cap on the whole stream (a JSON input, parsed as one text).
     pub fn reader(&self) -> Result<GuardedReader<'_>, InjectError> {
@@ -137,7 +196,13 @@ impl Stream {
     /// memory nor the per-document cap grows with it.
     pub fn yaml_chunks(&self) -> Result<YamlChunks<'_>, InjectError> {
         // First, and to its end: a spooled stream's readers share one file offset.
-        let streamed_lists = self.streamed_lists()?;
+        let streamed_lists = match self.streamed_lists.get() {
+            Some(lists) => lists.clone(),
+            None => {
+                let lists = self.streamed_lists()?;
+                self.streamed_lists.get_or_init(|| lists).clone()
+            }
+        };
         let mut chunks = YamlChunks {
             splitter: Splitter::new(self.document_reader()?),
             streamed_lists,
@@ -153,9 +218,12 @@ impl Stream {
 
     /// The (0-based) documents that are `List`s read item by item: larger than
     /// [`STREAMED_LIST_BYTES`], with `kind: List` and `items:` as block keys of the document.
-    /// Found by a pass over the lines, holding none of them.
+    /// Found by a pass over the lines, holding none of them, when the stream mentions `List`.
     fn streamed_lists(&self) -> Result<HashSet<usize>, InjectError> {
         let mut lists = HashSet::new();
+        if self.mentions(&["List"])? == [false] {
+            return Ok(lists);
+        }
         let mut splitter = Splitter::new(self.document_reader()?);
         let (mut document, mut bytes, mut is_list, mut has_items) = (0, 0, false, false);
         let mut starts_at = 1;
@@ -351,19 +419,16 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
         let path = Utf8Path::new(arg);
         if path.is_dir() {
             for file in input::tree::manifest_files(path, EXTENSIONS)? {
-                streams.push(Stream {
-                    name: file.to_string(),
-                    origin: StreamOrigin::File(file),
-                });
+                streams.push(Stream::new(file.to_string(), StreamOrigin::File(file)));
             }
         } else if is_fifo(path) {
             streams.push(spooled(GuardedReader::open(path)?)?);
         } else {
             input::check_readable(path, false)?;
-            streams.push(Stream {
-                name: arg.clone(),
-                origin: StreamOrigin::File(path.to_owned()),
-            });
+            streams.push(Stream::new(
+                arg.clone(),
+                StreamOrigin::File(path.to_owned()),
+            ));
         }
     }
     Ok(streams)
@@ -409,10 +474,7 @@ fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
         spool.write_all(line.as_bytes()).map_err(io_error)?;
     }
     let spool = spool.into_inner().map_err(|e| io_error(e.into_error()))?;
-    Ok(Stream {
-        name,
-        origin: StreamOrigin::Spooled(spool),
-    })
+    Ok(Stream::new(name, StreamOrigin::Spooled(spool)))
 }
 
 /// A YAML document read from a stream: its separator, its text and the line it starts on.

@@ -107,7 +107,8 @@ impl Namespaces {
     /// Reads `--namespace-annotations`: one or more `Namespace` manifests (YAML or JSON).
     pub fn from_file(source: &Source) -> Result<Namespaces, InjectError> {
         let mut file = BTreeMap::new();
-        collect_namespaces(&Stream::from(source.clone()), &mut file)?;
+        let docs = documents_mentioning(&Stream::from(source.clone()), &["Namespace"])?;
+        collect_namespaces(&docs, &mut file);
         if file.is_empty() {
             return Err(InjectError::NamespaceFile {
                 path: source.name.clone(),
@@ -124,8 +125,10 @@ impl Namespaces {
     /// document at a time; only documents that mention `Namespace` are parsed).
     pub fn scan_inputs(&mut self, inputs: &[Stream]) -> Result<(), InjectError> {
         for input in inputs {
-            collect_namespaces(input, &mut self.input)?;
-            collect_not_ready_services(input, &mut self.not_ready_services)?;
+            // One pass serves both: documents that mention either word are parsed once.
+            let docs = documents_mentioning(input, &["Namespace", "publishNotReadyAddresses"])?;
+            collect_namespaces(&docs, &mut self.input);
+            collect_not_ready_services(&docs, &mut self.not_ready_services);
         }
         Ok(())
     }
@@ -160,19 +163,22 @@ impl Namespaces {
     }
 }
 
-/// The documents of `input` that may concern `word`: every JSON value, and the YAML documents
-/// whose text mentions it (the others are not parsed here; the main pass reads them). YAML is
-/// read one document at a time.
-fn documents_mentioning(input: &Stream, word: &str) -> Result<Vec<Value>, InjectError> {
+/// The documents of `input` that may concern one of `words`: every JSON value, and the YAML
+/// documents whose text mentions one (the others are not parsed here; the main pass reads them).
+/// YAML is read one document at a time, and not at all when its bytes mention none of `words`.
+fn documents_mentioning(input: &Stream, words: &[&str]) -> Result<Vec<Value>, InjectError> {
     let mut docs = Vec::new();
     if input.is_json()? {
         let text = input.text()?;
         docs.extend(split_json(&input.name, &text)?.into_iter().map(|(_, v)| v));
         return Ok(docs);
     }
+    if !input.mentions(words)?.contains(&true) {
+        return Ok(docs);
+    }
     for chunk in input.yaml_chunks()? {
         let chunk = chunk?;
-        if !chunk.body.contains(word) {
+        if !words.iter().any(|word| chunk.body.contains(word)) {
             continue;
         }
         match chunk.part {
@@ -185,8 +191,7 @@ fn documents_mentioning(input: &Stream, word: &str) -> Result<Vec<Value>, Inject
     Ok(docs)
 }
 
-fn collect_namespaces(input: &Stream, out: &mut BTreeMap<String, Map>) -> Result<(), InjectError> {
-    let docs = documents_mentioning(input, "Namespace")?;
+fn collect_namespaces(docs: &[Value], out: &mut BTreeMap<String, Map>) {
     fn visit(doc: &Value, out: &mut BTreeMap<String, Map>) {
         let Some(map) = doc.as_map() else { return };
         let kind = str_at(map, &["kind"]);
@@ -203,13 +208,9 @@ fn collect_namespaces(input: &Stream, out: &mut BTreeMap<String, Map>) -> Result
         }
     }
     docs.iter().for_each(|d| visit(d, out));
-    Ok(())
 }
 
-fn collect_not_ready_services(
-    input: &Stream,
-    out: &mut Vec<NotReadyService>,
-) -> Result<(), InjectError> {
+fn collect_not_ready_services(docs: &[Value], out: &mut Vec<NotReadyService>) {
     fn visit(doc: &Value, out: &mut Vec<NotReadyService>) {
         let Some(map) = doc.as_map() else { return };
         let kind = str_at(map, &["kind"]);
@@ -221,10 +222,7 @@ fn collect_not_ready_services(
         }
         out.extend(NotReadyService::from_document(map));
     }
-    for doc in documents_mentioning(input, "publishNotReadyAddresses")? {
-        visit(&doc, out);
-    }
-    Ok(())
+    docs.iter().for_each(|d| visit(d, out));
 }
 
 /// What inject needs besides the inputs.
