@@ -45,14 +45,26 @@ fn values_nested_past_10000_levels_are_refused_by_file_and_line() {
     );
 }
 
+/// A values file whose `extra` holds lists nested `depth` levels deep in flow style.
+fn deep_flow_values(depth: usize) -> String {
+    format!("extra: {}x{}\n", "[".repeat(depth), "]".repeat(depth))
+}
+
 #[test]
-fn flow_style_past_its_255_levels_is_a_clear_error() {
-    let deep = format!("extra: {}{}\n", "[".repeat(300), "]".repeat(300));
-    let out = render_with(&deep, "nesting-flow");
+fn values_nested_nearly_10000_levels_deep_in_flow_style_are_read() {
+    let out = render_with(&deep_flow_values(9_990), "nesting-flow");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn values_nested_past_10000_levels_in_flow_style_are_refused_by_file_and_line() {
+    let out = render_with(&deep_flow_values(10_010), "nesting-flow-too-deep");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("values.yaml"), "{stderr}");
+    assert!(stderr.contains("line 1"), "{stderr}");
     assert!(
-        stderr.contains("flow-style nesting (`[` and `{` inside each other) deeper than 255"),
+        stderr.contains("nesting deeper than 10000 levels"),
         "{stderr}"
     );
 }
@@ -100,6 +112,26 @@ fn inject_refuses_json_nested_past_10000_levels_by_line_and_column() {
         stderr.contains("deep.json:1:10085: invalid JSON: nesting deeper than 10000 levels"),
         "{stderr}"
     );
+}
+
+#[test]
+fn inject_reads_flow_style_yaml_nested_9990_levels_deep_and_keeps_it() {
+    let dir = scratch_dir("nesting-flow-inject");
+    let file = dir.join("deep.yaml");
+    let deep = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: deep}}\ndata:\n  a: {}1{}\n",
+        "[".repeat(9_990),
+        "]".repeat(9_990)
+    );
+    std::fs::write(&file, &deep).unwrap();
+    let out = run(&mut command(&[
+        "inject",
+        file.to_str().unwrap(),
+        "--set-file",
+        "identityTrustAnchorsPEM=tests/certs/ca.crt",
+    ]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), deep);
 }
 
 #[test]

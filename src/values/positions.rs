@@ -9,7 +9,7 @@ use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 use crate::yaml::{Position, YamlError};
 use std::collections::HashMap;
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::TScalarStyle;
 
 /// What a node is.
@@ -98,13 +98,6 @@ enum Frame {
     },
 }
 
-fn position(marker: &yaml_rust2::scanner::Marker) -> Position {
-    Position {
-        line: marker.line(),
-        column: marker.col() + 1,
-    }
-}
-
 /// A key's text as the loader resolves it (a plain `y` is the key `"true"`).
 fn key_string(text: &str, plain: bool) -> String {
     if !plain {
@@ -120,15 +113,14 @@ fn key_string(text: &str, plain: bool) -> String {
 
 /// Walks the first document of `text`.
 pub fn layout(text: &str) -> Result<Layout, YamlError> {
-    let mut parser = Parser::new_from_str(text);
+    let mut events = crate::yaml::events::Events::new(text);
     let mut out = Layout::default();
     let mut stack: Vec<Frame> = Vec::new();
     loop {
-        let (event, marker) = parser.next_token().map_err(|e| YamlError {
-            position: position(e.marker()),
-            message: e.info().to_owned(),
+        let (event, at) = events.next_event().map_err(|e| YamlError {
+            position: e.position,
+            message: e.message,
         })?;
-        let at = position(&marker);
         match event {
             Event::StreamEnd | Event::DocumentEnd => break,
             Event::Scalar(text, style, _, _) => {

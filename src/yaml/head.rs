@@ -11,11 +11,11 @@ mod manifest_head;
 pub use manifest_head::ManifestHead;
 
 use super::load::{
-    err, is_str_tag, parse_document, position, resolve_key, resolve_plain, resolve_scalar,
-    YamlError, MAX_DEPTH,
+    err, is_str_tag, parse_document, resolve_key, resolve_plain, resolve_scalar, YamlError,
+    MAX_DEPTH,
 };
 use crate::yaml::value::Value;
-use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::TScalarStyle;
 
 /// Checks that a one-document `text` is valid YAML, as [`parse_document`] judges it, with no
@@ -97,13 +97,12 @@ fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
     let mut expecting_key: Vec<bool> = Vec::new();
     let mut head = HeadSlots::default();
     let mut documents = 0;
-    let mut parser = Parser::new_from_str(text);
+    let mut events = crate::yaml::events::Events::new(text);
     loop {
-        let (event, mark) = parser.next_token().map_err(|e| YamlError {
-            position: position(e.marker()),
-            message: e.info().to_owned(),
+        let (event, at) = events.next_event().map_err(|e| YamlError {
+            position: e.position,
+            message: e.message,
         })?;
-        let at = position(&mark);
         let in_key_position = expecting_key.last() == Some(&true);
         match event {
             Event::StreamEnd => break,

@@ -5,20 +5,18 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
+use crate::yaml::events::Events;
 use crate::yaml::value::{Map, Value};
 use std::collections::HashMap;
-use yaml_rust2::parser::{Event, Parser, Tag};
-use yaml_rust2::scanner::{Marker, TScalarStyle};
+use yaml_rust2::parser::{Event, Tag};
+use yaml_rust2::scanner::TScalarStyle;
 
 /// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
 /// in the explicit form (`? key` then `: value`), which our writer does.
 pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
-/// Deepest nesting of sequences and maps accepted ([`crate::limits::MAX_NESTING`]). Flow style
-/// (`[[[...]]]`) stops sooner, at [`MAX_FLOW_DEPTH`].
+/// Deepest nesting of sequences and maps accepted ([`crate::limits::MAX_NESTING`]), in block
+/// and flow style alike (see [`crate::yaml::events`] for flow style past 255 levels).
 pub const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
-/// Deepest flow-style nesting (`[` and `{` inside each other) the scanner reads: it counts the
-/// levels in a byte.
-pub const MAX_FLOW_DEPTH: usize = 255;
 /// Most nodes that alias expansion may add to one stream.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
@@ -96,13 +94,6 @@ pub fn parse_document_with_positions(text: &str) -> Result<(Value, Positions), Y
     Ok((docs.into_iter().next().unwrap_or(Value::Null), positions))
 }
 
-pub(crate) fn position(mark: &Marker) -> Position {
-    Position {
-        line: mark.line(),
-        column: mark.col() + 1,
-    }
-}
-
 enum Frame {
     Seq {
         items: Vec<Value>,
@@ -122,7 +113,7 @@ enum Frame {
 
 struct Loader<'a> {
     text: &'a str,
-    parser: Parser<std::str::Chars<'a>>,
+    events: Events<'a>,
     stack: Vec<Frame>,
     anchors: Vec<Option<(Value, usize)>>,
     alias_nodes: usize,
@@ -142,7 +133,7 @@ impl<'a> Loader<'a> {
     fn new(text: &'a str, track_positions: bool) -> Self {
         Loader {
             text,
-            parser: Parser::new_from_str(text),
+            events: Events::new(text),
             stack: Vec::new(),
             anchors: Vec::new(),
             alias_nodes: 0,
@@ -156,12 +147,6 @@ impl<'a> Loader<'a> {
         }
     }
 
-    fn position(&self, mark: &Marker) -> Position {
-        let mut at = position(mark);
-        at.line += self.line_offset;
-        at
-    }
-
     fn run(mut self) -> Result<(Vec<Value>, Positions), YamlError> {
         self.read()?;
         Ok((self.docs, self.positions))
@@ -171,13 +156,13 @@ impl<'a> Loader<'a> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
-            let (event, mark) = self.parser.next_token().map_err(|e| {
-                let (mut position, message) = too_long_key(self.text, e.marker())
-                    .unwrap_or_else(|| (position(e.marker()), scanner_message(e.info())));
+            let (event, mut at) = self.events.next_event().map_err(|e| {
+                let (mut position, message) =
+                    too_long_key(self.text, e.position).unwrap_or((e.position, e.message));
                 position.line += self.line_offset;
                 YamlError { position, message }
             })?;
-            let at = self.position(&mark);
+            at.line += self.line_offset;
             match event {
                 Event::StreamStart | Event::Nothing => {}
                 Event::StreamEnd => break,
@@ -406,9 +391,9 @@ impl<'a> Loader<'a> {
 
 /// When the parser fails at the `:` after an implicit key longer than YAML allows (kubectl and
 /// Helm refuse such keys as well), a message that names the key, pointing at its start.
-fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
-    let line = text.lines().nth(at.line().checked_sub(1)?)?;
-    let before: String = line.chars().take(at.col()).collect();
+fn too_long_key(text: &str, at: Position) -> Option<(Position, String)> {
+    let line = text.lines().nth(at.line.checked_sub(1)?)?;
+    let before: String = line.chars().take(at.column.saturating_sub(1)).collect();
     let indent = before.len() - before.trim_start_matches([' ', '-']).len();
     let key = before[indent..].trim_end();
     let chars = key.chars().count();
@@ -418,7 +403,7 @@ fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
     let shown: String = key.chars().take(40).collect();
     Some((
         Position {
-            line: at.line(),
+            line: at.line,
             column: before[..indent].chars().count() + 1,
         },
         format!(
@@ -427,18 +412,6 @@ fn too_long_key(text: &str, at: &Marker) -> Option<(Position, String)> {
              `: value` on the next"
         ),
     ))
-}
-
-/// The scanner's message, said in our words where its own is unclear.
-fn scanner_message(info: &str) -> String {
-    if info == "recursion limit exceeded" {
-        format!(
-            "flow-style nesting (`[` and `{{` inside each other) deeper than {MAX_FLOW_DEPTH} \
-             levels; block style nests up to {MAX_DEPTH}"
-        )
-    } else {
-        info.to_owned()
-    }
 }
 
 pub(crate) fn err(position: Position, message: impl Into<String>) -> YamlError {
@@ -813,16 +786,122 @@ mod tests {
     }
 
     #[test]
-    fn deep_flow_nesting_is_rejected_by_its_limit() {
-        let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        let e = parse_document(&text).unwrap_err();
-        assert!(
-            e.message
-                .contains("flow-style nesting (`[` and `{` inside each other) deeper than 255"),
-            "{e}"
-        );
-        let text = format!("{}{}", "[".repeat(255), "]".repeat(255));
-        assert!(parse_document(&text).is_ok());
+    fn flow_nesting_is_read_to_the_limit_and_refused_past_it() {
+        let nested = |depth: usize| format!("{}x{}", "[".repeat(depth), "]".repeat(depth));
+        std::thread::Builder::new()
+            .stack_size(crate::parallel::STACK_BYTES)
+            .spawn(move || {
+                let read = parse_document(&nested(MAX_DEPTH - 1)).expect("reads");
+                let mut depth = 0;
+                let mut node = &read;
+                while let Value::Seq(items) = node {
+                    depth += 1;
+                    node = &items[0];
+                }
+                assert_eq!((depth, node), (MAX_DEPTH - 1, &Value::String("x".into())));
+                let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
+                assert!(
+                    e.message.contains("nesting deeper than 10000 levels"),
+                    "{e}"
+                );
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn flow_text_reads_the_same_past_255_levels_as_below() {
+        // Past 255 levels the events come from libyaml: every shape of flow text must read
+        // as it does from yaml-rust2 a few levels down.
+        let samples = [
+            "{a: 1, b: [2, 3.5, -0x1F], c: ~, d: yes, e: 'it''s', f: \"\\t\\u00e9\"}",
+            "[&x {k: v}, *x, !!str 12, !!int \"7\", !!float 1, !!binary aGk=, !local t]",
+            "{k: multi line\n  plain folded\n  here, ? explicit : key, empty: , \"json\": 1}",
+            "[a: b, c, {<<: {m: 1, n: 2}, n: 3}, '', \"\", [], {}]",
+            "[1e3, 0o17, 017, 1_000, +12, 2001-12-14, null, Null, ~]",
+            "{ # a comment\n x: 1, # another\n y: [2] }",
+        ];
+        let unwrap = |mut value: Value, levels: usize| {
+            for _ in 0..levels {
+                let Value::Seq(mut items) = value else {
+                    panic!("not a list")
+                };
+                assert_eq!(items.len(), 1);
+                value = items.remove(0);
+            }
+            value
+        };
+        for sample in samples {
+            let at = |levels: usize| {
+                let text = format!("{}{sample}{}", "[".repeat(levels), "]".repeat(levels));
+                unwrap(parse_document(&text).expect(sample), levels)
+            };
+            assert_eq!(at(300), at(3), "{sample}");
+        }
+    }
+
+    /// Flow text built from pieces that stress the readers: scalars in every style, tags,
+    /// keys with and without values, nested collections.
+    fn flow_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let scalar = proptest::sample::select(vec![
+            "1",
+            "-2",
+            "0x1A",
+            "017",
+            "1e3",
+            "3.25",
+            "yes",
+            "off",
+            "~",
+            "null",
+            "''",
+            "'a''b'",
+            "\"\"",
+            "\"t\\tu\\u00e9\"",
+            "plain words",
+            "a-b_c",
+            "!!str 5",
+            "!!int '6'",
+            "!t x",
+            "2001-12-14",
+            "'#not'",
+            "\"line\\nbreak\"",
+        ]);
+        let leaf = scalar.prop_map(str::to_owned);
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[{}]", items.join(", "))),
+                proptest::collection::vec(inner, 0..4).prop_map(|values| {
+                    let entries: Vec<String> = values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| format!("k{i}: {v}"))
+                        .collect();
+                    format!("{{{}}}", entries.join(",\n "))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_flow_text_reads_the_same_past_255_levels_as_below(text in flow_text()) {
+            let at = |levels: usize| {
+                let wrapped = format!("{}{text}{}", "[".repeat(levels), "]".repeat(levels));
+                let mut value = parse_document(&wrapped);
+                for _ in 0..levels {
+                    value = value.map(|v| match v {
+                        Value::Seq(mut items) if items.len() == 1 => items.remove(0),
+                        other => other,
+                    });
+                }
+                value.map_err(|e| e.message)
+            };
+            proptest::prop_assert_eq!(at(300), at(2));
+        }
     }
 
     #[test]

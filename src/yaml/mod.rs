@@ -2,6 +2,7 @@
 //! YAML and JSON writers, and Go-style number printing.
 
 pub mod emit;
+pub mod events;
 mod head;
 pub mod json;
 pub mod load;
