@@ -910,6 +910,37 @@ fn json_message(e: &serde_json::Error) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_word_across_two_blocks_of_a_file_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        // Every cut of the word at the first and second block ends (blocks of 64 KiB read
+        // after the overlap kept from the one before).
+        for offset in ((1 << 16) - 12..(1 << 16) + 12).chain((2 << 16) - 4..(2 << 16) + 16) {
+            let path = Utf8PathBuf::from_path_buf(dir.path().join("s.yaml")).unwrap();
+            let text = format!("{}Namespace\n", "#".repeat(offset));
+            std::fs::write(&path, &text).unwrap();
+            let file = Stream::new(path.to_string(), StreamOrigin::File(path.clone()));
+            assert_eq!(
+                file.mentions(&["List", "Namespace"]).unwrap(),
+                [false, true],
+                "at {offset}"
+            );
+            let spooled = Stream::new(
+                "-".into(),
+                StreamOrigin::Spooled(std::fs::File::open(&path).unwrap()),
+            );
+            assert_eq!(spooled.mentions(&["Namespace"]).unwrap(), [true]);
+            let text = Stream::from(Source {
+                name: "t".into(),
+                text,
+            });
+            assert_eq!(
+                text.mentions(&["Namespace", "List"]).unwrap(),
+                [true, false]
+            );
+        }
+    }
+
     fn rebuild(chunks: &[Chunk<'_>]) -> String {
         chunks
             .iter()
