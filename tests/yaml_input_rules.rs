@@ -305,6 +305,16 @@ fn explicit_tags_read_as_go_yaml_v2_reads_them_quoted_or_not() {
         // go-yaml v2 resolves only core types: anything else keeps its text.
         ("a: !local 5", Value::from("5")),
         ("a: !!null \"x\"", Value::from("x")),
+        // A timestamp stays its text, as go-yaml v2 decodes one into a generic value.
+        ("a: !!timestamp 2001-12-14", Value::from("2001-12-14")),
+        (
+            "a: !!timestamp \"2001-12-14t21:59:43.10-05:00\"",
+            Value::from("2001-12-14t21:59:43.10-05:00"),
+        ),
+        (
+            "a: !!timestamp 2001-12-14 21:59:43,5",
+            Value::from("2001-12-14 21:59:43,5"),
+        ),
         // A number too large for a float stays the string it is written as.
         ("a: 1E400", Value::from("1E400")),
     ];
@@ -318,6 +328,23 @@ fn explicit_tags_read_as_go_yaml_v2_reads_them_quoted_or_not() {
     for (text, message) in [
         ("a: !!int \"abc\"", "cannot decode !!str `abc` as a !!int"),
         ("a: !!bool 1", "cannot decode !!int `1` as a !!bool"),
+        (
+            "a: !!timestamp abc",
+            "cannot decode !!str `abc` as a !!timestamp",
+        ),
+        (
+            "a: !!timestamp 12",
+            "cannot decode !!int `12` as a !!timestamp",
+        ),
+        (
+            "a: !!timestamp 2001-02-29",
+            "cannot decode !!str `2001-02-29` as a !!timestamp",
+        ),
+        // With `T` a zone must follow.
+        (
+            "a: !!timestamp 2001-12-14T21:59:43",
+            "cannot decode !!str `2001-12-14T21:59:43` as a !!timestamp",
+        ),
         (
             "a: !!binary \"not base64!\"",
             "!!binary value contains invalid base64 data",

@@ -469,8 +469,9 @@ fn core_type(tag: &Tag) -> Option<&str> {
 /// A scalar with an explicit tag, as go-yaml v2 (Helm's and kubectl's reader) decodes it,
 /// whatever its quoting: `!!str` keeps the text; `!!binary` is base64 decoded; `!!int`,
 /// `!!float` and `!!bool` resolve the text as a plain scalar and must get that type (an
-/// integer serves as a float), else it is an error (`!!int "abc"`); any other tag (`!!null`,
-/// `!!timestamp`, a local `!tag`) is not resolved: the text.
+/// integer serves as a float), else it is an error (`!!int "abc"`); `!!timestamp` keeps the
+/// text of a timestamp (as go-yaml does for generic values) and refuses any other; any other
+/// tag (`!!null`, a local `!tag`) is not resolved: the text.
 pub fn resolve_tagged(text: &str, tag: &Tag) -> Result<Value, String> {
     let text_value = || Value::String(text.to_owned());
     match core_type(tag) {
@@ -484,7 +485,7 @@ pub fn resolve_tagged(text: &str, tag: &Tag) -> Result<Value, String> {
                 .map(|bytes| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
                 .map_err(|_| "!!binary value contains invalid base64 data".to_owned())
         }
-        Some(wanted @ ("int" | "float" | "bool")) => {
+        Some(wanted @ ("int" | "float" | "bool" | "timestamp")) => {
             let resolved = if text.is_empty() {
                 Value::Null
             } else {
@@ -495,6 +496,9 @@ pub fn resolve_tagged(text: &str, tag: &Tag) -> Result<Value, String> {
                 ("float", Value::Float(f)) => Ok(Value::Float(f)),
                 ("float", Value::Int(i)) => Ok(Value::Float(i as f64)),
                 ("bool", Value::Bool(b)) => Ok(Value::Bool(b)),
+                ("timestamp", Value::String(_)) if super::timestamp::is_timestamp(text) => {
+                    Ok(text_value())
+                }
                 (_, other) => Err(format!(
                     "cannot decode !!{} `{text}` as a !!{wanted}",
                     match other {

@@ -7,6 +7,7 @@ mod head;
 pub mod json;
 pub mod load;
 mod number;
+mod timestamp;
 mod value;
 
 pub use emit::{
