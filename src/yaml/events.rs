@@ -32,9 +32,10 @@ pub struct Events<'a> {
     reader: Reader<'a>,
     /// Events handed out so far (all from yaml-rust2 while that reads).
     delivered: usize,
-    /// The events yaml-rust2 handed out, kept only while its output may still have to be
-    /// matched against libyaml's: their discriminants and scalar texts.
-    seen: Vec<Seen>,
+    /// A digest of the kinds and scalar lengths of the events handed out, for checking that
+    /// libyaml reads the same prefix: a few instructions an event, where keeping the events
+    /// would cost an allocation each.
+    fingerprint: u64,
 }
 
 enum Reader<'a> {
@@ -42,26 +43,23 @@ enum Reader<'a> {
     Libyaml(Box<Libyaml<'a>>),
 }
 
-/// What replaying a prefix compares: the event's kind, and a scalar's text.
-#[derive(PartialEq)]
-enum Seen {
-    Kind(std::mem::Discriminant<Event>),
-    Scalar(String),
+/// `fingerprint` with `event` added.
+fn fingerprint(fingerprint: u64, event: &Event) -> u64 {
+    let part = match event {
+        Event::Nothing => 1,
+        Event::StreamStart => 2,
+        Event::StreamEnd => 3,
+        Event::DocumentStart => 4,
+        Event::DocumentEnd => 5,
+        Event::Alias(_) => 6,
+        Event::SequenceStart(..) => 7,
+        Event::SequenceEnd => 8,
+        Event::MappingStart(..) => 9,
+        Event::MappingEnd => 10,
+        Event::Scalar(text, ..) => 11 + ((text.len() as u64) << 4),
+    };
+    fingerprint.wrapping_mul(0x100_0000_01b3).wrapping_add(part)
 }
-
-impl Seen {
-    fn of(event: &Event) -> Seen {
-        match event {
-            Event::Scalar(text, ..) => Seen::Scalar(text.clone()),
-            other => Seen::Kind(std::mem::discriminant(other)),
-        }
-    }
-}
-
-/// Longest prefix kept for the replay check; past it, only the count is compared (yaml-rust2
-/// fails on depth while reading its first few hundred flow levels, so a long prefix means
-/// deep nesting came late in a big text, and its kinds were already checked by the count).
-const SEEN_KEPT: usize = 1 << 16;
 
 impl<'a> Events<'a> {
     /// The events of `text`.
@@ -70,51 +68,47 @@ impl<'a> Events<'a> {
             text,
             reader: Reader::Rust2(Box::new(Parser::new_from_str(text))),
             delivered: 0,
-            seen: Vec::new(),
+            fingerprint: 0,
         }
     }
 
     /// The next event and where it starts.
     pub fn next_event(&mut self) -> Result<(Event, Position), EventError> {
-        let next = match &mut self.reader {
+        match &mut self.reader {
             Reader::Rust2(parser) => match parser.next_token() {
-                Ok((event, mark)) => Ok((event, rust2_position(&mark))),
-                Err(e) if e.info() == RUST2_FLOW_LIMIT => return self.switch_to_libyaml(),
+                Ok((event, mark)) => {
+                    self.delivered += 1;
+                    self.fingerprint = fingerprint(self.fingerprint, &event);
+                    Ok((event, rust2_position(&mark)))
+                }
+                Err(e) if e.info() == RUST2_FLOW_LIMIT => self.switch_to_libyaml(),
                 Err(e) => Err(EventError {
                     position: rust2_position(e.marker()),
                     message: e.info().to_owned(),
                 }),
             },
-            Reader::Libyaml(reader) => return reader.next_event(),
-        };
-        if let Ok((event, _)) = &next {
-            self.delivered += 1;
-            if self.seen.len() < SEEN_KEPT {
-                self.seen.push(Seen::of(event));
-            }
+            Reader::Libyaml(reader) => reader.next_event(),
         }
-        next
     }
 
     /// Reads the events delivered so far again from libyaml, and goes on with it.
     fn switch_to_libyaml(&mut self) -> Result<(Event, Position), EventError> {
         let mut reader = Box::new(Libyaml::new(self.text));
-        for index in 0..self.delivered {
-            let (event, at) = reader.next_event()?;
-            let same = self
-                .seen
-                .get(index)
-                .is_none_or(|seen| *seen == Seen::of(&event));
-            if !same {
-                return Err(EventError {
-                    position: at,
-                    message: "this text reads differently past 255 levels of flow-style \
-                              nesting; write the deep part in block style"
-                        .to_owned(),
-                });
-            }
+        let mut replayed = 0;
+        let mut at = Position::default();
+        for _ in 0..self.delivered {
+            let (event, start) = reader.next_event()?;
+            replayed = fingerprint(replayed, &event);
+            at = start;
         }
-        self.seen = Vec::new();
+        if replayed != self.fingerprint {
+            return Err(EventError {
+                position: at,
+                message: "this text reads differently past 255 levels of flow-style nesting; \
+                          write the deep part in block style"
+                    .to_owned(),
+            });
+        }
         self.reader = Reader::Libyaml(reader);
         self.next_event()
     }
