@@ -370,8 +370,9 @@ impl<'a> Splitter<'a> {
     }
 
     fn note_body_line(&mut self) {
-        let content = self.line.trim();
-        if !(content.is_empty() || content.starts_with('#')) {
+        // YAML's white space is ASCII: bytes are enough, on a path every line takes.
+        let first = self.line.bytes().find(|b| !b.is_ascii_whitespace());
+        if first.is_some_and(|b| b != b'#') {
             self.after_directive = self.line.starts_with('%');
         }
     }

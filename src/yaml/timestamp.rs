@@ -1,119 +1,134 @@
-//! Which texts go-yaml v2 takes as a `!!timestamp`: a date (`2001-12-14`), optionally with a
-//! time (`T`, `t` or a space, then `h:m:s`, a fraction after `.` or `,`), and with `T`/`t` a
-//! zone (`Z` or `±hh:mm`). Month, day and time must be in range, as Go's `time.Parse` checks.
-//! Decoded into a generic value the text stays a string; an explicit `!!timestamp` on
-//! anything else is an error.
+//! Which texts go-yaml v2 takes as a timestamp. The writer double-quotes them (read back plain
+//! they would not be strings for every reader); the reader keeps them as text, as go-yaml does
+//! for a generic value, and an explicit `!!timestamp` on any other text is an error.
 
-/// Whether go-yaml v2 reads `text` as a timestamp.
-pub fn is_timestamp(text: &str) -> bool {
-    let mut rest = text.as_bytes();
-    let Some(year) = fixed_digits(&mut rest, 4) else {
+/// go-yaml v2's timestamp test: text starting `YYYY-` that Go's `time.Parse` accepts with one of
+/// `2006-1-2T15:4:5.999999999Z07:00`, the same with a lower-case `t`, `2006-1-2 15:4:5.999999999`
+/// or `2006-1-2`.
+pub fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let year = b[..4]
+        .iter()
+        .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
+    let mut rest = &b[5..];
+    let Some(month) = go_getnum(&mut rest) else {
         return false;
     };
-    if !literal(&mut rest, b'-') {
+    if !(1..=12).contains(&month) || !skip_literal(&mut rest, b'-') {
         return false;
     }
-    let month = short_number(&mut rest);
-    if !month.is_some_and(|m| (1..=12).contains(&m)) || !literal(&mut rest, b'-') {
-        return false;
-    }
-    let (Some(month), Some(day)) = (month, short_number(&mut rest)) else {
+    let Some(day) = go_getnum(&mut rest) else {
         return false;
     };
-    if day < 1 || day > days_in(month, year) {
+    if day < 1 || day > days_in_month(month, year) {
         return false;
     }
-    let zoned = match rest.first() {
-        None => return true,
-        Some(b'T' | b't') => true,
-        Some(b' ') => false,
-        Some(_) => return false,
-    };
-    rest = &rest[1..];
-    if !time_of_day(&mut rest) {
-        return false;
+    if rest.is_empty() {
+        return true; // 2006-1-2
     }
-    if zoned && !zone(&mut rest) {
-        return false;
-    }
-    rest.is_empty()
-}
-
-/// `h:m:s`, each of one or two digits and in range, then an optional fraction.
-fn time_of_day(rest: &mut &[u8]) -> bool {
-    let in_range = |value: Option<u32>, end: u32| value.is_some_and(|v| v < end);
-    if !in_range(short_number(rest), 24) || !literal(rest, b':') {
-        return false;
-    }
-    if !in_range(short_number(rest), 60) || !literal(rest, b':') {
-        return false;
-    }
-    if !in_range(short_number(rest), 60) {
-        return false;
-    }
-    // A separator not followed by a digit is not a fraction, and is left over.
-    if rest.len() >= 2 && matches!(rest[0], b'.' | b',') && rest[1].is_ascii_digit() {
-        *rest = &rest[1..];
-        while rest.first().is_some_and(u8::is_ascii_digit) {
-            *rest = &rest[1..];
+    match rest[0] {
+        b'T' | b't' => {
+            rest = &rest[1..];
+            clock(&mut rest) && zone(&mut rest) && rest.is_empty()
         }
-    }
-    true
-}
-
-/// `Z`, or a sign, two digits, `:` and two digits.
-fn zone(rest: &mut &[u8]) -> bool {
-    if literal(rest, b'Z') {
-        return true;
-    }
-    let Some((&sign, after)) = rest.split_first() else {
-        return false;
-    };
-    if !matches!(sign, b'+' | b'-') {
-        return false;
-    }
-    *rest = after;
-    let hours = fixed_digits(rest, 2);
-    if !literal(rest, b':') {
-        return false;
-    }
-    let minutes = fixed_digits(rest, 2);
-    hours.is_some_and(|h| h <= 24) && minutes.is_some_and(|m| m <= 60)
-}
-
-/// Exactly `count` digits.
-fn fixed_digits(rest: &mut &[u8], count: usize) -> Option<u32> {
-    let digits = rest.get(..count)?;
-    if !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    *rest = &rest[count..];
-    Some(digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
-}
-
-/// One digit, or two when the second is a digit too.
-fn short_number(rest: &mut &[u8]) -> Option<u32> {
-    let two = rest.len() >= 2 && rest[1].is_ascii_digit();
-    fixed_digits(rest, if two { 2 } else { 1 })
-}
-
-fn literal(rest: &mut &[u8], byte: u8) -> bool {
-    match rest.split_first() {
-        Some((&first, after)) if first == byte => {
-            *rest = after;
-            true
+        b' ' => {
+            // A space in a Go layout matches one or more spaces.
+            while rest.first() == Some(&b' ') {
+                rest = &rest[1..];
+            }
+            clock(&mut rest) && rest.is_empty()
         }
         _ => false,
     }
 }
 
-fn days_in(month: u32, year: u32) -> u32 {
+/// `15:4:5.999999999`: hour, minute and second of one or two digits, then an optional fraction
+/// (`.` or `,` and any number of digits).
+fn clock(rest: &mut &[u8]) -> bool {
+    let Some(hour) = go_getnum(rest) else {
+        return false;
+    };
+    if hour >= 24 || !skip_literal(rest, b':') {
+        return false;
+    }
+    let Some(minute) = go_getnum(rest) else {
+        return false;
+    };
+    if minute >= 60 || !skip_literal(rest, b':') {
+        return false;
+    }
+    let Some(second) = go_getnum(rest) else {
+        return false;
+    };
+    if second >= 60 {
+        return false;
+    }
+    if rest.len() >= 2 && matches!(rest[0], b'.' | b',') && rest[1].is_ascii_digit() {
+        let digits = count_digits(&rest[1..]);
+        *rest = &rest[1 + digits..];
+    }
+    true
+}
+
+/// `Z07:00`: `Z`, or a sign and `hh:mm` with two digits each.
+fn zone(rest: &mut &[u8]) -> bool {
+    if rest.first() == Some(&b'Z') {
+        *rest = &rest[1..];
+        return true;
+    }
+    let r = *rest;
+    if r.len() < 6 || r[3] != b':' || !matches!(r[0], b'+' | b'-') {
+        return false;
+    }
+    if ![r[1], r[2], r[4], r[5]].iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let hours = (r[1] - b'0') * 10 + (r[2] - b'0');
+    let minutes = (r[4] - b'0') * 10 + (r[5] - b'0');
+    if hours > 24 || minutes > 60 {
+        return false;
+    }
+    *rest = &r[6..];
+    true
+}
+
+/// Go's `getnum(value, false)`: one or two digits.
+fn go_getnum(rest: &mut &[u8]) -> Option<u32> {
+    let r = *rest;
+    let first = *r.first().filter(|c| c.is_ascii_digit())?;
+    let mut n = u32::from(first - b'0');
+    let mut used = 1;
+    if let Some(&second) = r.get(1).filter(|c| c.is_ascii_digit()) {
+        n = n * 10 + u32::from(second - b'0');
+        used = 2;
+    }
+    *rest = &r[used..];
+    Some(n)
+}
+
+fn skip_literal(rest: &mut &[u8], c: u8) -> bool {
+    if rest.first() == Some(&c) {
+        *rest = &rest[1..];
+        true
+    } else {
+        false
+    }
+}
+
+fn days_in_month(month: u32, year: u32) -> u32 {
     match month {
         2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
+}
+
+fn count_digits(b: &[u8]) -> usize {
+    b.iter().take_while(|c| c.is_ascii_digit()).count()
 }
 
 #[cfg(test)]
@@ -131,6 +146,8 @@ mod tests {
             "2001-12-14 21:59:43.10",
             "2001-12-14T1:2:3Z",
             "2001-12-14 21:59:43,5",
+            // A space in a Go layout matches one or more.
+            "2001-12-14   21:59:43",
         ] {
             assert!(is_timestamp(text), "{text}");
         }
