@@ -71,6 +71,9 @@ fn in_memory(
     Ok(finished)
 }
 
+/// The blocks [`held_back`] copies its output in.
+const COPY_BLOCK_BYTES: usize = 256 * 1024;
+
 /// Runs `run`, which writes its output as it goes, into an unnamed temporary file, and copies
 /// that to `out` only when `run` succeeded: nothing reaches `out` from a run that fails, and
 /// memory does not grow with the output.
@@ -82,7 +85,18 @@ pub fn held_back(
     let mut spool = tempfile::tempfile().map_err(write_error)?;
     let finished = run(&mut spool)?;
     spool.rewind().map_err(write_error)?;
-    std::io::copy(&mut spool, out).map_err(write_error)?;
+    // Large blocks: `io::copy`'s 8 KiB made two system calls per 8 KiB into a line-buffered
+    // standard output, a tenth of the time of an inject of 10,000 workloads.
+    let mut block = vec![0u8; COPY_BLOCK_BYTES];
+    loop {
+        let read = match spool.read(&mut block) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(write_error(e)),
+        };
+        out.write_all(&block[..read]).map_err(write_error)?;
+    }
     out.flush().map_err(write_error)?;
     Ok(finished)
 }
