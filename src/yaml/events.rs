@@ -32,10 +32,6 @@ pub struct Events<'a> {
     reader: Reader<'a>,
     /// Events handed out so far (all from yaml-rust2 while that reads).
     delivered: usize,
-    /// A digest of the kinds and scalar lengths of the events handed out, for checking that
-    /// libyaml reads the same prefix: a few instructions an event, where keeping the events
-    /// would cost an allocation each.
-    fingerprint: u64,
 }
 
 enum Reader<'a> {
@@ -43,8 +39,8 @@ enum Reader<'a> {
     Libyaml(Box<Libyaml<'a>>),
 }
 
-/// `fingerprint` with `event` added.
-fn fingerprint(fingerprint: u64, event: &Event) -> u64 {
+/// `digest` with `event` added: its kind, and a scalar's length.
+fn digest(digest: u64, event: &Event) -> u64 {
     let part = match event {
         Event::Nothing => 1,
         Event::StreamStart => 2,
@@ -58,7 +54,7 @@ fn fingerprint(fingerprint: u64, event: &Event) -> u64 {
         Event::MappingEnd => 10,
         Event::Scalar(text, ..) => 11 + ((text.len() as u64) << 4),
     };
-    fingerprint.wrapping_mul(0x100_0000_01b3).wrapping_add(part)
+    digest.wrapping_mul(0x100_0000_01b3).wrapping_add(part)
 }
 
 impl<'a> Events<'a> {
@@ -68,7 +64,6 @@ impl<'a> Events<'a> {
             text,
             reader: Reader::Rust2(Box::new(Parser::new_from_str(text))),
             delivered: 0,
-            fingerprint: 0,
         }
     }
 
@@ -78,7 +73,6 @@ impl<'a> Events<'a> {
             Reader::Rust2(parser) => match parser.next_token() {
                 Ok((event, mark)) => {
                     self.delivered += 1;
-                    self.fingerprint = fingerprint(self.fingerprint, &event);
                     Ok((event, rust2_position(&mark)))
                 }
                 Err(e) if e.info() == RUST2_FLOW_LIMIT => self.switch_to_libyaml(),
@@ -91,17 +85,23 @@ impl<'a> Events<'a> {
         }
     }
 
-    /// Reads the events delivered so far again from libyaml, and goes on with it.
+    /// Reads the events delivered so far again from libyaml, and goes on with it. Both readers
+    /// read that prefix once more side by side (a rare path: nothing is kept per event on the
+    /// common one), and must agree on the kind of every event and the length of every scalar.
     fn switch_to_libyaml(&mut self) -> Result<(Event, Position), EventError> {
-        let mut reader = Box::new(Libyaml::new(self.text));
-        let mut replayed = 0;
+        let mut libyaml = Box::new(Libyaml::new(self.text));
+        let mut rust2 = Parser::new_from_str(self.text);
+        let (mut from_libyaml, mut from_rust2) = (0, 0);
         let mut at = Position::default();
         for _ in 0..self.delivered {
-            let (event, start) = reader.next_event()?;
-            replayed = fingerprint(replayed, &event);
+            let (event, start) = libyaml.next_event()?;
+            from_libyaml = digest(from_libyaml, &event);
             at = start;
+            if let Ok((event, _)) = rust2.next_token() {
+                from_rust2 = digest(from_rust2, &event);
+            }
         }
-        if replayed != self.fingerprint {
+        if from_libyaml != from_rust2 {
             return Err(EventError {
                 position: at,
                 message: "this text reads differently past 255 levels of flow-style nesting; \
@@ -109,7 +109,7 @@ impl<'a> Events<'a> {
                     .to_owned(),
             });
         }
-        self.reader = Reader::Libyaml(reader);
+        self.reader = Reader::Libyaml(libyaml);
         self.next_event()
     }
 }
