@@ -69,6 +69,21 @@ fn values_nested_past_10000_levels_in_flow_style_are_refused_by_file_and_line() 
     );
 }
 
+#[test]
+fn many_flow_structures_nested_thousands_deep_are_refused_by_position_not_read_for_minutes() {
+    // Each part alone reads; twenty of them would keep libyaml's scanner busy for a minute.
+    let part = format!("{}1{}", "[".repeat(9_000), "]".repeat(9_000));
+    let values = format!("extra: [{}]\n", vec![part; 20].join(", "));
+    let out = render_with(&values, "nesting-flow-many");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("values.yaml, line 1, column "), "{stderr}");
+    assert!(
+        stderr.contains("too much flow-style text nested past 255 levels"),
+        "{stderr}"
+    );
+}
+
 /// A ConfigMap whose data nests JSON arrays `depth` levels deep.
 fn deep_json_config_map(depth: usize) -> String {
     format!(

@@ -127,7 +127,17 @@ struct Libyaml<'a> {
     /// Anchor names to the id of their latest definition (ids from 1, as yaml-rust2 numbers).
     anchors: std::collections::HashMap<String, usize>,
     next_anchor: usize,
+    /// Collections open now.
+    depth: u64,
+    /// The sum of `depth` over the events read: libyaml's scanner checks every open flow level
+    /// at each token, so its time grows with this.
+    work: u64,
 }
+
+/// Most [`Libyaml::work`] a text may take: about eight times what one structure nested 10,000
+/// levels deep costs, a few seconds. Past it, text made of many such structures is refused
+/// rather than read for minutes.
+const MAX_DEEP_FLOW_WORK: u64 = 800_000_000;
 
 impl<'a> Libyaml<'a> {
     fn new(text: &'a str) -> Self {
@@ -137,6 +147,8 @@ impl<'a> Libyaml<'a> {
             parser,
             anchors: std::collections::HashMap::new(),
             next_anchor: 1,
+            depth: 0,
+            work: 0,
         }
     }
 
@@ -153,6 +165,23 @@ impl<'a> Libyaml<'a> {
             }
         })?;
         let at = libyaml_position(event.start_mark);
+        match event.data {
+            EventData::SequenceStart { .. } | EventData::MappingStart { .. } => self.depth += 1,
+            EventData::SequenceEnd | EventData::MappingEnd => {
+                self.depth = self.depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+        self.work += self.depth;
+        if self.work > MAX_DEEP_FLOW_WORK {
+            return Err(EventError {
+                position: at,
+                message: "too much flow-style text nested past 255 levels: its reading time \
+                          grows with the depth of every part; write the deep parts in block \
+                          style"
+                    .to_owned(),
+            });
+        }
         let converted = match event.data {
             EventData::StreamStart { .. } => Event::StreamStart,
             EventData::StreamEnd => Event::StreamEnd,

@@ -5,7 +5,7 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
-use crate::yaml::events::Events;
+use crate::yaml::events::{EventError, Events};
 use crate::yaml::value::{Map, Value};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Tag};
@@ -158,7 +158,7 @@ impl<'a> Loader<'a> {
         loop {
             let (event, mut at) = self.events.next_event().map_err(|e| {
                 let (mut position, message) =
-                    too_long_key(self.text, e.position).unwrap_or((e.position, e.message));
+                    too_long_key(self.text, &e).unwrap_or((e.position, e.message));
                 position.line += self.line_offset;
                 YamlError { position, message }
             })?;
@@ -391,7 +391,16 @@ impl<'a> Loader<'a> {
 
 /// When the parser fails at the `:` after an implicit key longer than YAML allows (kubectl and
 /// Helm refuse such keys as well), a message that names the key, pointing at its start.
-fn too_long_key(text: &str, at: Position) -> Option<(Position, String)> {
+fn too_long_key(text: &str, error: &EventError) -> Option<(Position, String)> {
+    // yaml-rust2's words at a `:` whose key is too long (block context, or inside a list).
+    const AT_LONG_KEY: [&str; 2] = [
+        "simple key expect ':'",
+        "mapping values are not allowed in this context",
+    ];
+    if !AT_LONG_KEY.contains(&error.message.as_str()) {
+        return None;
+    }
+    let at = error.position;
     let line = text.lines().nth(at.line.checked_sub(1)?)?;
     let before: String = line.chars().take(at.column.saturating_sub(1)).collect();
     let indent = before.len() - before.trim_start_matches([' ', '-']).len();
