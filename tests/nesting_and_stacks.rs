@@ -84,6 +84,25 @@ fn many_flow_structures_nested_thousands_deep_are_refused_by_position_not_read_f
     );
 }
 
+#[test]
+fn values_explain_of_a_file_nested_9000_levels_deep_finishes_in_little_memory() {
+    // Each node's line was recorded with its whole path: memory in the square of the depth
+    // (15 s and gigabytes for this file). Past 100 levels values get no line.
+    let dir = scratch_dir("nesting-explain");
+    let file = dir.join("values.yaml");
+    std::fs::write(&file, deep_values(9_000)).unwrap();
+    let out = under_address_space_limit(
+        &["values", "--explain", "-f", file.to_str().unwrap()],
+        512 << 20,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("extra:"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// A ConfigMap whose data nests JSON arrays `depth` levels deep.
 fn deep_json_config_map(depth: usize) -> String {
     format!(

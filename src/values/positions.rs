@@ -96,7 +96,14 @@ enum Frame {
         node: usize,
         len: usize,
     },
+    /// A collection past [`MAX_LAID_OUT_DEPTH`]: neither it nor what it holds is recorded.
+    Deep,
 }
+
+/// Deepest nodes [`layout`] records. Each node keeps its whole path, so a document nested
+/// thousands of levels deep would cost memory in the square of its depth; values that deep are
+/// read (the loader takes 10,000 levels) but get no line numbers or comments.
+pub const MAX_LAID_OUT_DEPTH: usize = 100;
 
 /// A key's text as the loader resolves it (a plain `y` is the key `"true"`).
 fn key_string(text: &str, plain: bool) -> String {
@@ -123,6 +130,13 @@ pub fn layout(text: &str) -> Result<Layout, YamlError> {
         })?;
         match event {
             Event::StreamEnd | Event::DocumentEnd => break,
+            Event::Scalar(..) | Event::Alias(_) if matches!(stack.last(), Some(Frame::Deep)) => {}
+            Event::MappingStart(..) | Event::SequenceStart(..)
+                if matches!(stack.last(), Some(Frame::Deep))
+                    || stack.len() >= MAX_LAID_OUT_DEPTH =>
+            {
+                stack.push(Frame::Deep);
+            }
             Event::Scalar(text, style, _, _) => {
                 let plain = style == TScalarStyle::Plain;
                 if let Some(Frame::Map { path, key, .. }) = stack.last_mut() {
@@ -194,7 +208,8 @@ pub fn layout(text: &str) -> Result<Layout, YamlError> {
 /// The path and key position of the next value in the innermost collection.
 fn child(stack: &mut [Frame], at: Position) -> (Vec<String>, Position) {
     match stack.last_mut() {
-        None => (Vec::new(), at),
+        // (Values inside a deep collection are skipped before they get here.)
+        None | Some(Frame::Deep) => (Vec::new(), at),
         Some(Frame::Map { path, key, len, .. }) => {
             let (name, key_at) = key.take().unwrap_or_default();
             *len += 1;
