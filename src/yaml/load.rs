@@ -798,29 +798,35 @@ mod tests {
         assert!(e.message.contains("alias bomb"), "{e}");
     }
 
-    #[test]
-    fn flow_nesting_is_read_to_the_limit_and_refused_past_it() {
-        let nested = |depth: usize| format!("{}x{}", "[".repeat(depth), "]".repeat(depth));
+    /// Runs `test` on a thread with the stack the CLI's threads have: deep values are walked
+    /// and dropped recursively.
+    fn on_a_worker_stack(test: impl FnOnce() + Send + 'static) {
         std::thread::Builder::new()
             .stack_size(crate::parallel::STACK_BYTES)
-            .spawn(move || {
-                let read = parse_document(&nested(MAX_DEPTH - 1)).expect("reads");
-                let mut depth = 0;
-                let mut node = &read;
-                while let Value::Seq(items) = node {
-                    depth += 1;
-                    node = &items[0];
-                }
-                assert_eq!((depth, node), (MAX_DEPTH - 1, &Value::String("x".into())));
-                let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
-                assert!(
-                    e.message.contains("nesting deeper than 10000 levels"),
-                    "{e}"
-                );
-            })
+            .spawn(test)
             .unwrap()
             .join()
             .unwrap();
+    }
+
+    #[test]
+    fn flow_nesting_is_read_to_the_limit_and_refused_past_it() {
+        let nested = |depth: usize| format!("{}x{}", "[".repeat(depth), "]".repeat(depth));
+        on_a_worker_stack(move || {
+            let read = parse_document(&nested(MAX_DEPTH - 1)).expect("reads");
+            let mut depth = 0;
+            let mut node = &read;
+            while let Value::Seq(items) = node {
+                depth += 1;
+                node = &items[0];
+            }
+            assert_eq!((depth, node), (MAX_DEPTH - 1, &Value::String("x".into())));
+            let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
+            assert!(
+                e.message.contains("nesting deeper than 10000 levels"),
+                "{e}"
+            );
+        });
     }
 
     #[test]
@@ -927,19 +933,14 @@ mod tests {
                 + &"  ".repeat(depth)
                 + "x\n"
         };
-        std::thread::Builder::new()
-            .stack_size(crate::parallel::STACK_BYTES)
-            .spawn(move || {
-                assert!(parse_document(&nested(MAX_DEPTH - 1)).is_ok());
-                let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
-                assert!(
-                    e.message.contains("nesting deeper than 10000 levels"),
-                    "{e}"
-                );
-            })
-            .unwrap()
-            .join()
-            .unwrap();
+        on_a_worker_stack(move || {
+            assert!(parse_document(&nested(MAX_DEPTH - 1)).is_ok());
+            let e = parse_document(&nested(MAX_DEPTH + 1)).unwrap_err();
+            assert!(
+                e.message.contains("nesting deeper than 10000 levels"),
+                "{e}"
+            );
+        });
     }
 
     #[test]
