@@ -377,11 +377,16 @@ impl<'a> Splitter<'a> {
         }
     }
 
+    /// Notes whether the line is a directive, or other content that ends a run of them
+    /// (blank lines and comments leave the state as it is).
     fn note_body_line(&mut self) {
-        // YAML's white space is ASCII: bytes are enough, on a path every line takes.
-        let first = self.line.bytes().find(|b| !b.is_ascii_whitespace());
-        if first.is_some_and(|b| b != b'#') {
-            self.after_directive = self.line.starts_with('%');
+        if self.line.starts_with('%') {
+            self.after_directive = true;
+        } else if self.after_directive {
+            // Only after a directive does a line need a look past its indentation: on the
+            // path every line takes, nothing else can change. YAML's white space is ASCII.
+            let first = self.line.bytes().find(|b| !b.is_ascii_whitespace());
+            self.after_directive = first.is_none_or(|b| b == b'#');
         }
     }
 }
