@@ -30,7 +30,12 @@ fn resolves_to_non_string(s: &str) -> bool {
             if is_resolved_word(s) || is_timestamp(s) {
                 return true;
             }
-            let plain = s.replace('_', "");
+            // Most numbers have no `_`: no copy for them (this runs for every string written).
+            let plain: std::borrow::Cow<str> = if s.contains('_') {
+                s.replace('_', "").into()
+            } else {
+                s.into()
+            };
             parse_go_integer(&plain).is_some() || (is_yaml_float(&plain) && parses_finite(&plain))
         }
         _ => false,
