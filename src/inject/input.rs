@@ -100,10 +100,7 @@ impl Stream {
     /// bytes (no line splitting, no checks): a word found nowhere spares a pass over the lines.
     /// The door still checks every byte on the passes that read the stream.
     pub fn mentions(&self, words: &[&str]) -> Result<Vec<bool>, InjectError> {
-        let finders: Vec<_> = words
-            .iter()
-            .map(|w| memchr::memmem::Finder::new(w))
-            .collect();
+        let finders: Vec<_> = words.iter().map(memchr::memmem::Finder::new).collect();
         let mut found = vec![false; words.len()];
         let mut look = |bytes: &[u8]| {
             for (found, finder) in found.iter_mut().zip(&finders) {
