@@ -68,6 +68,9 @@ impl<'a> Events<'a> {
     }
 
     /// The next event and where it starts.
+    // Inlined into the readers' loops: the event is then built in place rather than moved
+    // through one more result (0.7% of an inject's instructions).
+    #[inline]
     pub fn next_event(&mut self) -> Result<(Event, Position), EventError> {
         match &mut self.reader {
             Reader::Rust2(parser) => match parser.next_token() {
@@ -75,14 +78,26 @@ impl<'a> Events<'a> {
                     self.delivered += 1;
                     Ok((event, rust2_position(&mark)))
                 }
-                Err(e) if e.info() == RUST2_FLOW_LIMIT => self.switch_to_libyaml(),
-                Err(e) => Err(EventError {
-                    position: rust2_position(e.marker()),
-                    message: e.info().to_owned(),
-                }),
+                Err(e) => self.rust2_stopped(e),
             },
             Reader::Libyaml(reader) => reader.next_event(),
         }
+    }
+
+    /// yaml-rust2 stopped: at its flow-level limit libyaml reads on, else its error.
+    #[cold]
+    #[inline(never)]
+    fn rust2_stopped(
+        &mut self,
+        e: yaml_rust2::scanner::ScanError,
+    ) -> Result<(Event, Position), EventError> {
+        if e.info() == RUST2_FLOW_LIMIT {
+            return self.switch_to_libyaml();
+        }
+        Err(EventError {
+            position: rust2_position(e.marker()),
+            message: e.info().to_owned(),
+        })
     }
 
     /// Reads the events delivered so far again from libyaml, and goes on with it. Both readers
@@ -152,6 +167,7 @@ impl<'a> Libyaml<'a> {
         }
     }
 
+    #[inline(never)]
     fn next_event(&mut self) -> Result<(Event, Position), EventError> {
         use libyaml_safer::EventData;
         let event = self.parser.parse().map_err(|e| {
