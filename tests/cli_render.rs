@@ -6,6 +6,15 @@ use std::path::Path;
 use std::process::Output;
 use support::cli::{command, run, scratch_dir};
 
+/// What a run printed, both streams, for messages that may land on either.
+fn stdout_and_stderr(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 fn meshchart(args: &[&str]) -> Output {
     run(command(args).env("SOURCE_DATE_EPOCH", "1700000000"))
 }
@@ -343,11 +352,7 @@ fn a_key_a_template_writes_twice_is_an_error_naming_the_template_and_line() {
         let chart = one_template_chart(&format!("dup-key-{i}"), template);
         for command in ["render", "lint"] {
             let out = meshchart(&[command, "--chart", &chart]);
-            let all = format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let all = stdout_and_stderr(&out);
             assert_eq!(out.status.code(), Some(1), "{command} {i}: {all}");
             assert!(
                 all.contains("dup/templates/cm.yaml"),
@@ -380,11 +385,7 @@ fn a_chart_with_subcharts_is_refused_naming_them_never_rendered_without_them() {
     .unwrap();
     for command in ["render", "lint"] {
         let out = meshchart(&[command, "--chart", &chart]);
-        let all = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let all = stdout_and_stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{command}: {all}");
         assert!(
             all.contains(

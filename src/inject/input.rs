@@ -881,19 +881,9 @@ fn json_error(source: &str, text: &str, base: usize, e: &serde_json::Error) -> I
 
 /// The length of the JSON object or array `text` starts with (strings skipped), or `None`.
 fn json_value_length(text: &str) -> Option<usize> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut depth = 0usize;
+    for (i, c) in yaml::json::outside_strings(text) {
         match c {
-            '"' => in_string = true,
             '[' | '{' => depth += 1,
             ']' | '}' => {
                 depth = depth.checked_sub(1)?;

@@ -9,10 +9,28 @@ use std::fmt::Write as _;
 /// Where JSON text nests deeper than [`crate::limits::MAX_NESTING`] levels: the 1-based line and
 /// column of the first `[` or `{` past it. Checked before [`json_deserializer`] reads the text.
 pub fn json_too_deep(text: &str) -> Option<(usize, usize)> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    let (mut line, mut column) = (1, 0);
-    for c in text.chars() {
-        column += 1;
+    let (mut depth, mut line, mut line_start) = (0usize, 1, 0);
+    for (i, c) in outside_strings(text) {
+        match c {
+            '[' | '{' => {
+                depth += 1;
+                if depth > crate::limits::MAX_NESTING {
+                    return Some((line, text[line_start..i].chars().count() + 1));
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            '\n' => (line, line_start) = (line + 1, i + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The characters of JSON text outside its strings, with their byte indices: the quotes and
+/// what they enclose (escapes included) are left out, so brackets seen are structure.
+pub fn outside_strings(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    text.char_indices().filter(move |&(_, c)| {
         if in_string {
             match c {
                 _ if escaped => escaped = false,
@@ -20,22 +38,11 @@ pub fn json_too_deep(text: &str) -> Option<(usize, usize)> {
                 '"' => in_string = false,
                 _ => {}
             }
-            continue;
+            return false;
         }
-        match c {
-            '"' => in_string = true,
-            '[' | '{' => {
-                depth += 1;
-                if depth > crate::limits::MAX_NESTING {
-                    return Some((line, column));
-                }
-            }
-            ']' | '}' => depth = depth.saturating_sub(1),
-            '\n' => (line, column) = (line + 1, 0),
-            _ => {}
-        }
-    }
-    None
+        in_string = c == '"';
+        !in_string
+    })
 }
 
 /// The message for JSON nested past the limit.
