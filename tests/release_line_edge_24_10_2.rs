@@ -340,6 +340,14 @@ fn many_optional_values_over_ha_render_as_upstream() {
     assert_matches_upstream("many-values");
 }
 
+/// Every proxy setting a component overrides for its own proxy, set by the user: the overrides
+/// stay on the components' proxies, and the user's values reach everything else (the policy
+/// controller's `--default-policy` above all), as upstream's chart renders them.
+#[test]
+fn proxy_settings_the_components_override_reach_the_rest_as_the_user_set_them() {
+    assert_matches_upstream("scoped-overrides");
+}
+
 #[test]
 fn external_ca_cni_and_await_off_render_as_upstream_but_control_plane_still_awaits() {
     assert_matches_upstream("external-ca-cni-await-off");

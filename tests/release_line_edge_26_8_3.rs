@@ -31,7 +31,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "*.description",
     ),
     (
-        "defaults, ha, classic-proxy, external-ca, await-off, extras",
+        "defaults, ha, classic-proxy, external-ca, await-off, extras, scoped-overrides",
         "ConfigMap/linkerd-config",
         "data.values.proxy.controlPlaneAwait",
     ),
@@ -373,6 +373,14 @@ fn external_ca_with_cni_and_psp_renders_as_upstream_does() {
 #[test]
 fn labels_scheduling_tracing_monitoring_and_extra_args_render_as_upstream_does() {
     check_case("extras");
+}
+
+/// Every proxy setting a component overrides for its own proxy, set by the user: the overrides
+/// stay on the components' proxies, and the user's values reach everything else (the policy
+/// controller's `--default-policy` above all), as upstream's chart renders them.
+#[test]
+fn proxy_settings_the_components_override_reach_the_rest_as_the_user_set_them() {
+    check_case("scoped-overrides");
 }
 
 #[test]

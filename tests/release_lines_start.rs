@@ -250,3 +250,49 @@ fn linkerd_config_carries_the_iptables_mode_the_injector_reads() {
         );
     }
 }
+
+/// The value of a container's `--name=value` argument, if it has one.
+fn flag<'v>(container: &'v Value, name: &str) -> Option<&'v str> {
+    let prefix = format!("--{name}=");
+    list(container, &["args"])
+        .iter()
+        .filter_map(Value::as_str)
+        .find_map(|arg| arg.strip_prefix(&prefix))
+}
+
+/// The policy controller's `--default-policy` is the cluster's default for every meshed pod
+/// without its own annotation: it must be the user's `proxy.defaultInboundPolicy`, as upstream's
+/// chart writes it. Destination's own proxy is forced to all-unauthenticated (the API server must
+/// reach its webhooks), and that override must stay on the proxy.
+#[test]
+fn the_policy_controllers_default_policy_is_the_users_not_destinations_proxy_override() {
+    for line in LINES {
+        for policy in [
+            "cluster-authenticated",
+            "all-authenticated",
+            "deny",
+            "audit",
+        ] {
+            let mut args = material();
+            args.push("--set".to_owned());
+            args.push(format!("proxy.defaultInboundPolicy={policy}"));
+            let docs = render(line, &args);
+            let destination = deployment(&docs, "linkerd-destination");
+            assert_eq!(
+                flag(container(destination, "policy"), "default-policy"),
+                Some(policy),
+                "{line}: the policy controller's --default-policy"
+            );
+            let proxy_env = list(container(destination, "linkerd-proxy"), &["env"]);
+            let proxy_policy = proxy_env
+                .iter()
+                .find(|e| text(e, &["name"]) == "LINKERD2_PROXY_INBOUND_DEFAULT_POLICY")
+                .map(|e| text(e, &["value"]));
+            assert_eq!(
+                proxy_policy,
+                Some("all-unauthenticated"),
+                "{line}: destination's own proxy keeps its override"
+            );
+        }
+    }
+}
