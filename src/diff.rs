@@ -9,6 +9,7 @@ use crate::chart::{Chart, ChartSource};
 use crate::error::Error;
 use crate::lint::keys::KnownKeys;
 use crate::manifest::split_documents;
+use crate::redact::short_digest;
 use crate::render::{choose_chart, render, Clock, RenderRequest};
 use crate::values::{Value, ValueOverrides};
 use camino::Utf8PathBuf;
@@ -223,13 +224,29 @@ fn base64_private_key(line: &str) -> Option<(&str, &str)> {
     text.contains("PRIVATE KEY-----").then_some((head, value))
 }
 
-/// The first 12 hex digits of `bytes`' SHA-256.
-fn short_digest(bytes: &[u8]) -> String {
-    crate::digest::sha256(bytes)
-        .iter()
-        .take(6)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// `stream` (a multi-document YAML stream) with the secret material of each document masked
+/// as [`mask_secrets`] does, the text between documents kept as it is: what a review of expected
+/// against actual output may show.
+pub fn mask_stream(stream: &str) -> String {
+    let mut out = String::with_capacity(stream.len());
+    let mut copied = 0;
+    for doc in split_documents(stream) {
+        out.push_str(&stream[copied..doc.offset]);
+        let is_secret = doc
+            .text
+            .lines()
+            .any(|line| line.trim_end() == "kind: Secret");
+        let masked = mask_secrets(doc.text, is_secret);
+        // mask_secrets ends every line; keep the document's own ending.
+        out.push_str(if doc.text.ends_with('\n') {
+            &masked
+        } else {
+            masked.strip_suffix('\n').unwrap_or(&masked)
+        });
+        copied = doc.offset + doc.text.len();
+    }
+    out.push_str(&stream[copied..]);
+    out
 }
 
 /// How two streams differ.

@@ -32,6 +32,7 @@ pub mod output;
 pub mod package;
 pub mod parallel;
 pub mod proxy_support;
+pub mod redact;
 pub mod render;
 pub mod values;
 pub mod yaml;

@@ -42,7 +42,11 @@ fn main() -> ExitCode {
         // as other Unix tools do when their output is closed.
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Any message may quote a value the user gave, and a value may be a key.
+            eprintln!(
+                "error: {}",
+                meshchart::redact::mask_private_keys(&e.to_string())
+            );
             ExitCode::from(1)
         }
     }

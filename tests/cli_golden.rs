@@ -173,3 +173,27 @@ fn a_case_can_name_the_chart_it_renders_as_render_takes_it() {
         "{expected}"
     );
 }
+
+#[test]
+fn a_failing_case_shows_secret_data_masked_as_diff_does() {
+    let chart = chart();
+    std::fs::write(
+        chart.path().join("templates/secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web\ndata:\n  token: {{ Values.token | b64enc }}\n",
+    )
+    .unwrap();
+    case(chart.path(), "secret", "--set token=first-secret-value\n");
+    golden(chart.path(), &["--update"]);
+    std::fs::write(
+        chart.path().join("golden/secret/args"),
+        "--set token=second-secret-value\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = golden(chart.path(), &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("token: <masked sha256:"), "{stdout}");
+    for secret in ["first-secret-value", "second-secret-value"] {
+        let encoded = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, secret);
+        assert!(!stdout.contains(&encoded), "{secret} is printed:\n{stdout}");
+    }
+}

@@ -399,3 +399,27 @@ fn a_chart_with_subcharts_is_refused_naming_them_never_rendered_without_them() {
         );
     }
 }
+
+#[test]
+fn a_render_error_about_a_private_key_in_the_wrong_place_masks_the_key() {
+    let key = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/certs/issuer.key"),
+    )
+    .unwrap();
+    for slot in ["proxyInit.iptablesMode", "identity.issuer.issuanceLifetime"] {
+        let out = run(command(&[
+            "render",
+            "--set-file",
+            &format!("{slot}=tests/certs/issuer.key"),
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"));
+        assert_eq!(out.status.code(), Some(1), "{slot}");
+        let printed = stdout_and_stderr(&out);
+        for line in key.lines().filter(|l| !l.starts_with("-----")) {
+            assert!(
+                !printed.contains(line),
+                "{slot}: the key is printed:\n{printed}"
+            );
+        }
+    }
+}

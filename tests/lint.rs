@@ -490,3 +490,55 @@ fn a_meshed_by_that_is_no_release_is_an_error_naming_the_flag() {
         "{out}"
     );
 }
+
+/// The body lines of the pinned issuer key (`tests/certs/issuer.key`): none may be printed.
+fn issuer_key_lines() -> Vec<String> {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/certs/issuer.key"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn lint_on_the_default_line(args: &[&str]) -> String {
+    let mut full = vec!["lint"];
+    full.extend(args);
+    let out = run(support::cli::command(&full).env("SOURCE_DATE_EPOCH", "1700000000"));
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_private_key_given_where_an_enum_belongs_is_reported_masked() {
+    let out = lint_on_the_default_line(&[
+        "--set-file",
+        "proxyInit.iptablesMode=tests/certs/issuer.key",
+    ]);
+    assert!(out.contains("for proxyInit.iptablesMode"), "{out}");
+    assert!(out.contains("<masked private key sha256:"), "{out}");
+    for line in issuer_key_lines() {
+        assert!(
+            !out.contains(&line),
+            "the key's line {line} is printed:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_private_key_given_where_a_duration_belongs_is_reported_masked() {
+    let out = lint_on_the_default_line(&[
+        "--set-file",
+        "identity.issuer.issuanceLifetime=tests/certs/issuer.key",
+    ]);
+    assert!(out.contains("[ERROR]"), "{out}");
+    for line in issuer_key_lines() {
+        assert!(
+            !out.contains(&line),
+            "the key's line {line} is printed:\n{out}"
+        );
+    }
+}

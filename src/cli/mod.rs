@@ -522,7 +522,10 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                     }
                 },
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!(
+                        "error: {}",
+                        meshchart::redact::mask_private_keys(&e.to_string())
+                    );
                     Ok(ExitCode::from(2))
                 }
             }

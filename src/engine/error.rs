@@ -206,7 +206,8 @@ impl RenderError {
         RenderError::Template {
             template: qualify(&name),
             line: inner.line,
-            message,
+            // `fail` and `required` messages may quote a value, and a value may be a key.
+            message: crate::redact::mask_private_keys(&message).into_owned(),
             source_line,
             included_from,
         }

@@ -649,11 +649,12 @@ impl<'source> Engine<'source> {
                     template_line,
                     template_source_line: source_line,
                     output_line,
-                    output_text: output
-                        .lines()
-                        .nth(output_line - 1)
-                        .unwrap_or_default()
-                        .to_owned(),
+                    output_text: if crate::redact::line_is_in_private_key(output, output_line) {
+                        "<a line of a private key, masked>".to_owned()
+                    } else {
+                        let line = output.lines().nth(output_line - 1).unwrap_or_default();
+                        crate::redact::mask_private_keys(line).into_owned()
+                    },
                     message: e.message,
                 });
             }

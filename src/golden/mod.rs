@@ -184,9 +184,13 @@ pub fn parse_args_file<T>(
         .map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))
 }
 
-/// A unified diff from the `expected` text of `expected_file` to `actual`.
+/// A unified diff from the `expected` text of `expected_file` to `actual`, with Secret data and
+/// private keys masked on both sides as `meshchart diff` masks them: a failing case is printed
+/// in CI logs, and a changed secret shows as a changed digest.
 pub fn expectation_diff(expected_file: &Utf8Path, expected: &str, actual: &str) -> String {
-    similar::TextDiff::from_lines(expected, actual)
+    let expected = crate::diff::mask_stream(expected);
+    let actual = crate::diff::mask_stream(actual);
+    similar::TextDiff::from_lines(&expected, &actual)
         .unified_diff()
         .context_radius(3)
         .header(expected_file.as_str(), "actual")

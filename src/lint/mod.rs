@@ -82,10 +82,12 @@ impl LintReport {
         location: impl Into<String>,
         message: impl Into<String>,
     ) {
+        // A finding may quote a value, and a value may be a key given in the wrong place.
+        let mask = |text: String| crate::redact::mask_private_keys(&text).into_owned();
         self.findings.push(Finding {
             severity,
-            location: location.into(),
-            message: message.into(),
+            location: mask(location.into()),
+            message: mask(message.into()),
         });
     }
 
