@@ -115,6 +115,32 @@ pub fn trust_anchors_from_dir(
     Ok(Some(format!("took identityTrustAnchorsPEM from {path}")))
 }
 
+/// Checks that the values' `identityTrustAnchorsPEM`, when given, holds certificates and nothing
+/// else: `inject` copies it into every pod's environment, so a key given by mistake
+/// (`--set-file identityTrustAnchorsPEM=ca.key`) would land in every pod. `set_by` names the flag
+/// or file that set it, for the message.
+pub fn check_trust_anchors(values: &Value, set_by: Option<&str>) -> Result<(), IdentityError> {
+    let Some(anchors) = values.get_path(ANCHORS) else {
+        return Ok(());
+    };
+    let text = match anchors {
+        Value::Null => return Ok(()),
+        Value::String(text) if text.trim().is_empty() => return Ok(()),
+        Value::String(text) => text,
+        other => {
+            return Err(IdentityError::InvalidPem {
+                origin: ANCHORS.join("."),
+                reason: format!("expected PEM certificates, found a {}", other.type_name()),
+            })
+        }
+    };
+    let origin = match set_by {
+        Some(by) => Origin::KeySetBy(ANCHORS, by),
+        None => Origin::Key(ANCHORS),
+    };
+    certificates(text, origin).map(drop)
+}
+
 // Values keys.
 const ANCHORS: &[&str] = &["identityTrustAnchorsPEM"];
 const ISSUER_SCHEME: &[&str] = &["identity", "issuer", "scheme"];

@@ -353,3 +353,49 @@ fn output_json_writes_one_compact_document_per_line_that_reads_back_as_the_yaml_
         meshchart::yaml::parse_documents(&text(&yaml.stdout)).unwrap()
     );
 }
+
+/// A Deployment that asks for the proxy, on stdin.
+fn deployment_input() -> String {
+    std::fs::read_to_string(format!(
+        "{}/{CASES}/deployment/input.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn trust_anchors_that_are_not_certificates_are_refused_naming_where_they_came_from() {
+    for (flags, named) in [
+        (
+            [
+                "--set-file",
+                "identityTrustAnchorsPEM=tests/certs/issuer.key",
+            ],
+            "--set-file identityTrustAnchorsPEM=tests/certs/issuer.key",
+        ),
+        (
+            ["--set", "identityTrustAnchorsPEM=x"],
+            "--set identityTrustAnchorsPEM=x",
+        ),
+        (
+            ["--set-file", "identityTrustAnchorsPEM=tests/certs/ca.key"],
+            "--set-file identityTrustAnchorsPEM=tests/certs/ca.key",
+        ),
+    ] {
+        let mut args = vec!["inject", "-"];
+        args.extend(flags);
+        let out = meshchart(&args, &deployment_input());
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        assert!(
+            out.stdout.is_empty(),
+            "{flags:?}: wrote {}",
+            text(&out.stdout)
+        );
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("identityTrustAnchorsPEM") && stderr.contains(named),
+            "{flags:?}: {stderr}"
+        );
+        assert!(!stderr.contains("PRIVATE KEY-----\n"), "{stderr}");
+    }
+}

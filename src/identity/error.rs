@@ -249,6 +249,8 @@ fn and_list(items: &[String]) -> String {
 #[derive(Clone, Copy)]
 pub(super) enum Origin<'a> {
     Key(&'static [&'static str]),
+    /// A values key and the flag or file that set it (`--set-file identityTrustAnchorsPEM=ca.key`).
+    KeySetBy(&'static [&'static str], &'a str),
     File(&'a Utf8Path),
 }
 
@@ -256,6 +258,7 @@ impl fmt::Display for Origin<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Origin::Key(path) => f.write_str(&path.join(".")),
+            Origin::KeySetBy(path, by) => write!(f, "{} (from {by})", path.join(".")),
             Origin::File(path) => write!(f, "{path}"),
         }
     }

@@ -173,6 +173,13 @@ pub fn run_inject_reporting(
     if let Some(dir) = &args.certs_dir {
         notes.extend(crate::identity::trust_anchors_from_dir(&mut values, dir)?);
     }
+    // The anchors go into every pod's environment: anything but certificates is refused here,
+    // before a workload is read.
+    let anchors_set_by = args
+        .overrides
+        .described_setter_of("identityTrustAnchorsPEM")
+        .or_else(|| args.config.as_ref().map(|c| format!("--config {c}")));
+    crate::identity::check_trust_anchors(&values, anchors_set_by.as_deref())?;
     let namespaces = match &args.namespace_annotations {
         Some(path) => {
             let source = read_sources(&[path.to_string()], &mut std::io::empty())?;

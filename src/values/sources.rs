@@ -59,6 +59,31 @@ impl ValueOverrides {
             })
     }
 
+    /// What set the values key `key` (a dotted path), as a person reads it: the last `--set`
+    /// family expression naming it (`--set-file identityTrustAnchorsPEM=ca.key`), else the
+    /// values files that may hold it; `None` when no flag names it and no file is given.
+    pub fn described_setter_of(&self, key: &str) -> Option<String> {
+        let names_key = |expression: &str| {
+            expression
+                .split(',')
+                .filter_map(|pair| pair.split_once('=').map(|(k, _)| k.trim()))
+                .any(|k| k == key)
+        };
+        let flagged = self
+            .sources()
+            .into_iter()
+            .rev()
+            .find_map(|source| match source {
+                Source::Set { mode, expression } if names_key(&expression) => {
+                    Some(format!("{} {expression}", mode.flag()))
+                }
+                _ => None,
+            });
+        flagged.or_else(|| {
+            (!self.files.is_empty()).then(|| format!("the values files {}", self.files.join(", ")))
+        })
+    }
+
     /// Every source in the order it is applied; later sources win.
     pub fn sources(&self) -> Vec<Source> {
         let mut sources: Vec<Source> = self.files.iter().cloned().map(Source::File).collect();
