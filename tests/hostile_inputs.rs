@@ -170,6 +170,25 @@ fn an_inject_folder_link_out_to_a_device_is_refused_by_name() {
 }
 
 #[test]
+fn a_values_fifo_named_twice_under_two_names_is_read_once() {
+    let fifo = fed_fifo(
+        "values-fifo-twice",
+        "values.yaml",
+        "proxy:\n  logLevel: debug\n",
+    );
+    let same = fifo.parent().unwrap().join(".").join("values.yaml");
+    let out = run(&[
+        "render",
+        "-f",
+        fifo.to_str().unwrap(),
+        "-f",
+        same.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("logLevel: debug"));
+}
+
+#[test]
 fn a_fifo_inside_an_inject_folder_is_refused_without_blocking() {
     let dir = scratch_dir("inject-fifo");
     write(&dir.join("pod.yaml"), POD.as_bytes());

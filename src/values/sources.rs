@@ -376,9 +376,27 @@ fn read_kept(
     if let Some(text) = kept.get(file) {
         return Ok(text.clone());
     }
+    // The same file under another name (`-f f -f ./f`, a link to it): a FIFO can be read only
+    // once, and a second open would wait for a writer that never comes.
+    if let Some(text) = kept_under_another_name(kept, file) {
+        return Ok(text);
+    }
     let text = input::read_arg(file, stdin)?.text;
     kept.insert(file.to_owned(), text.clone());
     Ok(text)
+}
+
+/// The text already read from the file `file` names, if another name read it.
+fn kept_under_another_name(kept: &BTreeMap<String, String>, file: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    if file == "-" {
+        return None;
+    }
+    let identity = |name: &str| std::fs::metadata(name).ok().map(|m| (m.dev(), m.ino()));
+    let wanted = identity(file)?;
+    kept.iter()
+        .find(|(name, _)| name.as_str() != "-" && identity(name) == Some(wanted))
+        .map(|(_, text)| text.clone())
 }
 
 #[cfg(test)]
