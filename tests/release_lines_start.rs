@@ -296,3 +296,70 @@ fn the_policy_controllers_default_policy_is_the_users_not_destinations_proxy_ove
         }
     }
 }
+
+/// Every `labels` or `annotations` map under a `metadata`, anywhere in `value`.
+fn metadata_maps<'v>(value: &'v Value, out: &mut Vec<(&'v str, &'v Value)>) {
+    match value {
+        Value::Map(map) => {
+            for (key, child) in map {
+                if key == "metadata" {
+                    for name in ["labels", "annotations"] {
+                        if let Some(found) = child.get_path(&[name]) {
+                            out.push((name, found));
+                        }
+                    }
+                }
+                metadata_maps(child, out);
+            }
+        }
+        Value::Seq(items) => items.iter().for_each(|item| metadata_maps(item, out)),
+        _ => {}
+    }
+}
+
+/// A user's commonLabels or podAnnotations key that the chart writes too is written once, with
+/// the user's value (the later one, as Helm's reader takes it), where upstream's chart writes the
+/// key twice and kubectl refuses the document; the annotations the chart must force on its own
+/// pods (destination's default-inbound-policy) come after the user's and keep the chart's value.
+#[test]
+fn a_common_label_or_pod_annotation_the_chart_also_writes_is_written_once_with_the_later_value() {
+    for line in LINES {
+        let mut args = material();
+        for set in [
+            "commonLabels.app\\.kubernetes\\.io/part-of=mesh",
+            "podAnnotations.linkerd\\.io/created-by=me",
+            "podAnnotations.config\\.linkerd\\.io/default-inbound-policy=deny",
+        ] {
+            args.push("--set".to_owned());
+            args.push(set.to_owned());
+        }
+        let docs = render(line, &args);
+        let mut maps = Vec::new();
+        docs.iter().for_each(|doc| metadata_maps(doc, &mut maps));
+        let part_of: Vec<&str> = maps
+            .iter()
+            .filter(|(name, _)| *name == "labels")
+            .filter_map(|(_, map)| map.get_path(&["app.kubernetes.io/part-of"]))
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(part_of.len() > 20, "{line}: {part_of:?}");
+        assert!(part_of.iter().all(|v| *v == "mesh"), "{line}: {part_of:?}");
+        let pod = ["spec", "template", "metadata", "annotations"];
+        let destination_pod = deployment(&docs, "linkerd-destination")
+            .get_path(&pod)
+            .expect("pod annotations");
+        assert_eq!(
+            text(
+                destination_pod,
+                &["config.linkerd.io/default-inbound-policy"]
+            ),
+            "all-unauthenticated",
+            "{line}"
+        );
+        assert_eq!(
+            text(destination_pod, &["linkerd.io/created-by"]),
+            "me",
+            "{line}"
+        );
+    }
+}

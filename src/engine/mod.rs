@@ -616,10 +616,22 @@ impl<'source> Engine<'source> {
         template: &minijinja::Template<'_, '_>,
         ctx: &JValue,
     ) -> Result<RenderedDocument, RenderError> {
-        let head = match &self.checked {
-            Some(checked) => checked.head((name, index), slice.text),
-            None => yaml::scan_manifest_head(slice.text),
+        let scan = |text: &str| match &self.checked {
+            Some(checked) => checked.head((name, index), text),
+            None => yaml::scan_manifest_head(text),
         };
+        // A label or annotation written twice (the chart's, then the user's commonLabels or
+        // podAnnotations) is written once, with the later value (see manifest::repeated_metadata).
+        let mut merged_text = None;
+        let head = scan(slice.text).or_else(|e| {
+            manifest::later_labels_and_annotations_win(slice.text)
+                .and_then(|merged| {
+                    let head = scan(&merged).ok()?;
+                    merged_text = Some(merged);
+                    Some(head)
+                })
+                .ok_or(e)
+        });
         let head = match head {
             Ok(head) => head,
             Err(e) => {
@@ -661,7 +673,7 @@ impl<'source> Engine<'source> {
         };
         Ok(RenderedDocument {
             template: format!("templates/{name}"),
-            text: slice.text.to_owned(),
+            text: merged_text.unwrap_or_else(|| slice.text.to_owned()),
             kind: head.kind,
             name: head.name,
             namespace: head.namespace,

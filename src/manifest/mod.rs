@@ -2,6 +2,9 @@
 //! Helm's install order, `--show-only`, and the framing `helm template` prints.
 
 pub mod checked;
+mod repeated_metadata;
+
+pub use repeated_metadata::later_labels_and_annotations_win;
 
 use std::fmt::{self, Write as _};
 

@@ -71,6 +71,17 @@ pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
     }
 }
 
+/// The first map key `text` (one document) gives twice, with where: `None` when every key is
+/// given once (or the text does not read for another reason, which the caller reports).
+pub fn first_duplicate_key_in(text: &str) -> Option<DuplicateKey> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    match loader.read() {
+        Err(_) if loader.found_duplicate => loader.duplicate,
+        _ => None,
+    }
+}
+
 /// Parses the first document of a user's values file, refusing a map key given twice (see
 /// [`parse_manifest_documents`]).
 pub fn parse_values_document(text: &str) -> Result<Value, YamlError> {
@@ -127,6 +138,22 @@ struct Loader<'a> {
     line_offset: usize,
     /// The error being returned is a key given twice.
     found_duplicate: bool,
+    /// That key, its map and its two lines.
+    duplicate: Option<DuplicateKey>,
+}
+
+/// A map key given twice, found by [`first_duplicate_key_in`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key.
+    pub key: String,
+    /// The keys leading to the map that holds it (`[]` for a list item), from the document's
+    /// root: `["spec", "template", "metadata", "labels"]`.
+    pub map_path: Vec<String>,
+    /// The 1-based line where it is first given.
+    pub first_line: usize,
+    /// The 1-based line where it is given again.
+    pub second_line: usize,
 }
 
 impl<'a> Loader<'a> {
@@ -144,6 +171,7 @@ impl<'a> Loader<'a> {
             unique_keys: false,
             line_offset: 0,
             found_duplicate: false,
+            duplicate: None,
         }
     }
 
@@ -303,7 +331,22 @@ impl<'a> Loader<'a> {
             return Ok(());
         };
         if let Some(first) = key_positions.get(key) {
+            let first = *first;
             self.found_duplicate = true;
+            let first_line = first.line;
+            let map_path = self.stack[..self.stack.len() - 1]
+                .iter()
+                .map(|frame| match frame {
+                    Frame::Map { key, .. } => key.clone().unwrap_or_default(),
+                    Frame::Seq { .. } => "[]".to_owned(),
+                })
+                .collect();
+            self.duplicate = Some(DuplicateKey {
+                key: key.to_owned(),
+                map_path,
+                first_line,
+                second_line: at.line,
+            });
             return Err(err(
                 at,
                 format!(

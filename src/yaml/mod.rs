@@ -20,6 +20,8 @@ pub use head::{
 pub use json::{
     to_json, to_pretty_json, try_to_json, try_to_pretty_json, try_to_raw_json, UnsupportedValue,
 };
-pub use load::{parse_document, parse_documents, Position, YamlError};
+pub use load::{
+    first_duplicate_key_in, parse_document, parse_documents, DuplicateKey, Position, YamlError,
+};
 pub use number::{format_go_float, format_json_float, format_yaml_float};
 pub use value::{Map, Value};
