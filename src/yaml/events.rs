@@ -7,9 +7,18 @@
 //! are read again from libyaml, checked to be the same, and the stream goes on from there: the
 //! readers above never see the switch.
 
-use super::load::Position;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// A position in YAML text (1-based line and column): where an event starts, and where every
+/// reader above this stream reports a problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
 
 /// The prefix go-yaml and libyaml write `!!` tags out to.
 const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";

@@ -5,6 +5,7 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
+pub use crate::yaml::events::Position;
 use crate::yaml::events::{EventError, Events};
 use crate::yaml::value::{Map, Value};
 use std::collections::HashMap;
@@ -19,15 +20,6 @@ pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
 pub const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
 /// Most nodes that alias expansion may add to one stream.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
-
-/// A position in YAML text (1-based line and column).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Position {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-}
 
 /// Why YAML text could not be read.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
