@@ -853,3 +853,80 @@ fn a_package_killed_at_any_point_leaves_no_archive_or_the_whole_one_and_no_parti
     }
     eprintln!("{rounds} kills: {none} left no archive, {archive} the whole one");
 }
+
+/// A chart of one Secret and one ConfigMap, written into `dir`; its folder.
+fn chart_with_a_secret(dir: &Path) -> std::path::PathBuf {
+    let chart = dir.join("secret-chart");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: secret-chart\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(
+        chart.join("templates/secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: issuer\nstringData:\n  key: \"{{ Values.name }}\"\n",
+    )
+    .expect("secret template");
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: b\n",
+    )
+    .expect("configmap template");
+    chart
+}
+
+/// `command` run under umask 000, where a file made with the default mode is 0666.
+fn under_umask_000(mut command: Command) -> std::process::Output {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: umask(2) is async-signal-safe, and nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    run(&mut command)
+}
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).expect("meta").permissions().mode() & 0o777
+}
+
+#[test]
+fn secret_outputs_are_written_owner_only_whatever_the_umask() {
+    let root = scratch_dir("door-secret-modes");
+    let chart = chart_with_a_secret(&root);
+    let out = root.join("out");
+    let output = under_umask_000(legacy_command(&[
+        "render",
+        "--chart",
+        s(&chart),
+        "--set",
+        "name=x",
+        "--output-dir",
+        s(&out),
+    ]));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let templates = out.join("secret-chart/templates");
+    assert_eq!(mode_of(&templates.join("secret.yaml")), 0o600);
+    assert_eq!(mode_of(&templates.join("config.yaml")), 0o644);
+    // A fleet's output holds its cluster's Secret.
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let fleet_out = root.join("fleet-out");
+    let output = under_umask_000(legacy_command(&[
+        "render",
+        "--chart",
+        s(&chart),
+        "--fleet",
+        s(&fleet),
+        "--output-dir",
+        s(&fleet_out),
+    ]));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for cluster in ["c0.yaml", "c1.yaml"] {
+        assert_eq!(mode_of(&fleet_out.join(cluster)), 0o600, "{cluster}");
+    }
+}

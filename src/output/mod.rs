@@ -54,6 +54,27 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// beside a target, `.meshchart-staging-<16 hex digits>` inside one.
 pub const STAGING_MARKER: &str = ".meshchart-staging-";
 
+/// Whether `bytes` hold a Kubernetes Secret (a `kind: Secret` line, in a document or a List's
+/// items) or a PEM private key: such an output is created owner-only (mode 0600) from the
+/// start, staged or in place, so no other user can read it even for an instant. The test errs
+/// on the safe side: a ConfigMap quoting `kind: Secret` in a value is narrowed too, which costs
+/// nothing but a mode.
+pub fn holds_secret(bytes: &[u8]) -> bool {
+    let pem_private_key = memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some();
+    pem_private_key
+        || bytes.split(|b| *b == b'\n').any(|line| {
+            let line = line.trim_ascii();
+            let line = line.strip_prefix(b"- ").unwrap_or(line).trim_ascii_start();
+            let Some(kind) = line.strip_prefix(b"kind:") else {
+                return false;
+            };
+            matches!(
+                kind.trim_ascii(),
+                b"Secret" | b"\"Secret\"" | b"'Secret'"
+            )
+        })
+}
+
 /// Why an output could not be written. Nothing in the target changed unless the variant says so.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

@@ -114,7 +114,7 @@ impl OutputSet {
             if same_device(parent, &real_root) {
                 let candidate = parent.join(format!("{beside}{suffix}"));
                 cleanup::register(&candidate);
-                if std::fs::create_dir(&candidate).is_ok() {
+                if create_staging_dir(&candidate).is_ok() {
                     staging = candidate;
                     staging_inside = false;
                 } else {
@@ -124,7 +124,7 @@ impl OutputSet {
         }
         if staging_inside {
             cleanup::register(&staging);
-            if let Err(e) = std::fs::create_dir(&staging) {
+            if let Err(e) = create_staging_dir(&staging) {
                 cleanup::unregister(&staging);
                 return Err(OutputError::io("create the folder", &staging)(e));
             }
@@ -224,23 +224,16 @@ impl OutputSet {
     }
 
     /// Stages `bytes` as the output `name` (a relative path inside the target), unless the
-    /// file in place already holds them. `secret` files get mode 0600. Callable from any
-    /// thread.
+    /// file in place already holds them. `secret` files (keys) get mode 0600 and are synced to
+    /// disk; any other output holding a Secret or a private key ([`super::holds_secret`]) gets
+    /// mode 0600 too. Callable from any thread.
     pub fn write(
         &self,
         name: &str,
         bytes: &[u8],
         secret: bool,
     ) -> Result<FileOutcome, OutputError> {
-        self.write_with(name, bytes, secret, |path, bytes| {
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt as _;
-                options.mode(if secret { 0o600 } else { 0o644 });
-            }
-            let mut file = options.open(path)?;
+        self.stage(name, bytes, secret, |file, _| {
             file.write_all(bytes)?;
             // Keys are made once and must survive a power cut with their certificates; the
             // many files of a render can be made again, and are not synced one by one.
@@ -251,14 +244,26 @@ impl OutputSet {
         })
     }
 
-    /// [`OutputSet::write`] with the writer supplied (tests use it to fail midway); `write`
-    /// gets the staging path, which does not exist yet.
+    /// [`OutputSet::write`] with the writer supplied (tests use it to fail midway): `write`
+    /// gets the staging path of an empty file the door has already created with the output's
+    /// mode (so a writer that opens it by path never makes it wider), and fills it. A failed
+    /// writer's file is removed: nothing half-written is ever switched into place.
     pub fn write_with(
         &self,
         name: &str,
         bytes: &[u8],
         secret: bool,
         write: impl FnOnce(&Utf8Path, &[u8]) -> std::io::Result<()>,
+    ) -> Result<FileOutcome, OutputError> {
+        self.stage(name, bytes, secret, |_, path| write(path, bytes))
+    }
+
+    fn stage(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        secret: bool,
+        fill: impl FnOnce(&mut std::fs::File, &Utf8Path) -> std::io::Result<()>,
     ) -> Result<FileOutcome, OutputError> {
         record::check_name(name)?;
         let in_place = self.target.join(name);
@@ -286,7 +291,16 @@ impl OutputSet {
                     Err(e) => return Err(OutputError::io("create the folder", folder)(e)),
                 }
             }
-            write(&staged, bytes).map_err(OutputError::io("write", self.shown.join(name)))?;
+            let private = secret || super::holds_secret(bytes);
+            let written = create_staged(&staged, private).and_then(|mut file| {
+                let filled = fill(&mut file, &staged);
+                if filled.is_err() {
+                    // A full disk must not leave half a file to be switched into place.
+                    let _ = std::fs::remove_file(&staged);
+                }
+                filled
+            });
+            written.map_err(OutputError::io("write", self.shown.join(name)))?;
             if secret {
                 self.durable
                     .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -661,6 +675,32 @@ fn remove_if_empty(created: &[Utf8PathBuf]) {
             break;
         }
     }
+}
+
+/// Creates a staging folder owner-only (0700): what is staged in it, secrets among it, is out
+/// of other users' reach by path whatever the files' own modes.
+fn create_staging_dir(path: &Utf8Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o700);
+    }
+    builder.create(path)
+}
+
+/// Creates the staged file `path` (it must not exist) with its final mode: 0600 for `private`
+/// content, else 0644, both narrowed by the umask as any new file is. Created so, never
+/// created wider and narrowed after: not even for an instant can another user open it.
+fn create_staged(path: &Utf8Path, private: bool) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(if private { 0o600 } else { 0o644 });
+    }
+    options.open(path)
 }
 
 fn write_file(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
