@@ -771,3 +771,58 @@ fn a_renewal_killed_at_any_point_leaves_the_old_issuer_or_the_whole_new_state() 
     eprintln!("killed renewals: {old_seen} left the old state, {new_seen} the new one");
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// The names under `dir/retired/`, sorted.
+fn retired_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("retired"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn two_renewals_in_one_second_keep_both_retired_issuers() {
+    let work = scratch_dir("certs-renew-twice");
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    let dir = work.join("c");
+    let first = read(&dir, "issuer.crt");
+    ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
+    let second = read(&dir, "issuer.crt");
+    ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
+    let names = retired_names(&dir);
+    assert_eq!(names.len(), 4, "two certificates and two keys: {names:?}");
+    let kept: Vec<String> = names
+        .iter()
+        .filter(|n| n.ends_with(".crt"))
+        .map(|n| read(&dir, &format!("retired/{n}")))
+        .collect();
+    assert!(kept.contains(&first) && kept.contains(&second), "{names:?}");
+}
+
+#[test]
+fn a_renewal_then_a_rotation_in_one_second_keep_every_retired_issuer() {
+    let work = scratch_dir("certs-renew-rotate");
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    let dir = work.join("c");
+    ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
+    let renewed = read(&dir, "issuer.crt");
+    ok(&meshchart_in(
+        &work,
+        LATER,
+        &["certs", "rotate-root", "c", "--phase", "bundle"],
+    ));
+    ok(&meshchart_in(
+        &work,
+        LATER,
+        &["certs", "rotate-root", "c", "--phase", "issuer"],
+    ));
+    let kept: Vec<String> = retired_names(&dir)
+        .iter()
+        .filter(|n| n.starts_with("issuer-") && n.ends_with(".crt"))
+        .map(|n| read(&dir, &format!("retired/{n}")))
+        .collect();
+    assert_eq!(kept.len(), 2, "{:?}", retired_names(&dir));
+    assert!(kept.contains(&renewed));
+}

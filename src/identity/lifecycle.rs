@@ -178,6 +178,36 @@ fn file_stamp(now: OffsetDateTime) -> String {
     rfc3339(now).replace(['-', ':'], "")
 }
 
+/// A name under `retired/` for what is retired at `stamp` as files with `endings`:
+/// `retired/<stem>-<stamp>`, or, when a file of that name with one of `endings` is already
+/// there (two renewals in one second, or under one `SOURCE_DATE_EPOCH`, or a renewal and a
+/// rotation), the first free `-2`, `-3`, ...: a rollback copy is never overwritten. Only
+/// `endings` are looked at, so a rotation's old root keeps one name for its key (retired by
+/// the issuer phase) and its certificate (by the finish phase). `taken` holds names this
+/// command already chose.
+fn fresh_retired(
+    dir: &Utf8Path,
+    stem: &str,
+    endings: &[&str],
+    stamp: &str,
+    taken: &[String],
+) -> String {
+    let base = format!("{RETIRED_DIR}/{stem}-{stamp}");
+    let free = |candidate: &str| {
+        endings.iter().all(|ending| {
+            let name = format!("{candidate}{ending}");
+            !taken.contains(&name) && std::fs::symlink_metadata(dir.join(&name)).is_err()
+        })
+    };
+    if free(&base) {
+        return base;
+    }
+    (2u64..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|candidate| free(candidate))
+        .unwrap_or(base)
+}
+
 /// `2024-11-13T22:13:20Z (365 days left)`.
 fn until(not_after: i64, now: i64) -> String {
     let when = OffsetDateTime::from_unix_timestamp(not_after)
@@ -455,7 +485,7 @@ fn reissue(
         clock,
     )?;
     let stamp = file_stamp(now);
-    let retired = format!("{RETIRED_DIR}/issuer-{stamp}");
+    let retired = fresh_retired(dir, "issuer", &[".crt", ".key"], &stamp, &[]);
     let mut files = vec![
         (ISSUER_CRT_FILE.to_owned(), made.crt_pem, false),
         (ISSUER_KEY_FILE.to_owned(), made.key_pem, true),
@@ -541,7 +571,7 @@ fn renew_webhooks(request: &RenewRequest) -> Result<Vec<String>, IdentityError> 
         .flat_map(|stem| [format!("{stem}.crt"), format!("{stem}.key")])
         .collect();
     let set = open(dir, &pairs.iter().map(String::as_str).collect::<Vec<_>>())?;
-    let mut files = Vec::new();
+    let mut files: Vec<(String, String, bool)> = Vec::new();
     let mut notes = Vec::new();
     for stem in WEBHOOK_STEMS {
         let crt_name = format!("{stem}.crt");
@@ -560,7 +590,8 @@ fn renew_webhooks(request: &RenewRequest) -> Result<Vec<String>, IdentityError> 
         let made = generate::serving_cert_for(host, now, to_time(request.validity)?)
             .map_err(generate_error(host))?;
         let key_name = format!("{stem}.key");
-        let retired = format!("{RETIRED_DIR}/{stem}-{stamp}");
+        let taken: Vec<String> = files.iter().map(|(name, _, _)| name.clone()).collect();
+        let retired = fresh_retired(dir, stem, &[".crt", ".key"], &stamp, &taken);
         if let Some(key) = read_optional(&dir.join(&key_name))? {
             files.push((format!("{retired}.key"), key, true));
         }
@@ -695,7 +726,9 @@ pub fn rotate_root(request: &RotateRequest) -> Result<Vec<String>, IdentityError
             // The new root becomes the folder's root: its key (when kept here) signs later
             // renewals; the old root's key is retired with it.
             if let Some(old_key) = read_optional(&dir.join(ROOT_KEY_FILE))? {
-                files.push((format!("{RETIRED_DIR}/ca-{stamp}.key"), old_key, true));
+                let taken: Vec<String> = files.iter().map(|(name, _, _)| name.clone()).collect();
+                let retired = fresh_retired(dir, "ca", &[".key"], &stamp, &taken);
+                files.push((format!("{retired}.key"), old_key, true));
                 set.remove(ROOT_KEY_FILE);
             }
             match read_optional(&dir.join(NEXT_ROOT_KEY_FILE))? {
@@ -764,9 +797,10 @@ pub fn rotate_root(request: &RotateRequest) -> Result<Vec<String>, IdentityError
                 .iter()
                 .map(|c| super::pem::encode("CERTIFICATE", &c.der))
                 .collect();
+            let retired = fresh_retired(dir, "ca", &[".crt"], &stamp, &[]);
             vec![
                 (ANCHORS_FILE.to_owned(), text, false),
-                (format!("{RETIRED_DIR}/ca-{stamp}.crt"), dropped_text, false),
+                (format!("{retired}.crt"), dropped_text, false),
             ]
         }
     };
