@@ -72,6 +72,10 @@ pub struct OutputSet {
     /// to a power cut once a render used it); a render's files can be made again, and syncing
     /// the folder cost a fleet's commit a journal flush.
     durable: std::sync::atomic::AtomicBool,
+    /// Tests only: take the file-by-file path a mount point takes (a test cannot mount), and
+    /// stop dead after this many moves, as a SIGKILL would, leaving staging as it is.
+    #[cfg(test)]
+    pub(super) file_by_file: Option<usize>,
 }
 
 impl OutputSet {
@@ -149,6 +153,8 @@ impl OutputSet {
             kept: Mutex::new(BTreeSet::new()),
             removing: Mutex::new(BTreeSet::new()),
             durable: std::sync::atomic::AtomicBool::new(false),
+            #[cfg(test)]
+            file_by_file: None,
         };
         let new = set.new_root();
         std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
@@ -422,6 +428,8 @@ impl OutputSet {
             .chain(removed.iter().map(String::as_str))
             .collect();
         let whole = !self.staging_inside || self.target != self.root_of_lock();
+        #[cfg(test)]
+        let whole = whole && self.file_by_file.is_none();
         if whole && self.copy_the_rest(&skip)? {
             let new = self.new_root();
             write_file(&new.join(RECORD_NAME), record_text.as_bytes())?;
@@ -447,7 +455,14 @@ impl OutputSet {
             }
         }
         report.atomic = false;
-        self.move_file_by_file(&written, &removed, &new_record, &record_text)?;
+        let moved = self.move_file_by_file(&written, &removed, &new_record, &record_text);
+        #[cfg(test)]
+        if moved.is_err() && self.file_by_file.is_some() {
+            // Killed: no cleanup runs, and the kernel releases the lock.
+            cleanup::unregister(&self.staging);
+            self.lock = None;
+        }
+        moved?;
         self.finish();
         Ok(report)
     }
@@ -541,6 +556,8 @@ impl OutputSet {
         let record_path = self.target.join(RECORD_NAME);
         write_atomically(&record_path, record::text(&both).as_bytes())?;
         let new = self.new_root();
+        #[cfg(test)]
+        let mut moves = 0;
         for name in written {
             let staged = new.join(name);
             let in_place = self.target.join(name);
@@ -548,6 +565,9 @@ impl OutputSet {
                 std::fs::create_dir_all(parent)
                     .map_err(OutputError::io("create the folder", parent))?;
             }
+            #[cfg(test)]
+            self.killed_after(moves)?;
+            moves += 1;
             std::fs::rename(&staged, &in_place)
                 .map_err(OutputError::io("put in place", self.shown.join(name)))?;
         }
@@ -555,6 +575,18 @@ impl OutputSet {
             let _ = std::fs::remove_file(self.target.join(name));
         }
         write_atomically(&record_path, record_text.as_bytes())
+    }
+
+    /// Tests only: fails as a SIGKILL would stop the run once the moves allowed are made (the
+    /// caller then leaves staging, as the killed process would).
+    #[cfg(test)]
+    fn killed_after(&self, moves: usize) -> Result<(), OutputError> {
+        if self.file_by_file.is_some_and(|allowed| moves >= allowed) {
+            return Err(OutputError::io("put in place", self.shown.clone())(
+                std::io::Error::other("killed (simulated SIGKILL)"),
+            ));
+        }
+        Ok(())
     }
 
     /// Removes staging, and makes the switch durable when it holds a secret.

@@ -652,3 +652,44 @@ fn staging_folders_are_owner_only() {
     })
     .expect("write");
 }
+
+/// Opens a set on `out` that goes in file by file (as into a mount point) and is killed after
+/// `moves` files are in place.
+fn killed_file_by_file(out: &Utf8Path, files: &[(&str, &str)], moves: usize) {
+    let mut set = OutputSet::begin(out, None).expect("begin");
+    set.file_by_file = Some(moves);
+    for (name, text) in files {
+        set.write(name, text.as_bytes(), false).expect("write");
+    }
+    set.commit(Removal::Stale).expect_err("killed midway");
+}
+
+#[test]
+fn a_file_by_file_switch_killed_midway_is_completed_by_the_next_run_or_reader() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let old = [("a.yaml", "old"), ("b.yaml", "old"), ("c.yaml", "old"), ("d.yaml", "old")];
+    let new = [("a.yaml", "new"), ("b.yaml", "new"), ("c.yaml", "new")];
+    let whole_new = [RECORD_NAME, "a.yaml", "b.yaml", "c.yaml"];
+    put(&out, &old, Removal::Stale);
+    killed_file_by_file(&out, &new, 1);
+    // A reader waits for the set to be whole.
+    {
+        let _reading = TargetLock::shared(&out).expect("shared lock");
+        assert_eq!(tree(&out), whole_new);
+        for (name, text) in new {
+            assert_eq!(read(&out.join(name)), text, "{name}");
+        }
+    }
+    put(&out, &old, Removal::Stale);
+    killed_file_by_file(&out, &new, 2);
+    // The next writer completes the set before it reads the record.
+    let set = OutputSet::begin(&out, None).expect("begin");
+    assert_eq!(
+        set.recorded().collect::<Vec<_>>(),
+        ["a.yaml", "b.yaml", "c.yaml"]
+    );
+    drop(set);
+    assert_eq!(tree(&out), whole_new);
+    assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
+}
