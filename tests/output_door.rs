@@ -624,19 +624,49 @@ fn a_users_file_where_a_cluster_goes_is_named_and_nothing_is_written() {
 
 #[test]
 fn staging_names_are_random_even_for_the_same_pid() {
-    // Every run of a container is PID 1: names from the PID collided. A staging folder an
-    // earlier run left (same PID) is stale and removed, never reused or published.
+    // Every run of a container is PID 1: names from the PID collided. A folder named as older
+    // versions named staging (by PID) is never reused or published; nor is it removed, since
+    // nothing in it proves meshchart made it (it may be the user's).
     let root = scratch_dir("door-pid");
     let fleet = root.join("fleet");
     write_fleet(&fleet, 0..2, "a");
     let out = root.join("out");
     std::fs::create_dir_all(&out).expect("out");
     let left = root.join(".out.meshchart-staging-1/new");
-    std::fs::create_dir_all(&left).expect("stale");
-    std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("stale file");
+    std::fs::create_dir_all(&left).expect("look-alike");
+    std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("look-alike file");
     assert!(fleet_output(&fleet, &out).status.success());
-    assert!(staging_left(&out).is_empty());
+    assert_eq!(staging_left(&out), [s(&root.join(".out.meshchart-staging-1"))]);
     assert!(!out.join("c9.yaml").exists());
+    assert!(left.join("c9.yaml").exists());
+}
+
+#[test]
+fn a_users_folders_named_like_meshcharts_survive_a_fleet() {
+    let root = scratch_dir("door-look-alikes");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let out = root.join("out");
+    let users = [
+        out.join(".meshchart-staging-2024"),
+        out.join(".meshchart-fleet-7"),
+        root.join(".out.meshchart-staging-42"),
+    ];
+    for folder in &users {
+        std::fs::create_dir_all(folder).expect("folder");
+        std::fs::write(folder.join("notes.txt"), "mine").expect("write");
+    }
+    assert!(fleet_output(&fleet, &out).status.success());
+    write_fleet(&fleet, 0..3, "b");
+    assert!(fleet_output(&fleet, &out).status.success());
+    for folder in &users {
+        assert_eq!(
+            std::fs::read(folder.join("notes.txt")).expect("kept"),
+            b"mine",
+            "{}",
+            folder.display()
+        );
+    }
 }
 
 /// `render --output-dir` on a folder whose parent is read-only stages inside it, hidden.

@@ -27,8 +27,20 @@ impl TargetLock {
     /// Waits for a shared lock on the folder `path` (which must exist): readers that must see
     /// one committed set, never a set being replaced under them. Staging that a killed writer
     /// left is removed here too: no writer can be at work while a reader holds the lock.
+    /// A file-by-file switch that a killed writer left half done is completed first (under
+    /// the exclusive lock, taken for that alone): a reader never sees a mixed set.
     pub fn shared(path: &Utf8Path) -> Result<TargetLock, OutputError> {
-        let lock = Self::acquire(path, Kind::Shared)?;
+        let mut lock = Self::acquire(path, Kind::Shared)?;
+        if let Ok(real) = path.canonicalize_utf8() {
+            while super::set::has_journal(&real) {
+                drop(lock);
+                {
+                    let _writing = Self::acquire(path, Kind::Exclusive)?;
+                    super::set::complete_journals(&real)?;
+                }
+                lock = Self::acquire(path, Kind::Shared)?;
+            }
+        }
         // Once per folder and process: a fleet's clusters all read one --certs-dir, and a
         // look around it for each of them was a tenth of a 200-cluster re-render.
         if super::cleanup::first_look(path) {

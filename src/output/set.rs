@@ -110,6 +110,7 @@ impl OutputSet {
         // Staging beside the root keeps `kubectl apply -R ROOT` from ever seeing it; inside
         // only where beside is another file system (a mount point) or not writable.
         let suffix = cleanup::random_suffix()?;
+        complete_journals(&real_root)?;
         cleanup::remove_stale_around(&real_root);
         // Registered before it exists: an interruption at any instant after this removes it.
         let mut staging_inside = true;
@@ -132,6 +133,11 @@ impl OutputSet {
                 cleanup::unregister(&staging);
                 return Err(OutputError::io("create the folder", &staging)(e));
             }
+        }
+        if let Err(e) = cleanup::write_owner(&staging, &suffix) {
+            let _ = cleanup::remove_tree(&staging);
+            cleanup::unregister(&staging);
+            return Err(OutputError::io("write", staging.join(cleanup::OWNER_FILE))(e));
         }
         let target = match sub {
             Some(sub) => real_root.join(sub),
@@ -455,12 +461,11 @@ impl OutputSet {
             }
         }
         report.atomic = false;
-        let moved = self.move_file_by_file(&written, &removed, &new_record, &record_text);
+        let moved = self.move_file_by_file(&written, &removed, &new_record);
         #[cfg(test)]
         if moved.is_err() && self.file_by_file.is_some() {
-            // Killed: no cleanup runs, and the kernel releases the lock.
-            cleanup::unregister(&self.staging);
-            self.lock = None;
+            self.killed();
+            return moved.map(|()| report);
         }
         moved?;
         self.finish();
@@ -540,41 +545,42 @@ impl OutputSet {
         Ok(true)
     }
 
-    /// The fallback where the target cannot be switched in one step: the record first lists
-    /// both sets (so a run killed midway still owns every file it may have moved), then each
-    /// file is renamed into place, stale files removed, and the record made exact.
+    /// The fallback where the target cannot be switched in one step (a mount point, a target
+    /// with something that cannot be linked): a journal of the whole switch is written into
+    /// staging first, in one step (the commit point), then each file is renamed into place,
+    /// stale files removed, and the record written. A run killed midway leaves the journal, and
+    /// the next run on the target (writer, or reader: see [`complete_journals`]) completes the
+    /// switch before it reads anything, so the set lands whole.
     fn move_file_by_file(
         &self,
         written: &BTreeSet<&str>,
         removed: &[String],
         new_record: &BTreeSet<String>,
-        record_text: &str,
     ) -> Result<(), OutputError> {
-        std::fs::create_dir_all(&self.target)
-            .map_err(OutputError::io("create the folder", &self.shown))?;
-        let both: BTreeSet<String> = self.recorded.union(new_record).cloned().collect();
-        let record_path = self.target.join(RECORD_NAME);
-        write_atomically(&record_path, record::text(&both).as_bytes())?;
-        let new = self.new_root();
-        #[cfg(test)]
-        let mut moves = 0;
-        for name in written {
-            let staged = new.join(name);
-            let in_place = self.target.join(name);
-            if let Some(parent) = in_place.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(OutputError::io("create the folder", parent))?;
-            }
+        let journal = Journal {
+            target: self.target.clone(),
+            moves: written.iter().map(|name| (*name).to_owned()).collect(),
+            removals: removed.to_vec(),
+            record: new_record.clone(),
+        };
+        let path = self.staging.join(cleanup::JOURNAL_FILE);
+        write_atomically(&path, journal.text().as_bytes())?;
+        // An interruption removes staging wholly before the journal or after the switch.
+        let _hold = cleanup::hold();
+        journal.apply(
+            &self.staging,
+            &self.shown,
             #[cfg(test)]
-            self.killed_after(moves)?;
-            moves += 1;
-            std::fs::rename(&staged, &in_place)
-                .map_err(OutputError::io("put in place", self.shown.join(name)))?;
-        }
-        for name in removed {
-            let _ = std::fs::remove_file(self.target.join(name));
-        }
-        write_atomically(&record_path, record_text.as_bytes())
+            &|moves| self.killed_after(moves),
+        )
+    }
+
+    /// Tests only: ends the set as a SIGKILL ends its run: the kernel releases the lock, and
+    /// staging stays as it is for the next run to find.
+    #[cfg(test)]
+    pub(super) fn killed(mut self) {
+        cleanup::unregister(&self.staging);
+        self.lock = None;
     }
 
     /// Tests only: fails as a SIGKILL would stop the run once the moves allowed are made (the
@@ -672,6 +678,149 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
         let _ = (a, b);
         false
     }
+}
+
+/// A file-by-file switch, written into its staging folder before any file moves: the target,
+/// the staged files to move into it, the recorded files to remove, and the record to leave.
+/// Each line is a word and a JSON string (any name reads back as written).
+#[derive(Debug, PartialEq, Eq)]
+struct Journal {
+    target: Utf8PathBuf,
+    moves: Vec<String>,
+    removals: Vec<String>,
+    record: BTreeSet<String>,
+}
+
+impl Journal {
+    fn text(&self) -> String {
+        let quoted = |name: &str| serde_json::Value::from(name).to_string();
+        let mut text = format!("target {}\n", quoted(self.target.as_str()));
+        let lines = [("move", &self.moves), ("remove", &self.removals)];
+        for (word, names) in lines {
+            for name in names {
+                text.push_str(&format!("{word} {}\n", quoted(name)));
+            }
+        }
+        for name in &self.record {
+            text.push_str(&format!("record {}\n", quoted(name)));
+        }
+        text.push_str("end\n");
+        text
+    }
+
+    /// The journal at `path`; `Err` names the line that is not one this version writes.
+    fn read(path: &Utf8Path) -> Result<Journal, OutputError> {
+        let text = std::fs::read_to_string(path).map_err(OutputError::io("read", path))?;
+        let bad = |line: usize, reason: &str| OutputError::Record {
+            path: path.to_owned(),
+            line,
+            reason: reason.to_owned(),
+        };
+        let mut journal = Journal {
+            target: Utf8PathBuf::new(),
+            moves: Vec::new(),
+            removals: Vec::new(),
+            record: BTreeSet::new(),
+        };
+        let mut ended = false;
+        for (index, line) in text.lines().enumerate() {
+            if line == "end" {
+                ended = true;
+                continue;
+            }
+            let (word, quoted) = line
+                .split_once(' ')
+                .ok_or_else(|| bad(index + 1, "not a journal line"))?;
+            let value: String = serde_json::from_str(quoted)
+                .map_err(|_| bad(index + 1, "not a JSON string"))?;
+            if word != "target" {
+                record::check_name(&value).map_err(|e| bad(index + 1, &e.to_string()))?;
+            }
+            match word {
+                "target" => journal.target = Utf8PathBuf::from(value),
+                "move" => journal.moves.push(value),
+                "remove" => journal.removals.push(value),
+                "record" => {
+                    journal.record.insert(value);
+                }
+                _ => return Err(bad(index + 1, "not a journal line")),
+            }
+        }
+        if !ended || journal.target.as_str().is_empty() {
+            return Err(bad(text.lines().count(), "the journal is incomplete"));
+        }
+        Ok(journal)
+    }
+
+    /// Makes the switch, or what is left of it: a staged file already moved is not staged any
+    /// more. `shown` is the target as messages name it.
+    fn apply(
+        &self,
+        staging: &Utf8Path,
+        shown: &Utf8Path,
+        #[cfg(test)] killed_after: &dyn Fn(usize) -> Result<(), OutputError>,
+    ) -> Result<(), OutputError> {
+        std::fs::create_dir_all(&self.target)
+            .map_err(OutputError::io("create the folder", shown))?;
+        let new = staging.join("new");
+        for (_moves, name) in self.moves.iter().enumerate() {
+            let staged = new.join(name);
+            if std::fs::symlink_metadata(&staged).is_err() {
+                continue;
+            }
+            #[cfg(test)]
+            killed_after(_moves)?;
+            let in_place = self.target.join(name);
+            if let Some(parent) = in_place.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(OutputError::io("create the folder", parent))?;
+            }
+            std::fs::rename(&staged, &in_place)
+                .map_err(OutputError::io("put in place", shown.join(name)))?;
+        }
+        for name in &self.removals {
+            match std::fs::remove_file(self.target.join(name)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(OutputError::io("remove", shown.join(name))(e)),
+            }
+        }
+        write_atomically(
+            &self.target.join(RECORD_NAME),
+            record::text(&self.record).as_bytes(),
+        )
+    }
+}
+
+/// Completes the file-by-file switches that killed runs left half done in the staging of the
+/// target `root` (resolved), under its exclusive lock, then removes their staging. A journal
+/// naming a target outside `root` is not this lock's to act on: left alone.
+pub(crate) fn complete_journals(root: &Utf8Path) -> Result<(), OutputError> {
+    for staging in cleanup::staging_of(root) {
+        let path = staging.join(cleanup::JOURNAL_FILE);
+        if !path.exists() {
+            continue;
+        }
+        let journal = Journal::read(&path)?;
+        if !journal.target.starts_with(root) {
+            continue;
+        }
+        journal.apply(
+            &staging,
+            &journal.target,
+            #[cfg(test)]
+            &|_| Ok(()),
+        )?;
+        let _ = cleanup::remove_tree(&staging);
+    }
+    Ok(())
+}
+
+/// Whether staging of the target `root` (resolved) holds a switch a killed run left half done.
+pub(crate) fn has_journal(root: &Utf8Path) -> bool {
+    cleanup::staging_of(root)
+        .iter()
+        .any(|staging| staging.join(cleanup::JOURNAL_FILE).exists())
 }
 
 /// Creates `dir` and its missing parents; returns the folders it made, outermost first.

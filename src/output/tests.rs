@@ -320,32 +320,52 @@ fn staging_is_beside_the_target_with_a_random_name() {
 }
 
 #[test]
-fn stale_staging_of_killed_runs_is_removed_and_look_alikes_stay() {
+fn stale_staging_of_killed_runs_is_removed() {
     let (_keep, parent) = scratch();
     let out = parent.join("out");
-    let stale_beside = parent.join(".out.meshchart-staging-0123456789abcdef/new");
-    let stale_legacy = parent.join(".out.meshchart-staging-4242/new");
-    let stale_inside = out.join(".meshchart-staging-fedcba9876543210/new");
-    let stale_fleet = out.join(".meshchart-fleet-77");
-    for folder in [&stale_beside, &stale_legacy, &stale_inside, &stale_fleet] {
-        std::fs::create_dir_all(folder).expect("folder");
-        std::fs::write(folder.join("half.yaml"), "kind: Conf").expect("write");
-    }
-    let look_alike = out.join(".meshchart-staging-notastaging");
-    let other_target = parent.join(".other.meshchart-staging-0123456789abcdef");
-    std::fs::create_dir_all(&look_alike).expect("folder");
-    std::fs::create_dir_all(&other_target).expect("folder");
     put(&out, &[("a.yaml", "a")], Removal::Stale);
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.write("b.yaml", b"b", false).expect("write");
+    set.killed();
+    assert_eq!(cleanup::staging_of(&out.canonicalize_utf8().expect("real")).len(), 1);
+    put(&out, &[("a.yaml", "a2")], Removal::Stale);
     assert_eq!(
         tree(&parent),
-        [
-            ".other.meshchart-staging-0123456789abcdef/",
-            "out/",
-            "out/.meshchart-outputs",
-            "out/.meshchart-staging-notastaging/",
-            "out/a.yaml",
-        ]
+        ["out/", "out/.meshchart-outputs", "out/a.yaml"]
     );
+}
+
+#[test]
+fn folders_of_the_user_named_like_staging_are_never_removed() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let users = [
+        parent.join(".out.meshchart-staging-42"),
+        parent.join(".out.meshchart-staging-0123456789abcdef"),
+        out.join(".meshchart-staging-2024"),
+        out.join(".meshchart-staging-fedcba9876543210"),
+        out.join(".meshchart-fleet-7"),
+    ];
+    for folder in &users {
+        std::fs::create_dir_all(folder).expect("folder");
+        std::fs::write(folder.join("notes.txt"), "mine").expect("write");
+    }
+    // A copy of a real staging folder's owner file does not name its new folder.
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.write_with("a.yaml", b"a", false, |staged, bytes| {
+        let staging = staged.parent().and_then(Utf8Path::parent).expect("staging");
+        std::fs::copy(
+            staging.join(cleanup::OWNER_FILE),
+            users[1].join(cleanup::OWNER_FILE),
+        )?;
+        std::fs::write(staged, bytes)
+    })
+    .expect("write");
+    set.commit(Removal::Stale).expect("commit");
+    put(&out, &[("a.yaml", "a2")], Removal::Stale);
+    for folder in &users {
+        assert_eq!(read(&folder.join("notes.txt")), "mine", "{folder}");
+    }
 }
 
 #[test]
