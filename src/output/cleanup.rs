@@ -118,7 +118,7 @@ pub(crate) fn staging_of(root: &Utf8Path) -> Vec<Utf8PathBuf> {
 /// complete.
 pub(crate) fn remove_stale_around(root: &Utf8Path) {
     for staging in staging_of(root) {
-        if !staging.join(JOURNAL_FILE).exists() {
+        if !staging.join(JOURNAL_FILE).exists() && super::set::staging_may_go(&staging) {
             let _ = remove_tree(&staging);
         }
     }

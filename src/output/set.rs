@@ -74,8 +74,13 @@ pub struct OutputSet {
     durable: std::sync::atomic::AtomicBool,
     /// Tests only: take the file-by-file path a mount point takes (a test cannot mount), and
     /// stop dead after this many moves, as a SIGKILL would, leaving staging as it is.
+    /// Whether staging must stay after the commit (it holds a user's file: see `retire_old`).
+    keep_staging: bool,
     #[cfg(test)]
     pub(super) file_by_file: Option<usize>,
+    /// Tests only: stop dead right after the exchange, as a SIGKILL there would.
+    #[cfg(test)]
+    pub(super) killed_after_exchange: bool,
 }
 
 impl OutputSet {
@@ -159,8 +164,11 @@ impl OutputSet {
             kept: Mutex::new(BTreeSet::new()),
             removing: Mutex::new(BTreeSet::new()),
             durable: std::sync::atomic::AtomicBool::new(false),
+            keep_staging: false,
             #[cfg(test)]
             file_by_file: None,
+            #[cfg(test)]
+            killed_after_exchange: false,
         };
         let new = set.new_root();
         std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
@@ -442,23 +450,37 @@ impl OutputSet {
             if let Ok(meta) = std::fs::metadata(&self.target) {
                 let _ = std::fs::set_permissions(&new, meta.permissions());
             }
-            let switched = {
-                let _hold = cleanup::hold();
-                if target_exists {
-                    exchange(&new, &self.target)
-                } else {
-                    std::fs::rename(&new, &self.target).map(|()| true)
-                }
+            let hold = cleanup::hold();
+            if target_exists {
+                // What a later run needs to tell, should this one die right after the
+                // exchange, that staging holds the old folder and which of its files are ours.
+                let ours: BTreeSet<String> = skip.iter().map(|name| (*name).to_owned()).collect();
+                SwitchMarker::write(&self.staging, &self.target, &new, &ours)?;
+            }
+            let switched = if target_exists {
+                exchange(&new, &self.target)
+            } else {
+                std::fs::rename(&new, &self.target).map(|()| true)
             }
             .map_err(OutputError::io("put in place", self.shown.clone()))?;
+            #[cfg(test)]
+            if switched && self.killed_after_exchange {
+                drop(hold);
+                self.killed();
+                return Ok(report);
+            }
             if switched {
-                if target_exists {
-                    // The old folder is now where `new` was.
-                    carry_over_late_changes(&new, &self.target, &skip);
+                // The old folder is now where `new` was: what a user put in it (late, or
+                // through a folder opened before the switch) moves into place; the rest,
+                // ours or links of files in place, goes.
+                if target_exists && !retire_old(&new, &self.target, &skip) {
+                    self.keep_staging = true;
                 }
+                drop(hold);
                 self.finish();
                 return Ok(report);
             }
+            drop(hold);
         }
         report.atomic = false;
         let moved = self.move_file_by_file(&written, &removed, &new_record);
@@ -595,9 +617,13 @@ impl OutputSet {
         Ok(())
     }
 
-    /// Removes staging, and makes the switch durable when it holds a secret.
+    /// Removes staging (unless it still holds a user's file that could not be carried over:
+    /// then it stays, as ours, for the next run to retire), and makes the switch durable when
+    /// it holds a secret.
     fn finish(&mut self) {
-        let _ = cleanup::remove_tree(&self.staging);
+        if !self.keep_staging {
+            let _ = cleanup::remove_tree(&self.staging);
+        }
         cleanup::unregister(&self.staging);
         if self.durable.load(std::sync::atomic::Ordering::Relaxed) {
             if let Some(parent) = self.target.parent() {
@@ -664,6 +690,138 @@ pub(super) fn carry_over_late_changes(old: &Utf8Path, target: &Utf8Path, skip: &
                 }
             }
         }
+    }
+}
+
+/// Retires the folder `old` that a switch took out of `target`: carries over what a user put
+/// in it, removes what is ours (the record, the names in `ours`: old versions of this set's
+/// files) and what is only another link of the file in place, and then the emptied folders.
+/// A process whose working folder was the target, or that opened it before the switch, may
+/// still create files in `old`: a few rounds catch them, and once `old` is gone such a process
+/// gets an error instead of losing its file. Returns whether `old` is gone; if not, it holds a
+/// user's file and stays.
+pub(super) fn retire_old<S: AsRef<str> + Ord>(
+    old: &Utf8Path,
+    target: &Utf8Path,
+    ours: &BTreeSet<S>,
+) -> bool {
+    let ours: BTreeSet<&str> = ours.iter().map(AsRef::as_ref).collect();
+    for _ in 0..4 {
+        carry_over_late_changes(old, target, &ours);
+        dismantle(old, "", target, &ours);
+        if std::fs::symlink_metadata(old).is_err() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Removes, under `old`'s folder `folder` (relative; `""` for `old`), the entries that are ours
+/// or links of the files in place in `target`, then the folders left empty.
+fn dismantle(old: &Utf8Path, folder: &str, target: &Utf8Path, ours: &BTreeSet<&str>) {
+    let here = if folder.is_empty() {
+        old.to_owned()
+    } else {
+        old.join(folder)
+    };
+    if let Ok(entries) = here.read_dir_utf8() {
+        for entry in entries.flatten() {
+            let name = if folder.is_empty() {
+                entry.file_name().to_owned()
+            } else {
+                format!("{folder}/{}", entry.file_name())
+            };
+            let Ok(was) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if was.is_dir() {
+                dismantle(old, &name, target, ours);
+                continue;
+            }
+            let in_place = std::fs::symlink_metadata(target.join(&name))
+                .is_ok_and(|now| same_file(&was, &now));
+            if name == RECORD_NAME || ours.contains(name.as_str()) || in_place {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    // Fails, and leaves it, when something is left in it.
+    let _ = std::fs::remove_dir(&here);
+}
+
+/// Written into staging just before an exchange: the target, the identity of the folder that
+/// goes in (after the exchange, the target's), and the names that are the set's own. A run
+/// killed right after the exchange leaves the old folder in staging with maybe a user's late
+/// file in it; the next run reads this to retire it as the killed run would have.
+struct SwitchMarker;
+
+impl SwitchMarker {
+    const FILE: &'static str = "switch";
+
+    fn write(
+        staging: &Utf8Path,
+        target: &Utf8Path,
+        new: &Utf8Path,
+        ours: &BTreeSet<String>,
+    ) -> Result<(), OutputError> {
+        let (dev, ino) = identity(new).map_err(OutputError::io("read", new))?;
+        let quoted = |name: &str| serde_json::Value::from(name).to_string();
+        let mut text = format!("target {}\nfolder {dev} {ino}\n", quoted(target.as_str()));
+        for name in ours {
+            text.push_str(&format!("ours {}\n", quoted(name)));
+        }
+        write_atomically(&staging.join(Self::FILE), text.as_bytes())
+    }
+
+    /// For stale staging: `Some(true)` when it held a switch and its old folder is retired (or
+    /// the switch never happened), `Some(false)` when a user's file keeps it, `None` when it
+    /// holds no switch.
+    fn retire(staging: &Utf8Path) -> Option<bool> {
+        let text = std::fs::read_to_string(staging.join(Self::FILE)).ok()?;
+        let mut target = None;
+        let mut folder = None;
+        let mut ours = BTreeSet::new();
+        for line in text.lines() {
+            let (word, rest) = line.split_once(' ')?;
+            match word {
+                "target" => target = serde_json::from_str::<String>(rest).ok(),
+                "folder" => {
+                    let (dev, ino) = rest.split_once(' ')?;
+                    folder = Some((dev.parse::<u64>().ok()?, ino.parse::<u64>().ok()?));
+                }
+                "ours" => {
+                    ours.insert(serde_json::from_str::<String>(rest).ok()?);
+                }
+                _ => return None,
+            }
+        }
+        let target = Utf8PathBuf::from(target?);
+        // Not exchanged: staging holds only the set's staged files and links.
+        if identity(&target).ok() != folder {
+            return Some(true);
+        }
+        Some(retire_old(&staging.join("new"), &target, &ours))
+    }
+}
+
+/// Retires the old folder of a switch a killed run left in `staging` (see [`SwitchMarker`]);
+/// whether `staging` may now be removed whole.
+pub(crate) fn staging_may_go(staging: &Utf8Path) -> bool {
+    SwitchMarker::retire(staging).unwrap_or(true)
+}
+
+/// A folder's device and inode.
+fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
+    let meta = std::fs::metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        Ok((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Ok((0, 0))
     }
 }
 

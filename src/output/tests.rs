@@ -713,3 +713,84 @@ fn a_file_by_file_switch_killed_midway_is_completed_by_the_next_run_or_reader() 
     assert_eq!(tree(&out), whole_new);
     assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
 }
+
+#[test]
+fn files_a_user_creates_in_the_target_while_sets_are_switched_are_never_lost() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(&out, &[("a.yaml", "a")], Removal::Stale);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let user = {
+        let (out, stop) = (out.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut made = Vec::new();
+            // Some from a process whose working folder is the target (a shell in it).
+            let inside = std::fs::File::open(&out).expect("open the target");
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let name = format!("user-{n}.txt");
+                if n % 2 == 0 {
+                    std::fs::write(out.join(&name), "mine").expect("user write");
+                } else {
+                    use std::os::fd::AsRawFd as _;
+                    let c_name = std::ffi::CString::new(name.clone()).expect("name");
+                    // SAFETY: a NUL-terminated name and a descriptor open for the call.
+                    let fd = unsafe {
+                        libc::openat(
+                            inside.as_raw_fd(),
+                            c_name.as_ptr(),
+                            libc::O_CREAT | libc::O_WRONLY | libc::O_EXCL,
+                            0o644,
+                        )
+                    };
+                    if fd < 0 {
+                        continue;
+                    }
+                    // SAFETY: the descriptor just opened.
+                    unsafe { libc::close(fd) };
+                }
+                made.push(name);
+                n += 1;
+            }
+            made
+        })
+    };
+    for round in 0..40 {
+        let text = format!("round {round}");
+        put(&out, &[("a.yaml", &text), ("b.yaml", &text)], Removal::Stale);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let made = user.join().expect("user thread");
+    let lost: Vec<&String> = made.iter().filter(|name| !out.join(name).exists()).collect();
+    assert!(lost.is_empty(), "{} of {} lost: {lost:?}", lost.len(), made.len());
+}
+
+#[test]
+fn a_file_a_user_put_in_the_old_folder_of_a_run_killed_right_after_its_switch_is_kept() {
+    use std::os::fd::AsRawFd as _;
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(&out, &[("a.yaml", "old"), ("gone.yaml", "old")], Removal::Stale);
+    let before_the_switch = std::fs::File::open(&out).expect("open the target");
+    let mut set = OutputSet::begin(&out, None).expect("begin");
+    set.killed_after_exchange = true;
+    set.write("a.yaml", b"new", false).expect("write");
+    set.commit(Removal::Stale).expect("killed after the switch");
+    // A shell whose working folder was the target writes into the old folder.
+    let name = std::ffi::CString::new("late.txt").expect("name");
+    // SAFETY: a NUL-terminated name and a descriptor open for the call.
+    let fd = unsafe {
+        libc::openat(
+            before_the_switch.as_raw_fd(),
+            name.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_EXCL,
+            0o644,
+        )
+    };
+    assert!(fd >= 0, "the old folder is still there");
+    // SAFETY: the descriptor just opened.
+    unsafe { libc::close(fd) };
+    put(&out, &[("a.yaml", "newer")], Removal::Stale);
+    assert_eq!(tree(&out), [RECORD_NAME, "a.yaml", "late.txt"]);
+    assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
+}
