@@ -826,3 +826,30 @@ fn a_renewal_then_a_rotation_in_one_second_keep_every_retired_issuer() {
     assert_eq!(kept.len(), 2, "{:?}", retired_names(&dir));
     assert!(kept.contains(&renewed));
 }
+
+#[test]
+fn a_certs_folder_of_another_user_stays_theirs_through_a_renewal() {
+    use std::os::unix::fs::MetadataExt as _;
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: not root, so the folder cannot be given to another user");
+        return;
+    }
+    let work = scratch_dir("certs-owner");
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    let dir = work.join("c");
+    let owner = |path: &Path| {
+        let meta = std::fs::symlink_metadata(path).unwrap();
+        (meta.uid(), meta.gid())
+    };
+    for path in [dir.clone(), dir.join("issuer.crt"), dir.join("issuer.key")] {
+        std::os::unix::fs::chown(&path, Some(12345), Some(12345)).unwrap();
+    }
+    ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
+    for path in [dir.clone(), dir.join("issuer.crt"), dir.join("issuer.key")] {
+        assert_eq!(owner(&path), (12345, 12345), "{}", path.display());
+    }
+    assert_eq!(
+        std::fs::metadata(dir.join("issuer.key")).unwrap().mode() & 0o777,
+        0o600
+    );
+}

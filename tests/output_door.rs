@@ -960,3 +960,74 @@ fn secret_outputs_are_written_owner_only_whatever_the_umask() {
         assert_eq!(mode_of(&fleet_out.join(cluster)), 0o600, "{cluster}");
     }
 }
+
+/// Whether this test runs as root (it chowns); if not, says so and the test checks nothing.
+fn as_root_or_skip(test: &str) -> bool {
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("{test}: skipped: not root, so files cannot be given to another user");
+    }
+    root
+}
+
+const OTHER_USER: u32 = 12345;
+
+fn owner_of(path: &Path) -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::symlink_metadata(path).expect("meta");
+    (meta.uid(), meta.gid())
+}
+
+fn give_to_other_user(path: &Path) {
+    std::os::unix::fs::chown(path, Some(OTHER_USER), Some(OTHER_USER)).expect("chown");
+}
+
+#[test]
+fn folders_and_files_a_run_replaces_keep_their_owner_group_and_mode() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !as_root_or_skip("folders_and_files_a_run_replaces_keep_their_owner_group_and_mode") {
+        return;
+    }
+    let root = scratch_dir("door-owners");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    std::fs::create_dir_all(out.join("sub")).expect("a user's subfolder");
+    std::fs::write(out.join("sub/notes.txt"), "mine").expect("user file");
+    for path in [&out, &out.join("sub"), &out.join("c0.yaml")] {
+        give_to_other_user(path);
+    }
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+    std::fs::set_permissions(out.join("c0.yaml"), std::fs::Permissions::from_mode(0o640))
+        .expect("chmod");
+    write_fleet(&fleet, 0..2, "b");
+    let output = fleet_output(&fleet, &out);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("wrote"), "the set was replaced");
+    for path in [&out, &out.join("sub"), &out.join("c0.yaml")] {
+        assert_eq!(owner_of(path), (OTHER_USER, OTHER_USER), "{}", path.display());
+    }
+    assert_eq!(mode_of(&out), 0o750);
+    assert_eq!(mode_of(&out.join("c0.yaml")), 0o640);
+    // --output-dir: the chart's folder, switched whole, keeps its owner too.
+    let dir_out = root.join("dir-out");
+    let render = |set: &str| {
+        run(&mut legacy_command(&[
+            "render",
+            "--chart",
+            SMALL_CHART,
+            "--set",
+            set,
+            "--output-dir",
+            s(&dir_out),
+        ]))
+    };
+    assert!(render("name=one").status.success());
+    let chart_folder = dir_out.join("output-dir");
+    give_to_other_user(&chart_folder);
+    give_to_other_user(&chart_folder.join("templates"));
+    assert!(render("name=two").status.success());
+    assert_eq!(owner_of(&chart_folder), (OTHER_USER, OTHER_USER));
+    assert_eq!(owner_of(&chart_folder.join("templates")), (OTHER_USER, OTHER_USER));
+}

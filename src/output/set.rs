@@ -312,7 +312,13 @@ impl OutputSet {
                 }
             }
             let private = secret || super::holds_secret(bytes);
+            let replaced = std::fs::symlink_metadata(&in_place)
+                .ok()
+                .filter(std::fs::Metadata::is_file);
             let written = create_staged(&staged, private).and_then(|mut file| {
+                if let Some(replaced) = &replaced {
+                    take_over(&file, replaced, private);
+                }
                 let filled = fill(&mut file, &staged);
                 if filled.is_err() {
                     // A full disk must not leave half a file to be switched into place.
@@ -448,7 +454,7 @@ impl OutputSet {
             let new = self.new_root();
             write_file(&new.join(RECORD_NAME), record_text.as_bytes())?;
             if let Ok(meta) = std::fs::metadata(&self.target) {
-                let _ = std::fs::set_permissions(&new, meta.permissions());
+                take_folder_over(&new, &meta);
             }
             let hold = cleanup::hold();
             if target_exists {
@@ -546,7 +552,7 @@ impl OutputSet {
                         Err(e) => return Err(OutputError::io("create the folder", &copy)(e)),
                     }
                     if let Ok(meta) = std::fs::metadata(entry.path()) {
-                        let _ = std::fs::set_permissions(&copy, meta.permissions());
+                        take_folder_over(&copy, &meta);
                     }
                     stack.push(name);
                     continue;
@@ -1014,6 +1020,45 @@ fn remove_if_empty(created: &[Utf8PathBuf]) {
             break;
         }
     }
+}
+
+/// Gives the staged `file` what the file it replaces had: its owner and group (a run as root
+/// must not hand a user's file to root; where this process may not, they stay its own) and its
+/// mode, narrowed to owner-only for `private` content.
+pub(super) fn take_over(file: &std::fs::File, replaced: &std::fs::Metadata, private: bool) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let mode = replaced.mode() & 0o7777;
+        let mode = if private { mode & 0o600 } else { mode };
+        if owner_differs(file.metadata().ok().as_ref(), replaced) {
+            let _ = std::os::unix::fs::fchown(file, Some(replaced.uid()), Some(replaced.gid()));
+        }
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, replaced, private);
+    }
+}
+
+/// Gives the folder `made` (a replacement) the owner, group and mode of `replaced`.
+fn take_folder_over(made: &Utf8Path, replaced: &std::fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if owner_differs(std::fs::metadata(made).ok().as_ref(), replaced) {
+            let _ =
+                std::os::unix::fs::chown(made, Some(replaced.uid()), Some(replaced.gid()));
+        }
+    }
+    let _ = std::fs::set_permissions(made, replaced.permissions());
+}
+
+#[cfg(unix)]
+fn owner_differs(made: Option<&std::fs::Metadata>, replaced: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    made.is_none_or(|made| made.uid() != replaced.uid() || made.gid() != replaced.gid())
 }
 
 /// Creates a staging folder owner-only (0700): what is staged in it, secrets among it, is out
