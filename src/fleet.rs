@@ -78,6 +78,9 @@ pub struct FleetReport {
     pub clusters: usize,
     /// Outputs of clusters that left the fleet, removed.
     pub removed: Vec<Utf8PathBuf>,
+    /// Why the set could not be put in place although clusters rendered (a full disk): then
+    /// nothing was written, and the run fails naming it.
+    pub not_put_in_place: Option<crate::output::OutputError>,
 }
 
 impl FleetReport {
@@ -125,7 +128,7 @@ impl FleetReport {
             "{} of {} clusters failed{}:\n",
             self.failures.len(),
             self.clusters,
-            if keep_going {
+            if keep_going && self.not_put_in_place.is_none() {
                 ", the others were written"
             } else {
                 "; nothing was written"
@@ -137,6 +140,11 @@ impl FleetReport {
             text.push_str(&format!("  {}: {error}\n", failure.file));
         }
         text
+    }
+
+    /// Whether the run failed: a cluster failed, or the set could not be put in place.
+    pub fn failed(&self) -> bool {
+        !self.failures.is_empty() || self.not_put_in_place.is_some()
     }
 }
 
@@ -481,7 +489,15 @@ pub fn write_clusters(
         return Ok(report);
     }
     let out = set.folder().to_owned();
-    let committed = set.commit(Removal::Stale)?;
+    let committed = match set.commit(Removal::Stale) {
+        Ok(committed) => committed,
+        // A full disk: the clusters' failures (their own writes may have hit it first) are
+        // reported with it, and nothing is written.
+        Err(error) => {
+            report.not_put_in_place = Some(error);
+            return Ok(report);
+        }
+    };
     report.outputs = good
         .into_iter()
         .map(|(cluster, output)| (out.join(format!("{}.yaml", cluster.name)), output))

@@ -1031,3 +1031,91 @@ fn folders_and_files_a_run_replaces_keep_their_owner_group_and_mode() {
     assert_eq!(owner_of(&chart_folder), (OTHER_USER, OTHER_USER));
     assert_eq!(owner_of(&chart_folder.join("templates")), (OTHER_USER, OTHER_USER));
 }
+
+/// A tmpfs of `size` mounted for a test (see [`Mounted`]).
+fn mounted_small(path: &Path, size: &str) -> Option<Mounted> {
+    std::fs::create_dir_all(path).expect("mount point");
+    let status = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "meshchart-test", s(path)])
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    status.success().then(|| Mounted(path.to_path_buf()))
+}
+
+/// A chart of one ConfigMap holding the cluster's `name`: outputs as big as their names.
+fn chart_of_one_value(dir: &Path) -> std::path::PathBuf {
+    let chart = dir.join("value-chart");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: value-chart\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key: \"{{ Values.name }}\"\n",
+    )
+    .expect("template");
+    chart
+}
+
+#[test]
+fn keep_going_on_a_full_disk_lands_each_cluster_whole_or_reports_it_and_exits_non_zero() {
+    let root = scratch_dir("door-enospc");
+    let disk = root.join("disk");
+    let Some(_mounted) = mounted_small(&disk, "160k") else {
+        eprintln!("cannot mount a tmpfs here: nothing to check");
+        return;
+    };
+    let chart = chart_of_one_value(&root);
+    let fleet_of = |name: &str, padding: usize| {
+        let fleet = root.join(name);
+        std::fs::create_dir_all(&fleet).expect("fleet");
+        for i in 0..10 {
+            let value = format!("name: c{i}-{}\n", "0".repeat(padding));
+            std::fs::write(fleet.join(format!("c{i}.yaml")), value).expect("cluster");
+        }
+        fleet
+    };
+    let (small, big) = (fleet_of("small", 0), fleet_of("big", 9000));
+    let command = |fleet: &Path, out: &Path| {
+        legacy_command(&[
+            "render",
+            "--chart",
+            s(&chart),
+            "--fleet",
+            s(fleet),
+            "--output-dir",
+            s(out),
+            "--keep-going",
+        ])
+    };
+    let references: Vec<BTreeMap<String, Vec<u8>>> = [&small, &big]
+        .iter()
+        .enumerate()
+        .map(|(i, fleet)| {
+            let reference = root.join(format!("reference-{i}"));
+            complete(command(fleet, &reference));
+            snapshot(&reference)
+        })
+        .collect();
+    let out = disk.join("out");
+    complete(command(&small, &out));
+    // Ten outputs of 9 kB each do not fit beside the ones in place.
+    let output = run(&mut command(&big, &out));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(!stderr.contains("did not write"), "{stderr}");
+    for (name, bytes) in snapshot(&out) {
+        if name == RECORD {
+            continue;
+        }
+        assert!(
+            references.iter().any(|set| set.get(&name) == Some(&bytes)),
+            "{name} is not a cluster's whole output"
+        );
+    }
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+}

@@ -794,3 +794,33 @@ fn a_file_a_user_put_in_the_old_folder_of_a_run_killed_right_after_its_switch_is
     assert_eq!(tree(&out), [RECORD_NAME, "a.yaml", "late.txt"]);
     assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
 }
+
+#[test]
+fn a_write_that_fails_midway_leaves_no_half_file_to_land() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(&out, &[("kept.yaml", "old")], Removal::Stale);
+    let set = OutputSet::begin(&out, None).expect("begin");
+    let full_disk = |staged: &Utf8Path, bytes: &[u8]| {
+        std::fs::write(staged, &bytes[..bytes.len() / 2])?;
+        Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+    };
+    for name in ["kept.yaml", "new.yaml"] {
+        let error = set
+            .write_with(name, b"whole output", false, full_disk)
+            .expect_err("disk full");
+        assert!(error.to_string().contains(name), "{error}");
+        assert_eq!(
+            std::error::Error::source(&error)
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .and_then(std::io::Error::raw_os_error),
+            Some(libc::ENOSPC)
+        );
+    }
+    // What --keep-going does with a cluster that failed: its last output stays.
+    set.keep("kept.yaml");
+    set.write("other.yaml", b"whole", false).expect("write");
+    set.commit(Removal::Stale).expect("commit");
+    assert_eq!(tree(&out), [RECORD_NAME, "kept.yaml", "other.yaml"]);
+    assert_eq!(read(&out.join("kept.yaml")), "old");
+}
