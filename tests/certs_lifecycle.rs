@@ -853,3 +853,17 @@ fn a_certs_folder_of_another_user_stays_theirs_through_a_renewal() {
         0o600
     );
 }
+
+#[test]
+fn a_retired_folder_linked_elsewhere_is_named_once() {
+    let work = scratch_dir("certs-retired-link");
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    let elsewhere = work.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, work.join("c/retired")).unwrap();
+    let out = meshchart_in(&work, LATER, &["certs", "renew", "c"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("c/retired").count(), 1, "{stderr}");
+    assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none());
+}

@@ -1119,3 +1119,25 @@ fn keep_going_on_a_full_disk_lands_each_cluster_whole_or_reports_it_and_exits_no
     }
     assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
 }
+
+#[test]
+fn a_linked_folder_in_the_way_is_named_once() {
+    let root = scratch_dir("door-linked-folder");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("elsewhere");
+    let out = root.join("out");
+    std::fs::create_dir_all(out.join("output-dir")).expect("chart folder");
+    std::os::unix::fs::symlink(&elsewhere, out.join("output-dir/templates")).expect("link");
+    let output = run(&mut legacy_command(&[
+        "render",
+        "--chart",
+        SMALL_CHART,
+        "--output-dir",
+        s(&out),
+    ]));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    let named = s(&out.join("output-dir/templates")).to_owned();
+    assert_eq!(stderr.matches(&named).count(), 1, "{stderr}");
+    assert!(std::fs::read_dir(&elsewhere).expect("read").next().is_none());
+}

@@ -205,9 +205,12 @@ impl OutputSet {
         &self,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), OutputError> {
+        // Each once: a link or file where a folder goes is in the way of every file under it.
+        let mut seen = BTreeSet::new();
         let foreign: Vec<Utf8PathBuf> = names
             .into_iter()
             .filter_map(|name| self.in_the_way(name))
+            .filter(|name| seen.insert(name.clone()))
             .map(|name| self.shown.join(name))
             .collect();
         if foreign.is_empty() {
