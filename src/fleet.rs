@@ -15,8 +15,9 @@
 //! nothing: no new file, no new mtime).
 //!
 //! What counts as a cluster: a folder, or a file whose name ends in `.yaml` or `.yml` in any
-//! case (`prod.YAML` is cluster `prod`). Hidden entries are passed by; anything else is named
-//! in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
+//! case (`prod.YAML` is cluster `prod`). Hidden entries (a leading dot) are passed by, and
+//! named in a warning when they would otherwise be clusters (`.prod.yaml`, `...yaml`, a
+//! `.name/` folder with `values.yaml`); anything else is named in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
 //! refused by name before any work: reading it could block forever.
 
 use crate::chart::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
@@ -185,10 +186,20 @@ pub fn discover_noting(dir: &Utf8Path, notes: &mut Vec<String>) -> Result<Vec<Cl
             ));
             continue;
         };
+        let path = dir.join(&file_name);
         if file_name.starts_with('.') {
+            // Hidden entries are not clusters; one that would be, had it no leading dot, is
+            // named, so a `.prod.yaml` or a `...yaml` is not dropped without a word.
+            let meta = std::fs::metadata(&path);
+            if meta.as_ref().is_ok_and(|m| m.is_dir()) {
+                if path.join(CLUSTER_VALUES).is_file() {
+                    skipped.push(format!("{file_name}/ (hidden: its name starts with a dot)"));
+                }
+            } else if yaml_stem(&file_name).is_some() {
+                skipped.push(format!("{file_name} (hidden: its name starts with a dot)"));
+            }
             continue;
         }
-        let path = dir.join(&file_name);
         // Links are followed, as a render's -f follows them.
         let Ok(meta) = std::fs::metadata(&path) else {
             skipped.push(format!("{file_name} (a link to nothing)"));

@@ -1141,3 +1141,27 @@ fn a_linked_folder_in_the_way_is_named_once() {
     assert_eq!(stderr.matches(&named).count(), 1, "{stderr}");
     assert!(std::fs::read_dir(&elsewhere).expect("read").next().is_none());
 }
+
+#[test]
+fn hidden_files_that_look_like_clusters_are_named_as_skipped_on_stderr() {
+    let root = scratch_dir("door-hidden-clusters");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..1, "a");
+    std::fs::write(fleet.join(".hidden.yaml"), "name: hidden\n").expect("write");
+    std::fs::write(fleet.join("...yaml"), "name: dots\n").expect("write");
+    std::fs::create_dir_all(fleet.join(".staged")).expect("folder");
+    std::fs::write(fleet.join(".staged/values.yaml"), "name: staged\n").expect("write");
+    std::fs::create_dir_all(fleet.join(".git")).expect("folder");
+    let out = root.join("out");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for name in [".hidden.yaml", "...yaml", ".staged/"] {
+        assert!(
+            stderr.contains(&format!("skipped {name} (hidden: its name starts with a dot)")),
+            "{name}: {stderr}"
+        );
+    }
+    assert!(!stderr.contains(".git"), "{stderr}");
+    assert!(out.join("c0.yaml").exists() && !out.join(".hidden.yaml").exists());
+}
