@@ -85,6 +85,34 @@ pub(crate) fn owner(staging: &Utf8Path) -> Option<Owner> {
     Some(owner)
 }
 
+/// Whether the staging-named folder `staging` is provably meshchart's: its owner file says so,
+/// or it is what a run killed while making it left (nothing in it but, at most, the start of
+/// its owner file): removing that loses nothing of anyone's.
+fn is_ours(staging: &Utf8Path) -> bool {
+    if owner(staging).is_some() {
+        return true;
+    }
+    let (Some(name), Ok(entries)) = (staging.file_name(), staging.read_dir_utf8()) else {
+        return false;
+    };
+    let Some(suffix) = name.get(name.len().saturating_sub(16)..) else {
+        return false;
+    };
+    let whole = format!("{OWNER_TAG} {suffix}\n");
+    let mut count = 0;
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        count += 1;
+        let started = entry.file_name() == OWNER_FILE
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::read(entry.path()).is_ok_and(|text| whole.as_bytes().starts_with(&text));
+        if !started || count > 1 {
+            return false;
+        }
+    }
+    true
+}
+
 /// The staging folders of the target `root` (resolved) that are provably meshchart's: beside
 /// it and inside it.
 pub(crate) fn staging_of(root: &Utf8Path) -> Vec<Utf8PathBuf> {
@@ -98,7 +126,7 @@ pub(crate) fn staging_of(root: &Utf8Path) -> Vec<Utf8PathBuf> {
                 .file_name()
                 .strip_prefix(prefix)
                 .is_some_and(is_staging_suffix);
-            if shaped && owner(entry.path()).is_some() {
+            if shaped && is_ours(entry.path()) {
                 found.push(entry.path().to_owned());
             }
         }
