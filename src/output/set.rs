@@ -464,7 +464,7 @@ impl OutputSet {
                 // What a later run needs to tell, should this one die right after the
                 // exchange, that staging holds the old folder and which of its files are ours.
                 let ours: BTreeSet<String> = skip.iter().map(|name| (*name).to_owned()).collect();
-                SwitchMarker::write(&self.staging, &self.target, &new, &ours)?;
+                SwitchMarker::write(&self.staging, &self.target, &ours)?;
             }
             let switched = if target_exists {
                 exchange(&new, &self.target)
@@ -759,9 +759,11 @@ fn dismantle(old: &Utf8Path, folder: &str, target: &Utf8Path, ours: &BTreeSet<&s
 }
 
 /// Written into staging just before an exchange: the target, the identity of the folder that
-/// goes in (after the exchange, the target's), and the names that are the set's own. A run
-/// killed right after the exchange leaves the old folder in staging with maybe a user's late
-/// file in it; the next run reads this to retire it as the killed run would have.
+/// goes out (the target's now; after the exchange, staging's `new`), and the names that are the
+/// set's own. A run killed right after the exchange (or one that could not empty the old
+/// folder) leaves it in staging with maybe a user's late file in it; a later run reads this to
+/// retire it as the run would have. Whether the exchange happened is read off `new` itself, so
+/// later switches of the target do not confuse it.
 struct SwitchMarker;
 
 impl SwitchMarker {
@@ -770,10 +772,9 @@ impl SwitchMarker {
     fn write(
         staging: &Utf8Path,
         target: &Utf8Path,
-        new: &Utf8Path,
         ours: &BTreeSet<String>,
     ) -> Result<(), OutputError> {
-        let (dev, ino) = identity(new).map_err(OutputError::io("read", new))?;
+        let (dev, ino) = identity(target).map_err(OutputError::io("read", target))?;
         let quoted = |name: &str| serde_json::Value::from(name).to_string();
         let mut text = format!("target {}\nfolder {dev} {ino}\n", quoted(target.as_str()));
         for name in ours {
@@ -805,11 +806,12 @@ impl SwitchMarker {
             }
         }
         let target = Utf8PathBuf::from(target?);
+        let old = staging.join("new");
         // Not exchanged: staging holds only the set's staged files and links.
-        if identity(&target).ok() != folder {
+        if identity(&old).ok() != folder {
             return Some(true);
         }
-        Some(retire_old(&staging.join("new"), &target, &ours))
+        Some(retire_old(&old, &target, &ours))
     }
 }
 
