@@ -867,3 +867,24 @@ fn a_retired_folder_linked_elsewhere_is_named_once() {
     assert_eq!(stderr.matches("c/retired").count(), 1, "{stderr}");
     assert!(std::fs::read_dir(&elsewhere).unwrap().next().is_none());
 }
+
+#[test]
+fn a_folder_holding_only_a_root_says_how_to_make_its_issuer_and_that_command_makes_it() {
+    let work = scratch_dir("certs-root-only");
+    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    let dir = work.join("c");
+    std::fs::remove_file(dir.join("issuer.crt")).unwrap();
+    std::fs::remove_file(dir.join("issuer.key")).unwrap();
+    let mut render = RENDER_IDENTITY.to_vec();
+    render.push("c");
+    let refused = meshchart_in(&work, LATER, &render);
+    let stderr = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(!refused.status.success(), "{stderr}");
+    let command = "meshchart certs renew c";
+    assert!(stderr.contains(&format!("`{command}`")), "{stderr}");
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let made = ok(&meshchart_in(&work, LATER, &args));
+    let root = read(&dir, "ca.crt");
+    assert!(verifies(&read(&dir, "issuer.crt"), &root), "{made}");
+    ok(&meshchart_in(&work, LATER, &render));
+}

@@ -79,6 +79,9 @@ pub struct RenewRequest {
     pub validity: std::time::Duration,
     /// Renew the webhook serving pairs instead of the issuer.
     pub webhooks: bool,
+    /// The trust domain an issuer is named for when the folder holds none yet (a root alone):
+    /// `identity.linkerd.DOMAIN`, as `certs create` names it; `None` is `cluster.local`.
+    pub trust_domain: Option<String>,
     /// The instant the new certificates start from.
     pub now: SystemTime,
 }
@@ -444,6 +447,68 @@ fn signing_root(
     })
 }
 
+/// Whether `dir` holds a trust root (`ca.crt`) and neither issuer file: what `certs renew`
+/// makes an issuer for.
+pub(super) fn holds_root_without_issuer(dir: &Utf8Path) -> bool {
+    let exists = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    exists(ANCHORS_FILE) && !exists(ISSUER_CRT_FILE) && !exists(ISSUER_KEY_FILE)
+}
+
+/// The `meshchart certs` command that makes an issuer for `dir`'s root, named for `domain`.
+pub(super) fn make_issuer_command(dir: &Utf8Path, domain: &str) -> String {
+    let mut command = format!("meshchart certs renew {dir}");
+    if domain != DEFAULT_TRUST_DOMAIN {
+        command.push_str(&format!(" --identity-trust-domain {domain}"));
+    }
+    if std::fs::symlink_metadata(dir.join(ROOT_KEY_FILE)).is_err() {
+        command.push_str(" --ca-key PATH");
+    }
+    command
+}
+
+/// The trust domain of an issuer named without one.
+const DEFAULT_TRUST_DOMAIN: &str = "cluster.local";
+
+/// A new issuer for a folder that holds a root alone, named for `domain`, signed by `signer`
+/// and checked as the render will; returns its files and notes.
+fn first_issuer(
+    dir: &Utf8Path,
+    signer: &RootSigner,
+    anchors_text: &str,
+    domain: &str,
+    validity: std::time::Duration,
+    clock: Clock,
+) -> Result<(NewFiles, Vec<String>), IdentityError> {
+    super::check_dns_name("--identity-trust-domain", domain, false)?;
+    let issuer_cn = format!("identity.linkerd.{domain}");
+    let made = signer
+        .sign_issuer(
+            &IssuerName::Common(&issuer_cn),
+            clock.datetime()?,
+            to_time(validity)?,
+        )
+        .map_err(generate_error(&issuer_cn))?;
+    super::check_issuer_material(
+        [
+            (anchors_text, Origin::File(&dir.join(ANCHORS_FILE))),
+            (&made.crt_pem, Origin::File(&dir.join(ISSUER_CRT_FILE))),
+            (&made.key_pem, Origin::File(&dir.join(ISSUER_KEY_FILE))),
+        ],
+        clock,
+    )?;
+    let notes = vec![format!(
+        "made the issuer CN={issuer_cn} ({dir} held a root and no issuer): valid until {}",
+        rfc3339(made.not_after)
+    )];
+    Ok((
+        vec![
+            (ISSUER_CRT_FILE.to_owned(), made.crt_pem, false),
+            (ISSUER_KEY_FILE.to_owned(), made.key_pem, true),
+        ],
+        notes,
+    ))
+}
+
 /// The issuer in place: certificate and key texts, `None` for a missing key.
 fn current_issuer(dir: &Utf8Path) -> Result<(String, Cert, Option<String>), IdentityError> {
     let path = dir.join(ISSUER_CRT_FILE);
@@ -548,7 +613,15 @@ pub fn renew(request: &RenewRequest) -> Result<Vec<String>, IdentityError> {
             });
         }
     }
-    let (files, mut notes) = reissue(dir, &signer, &anchors_text, request.validity, clock)?;
+    let (files, mut notes) = if holds_root_without_issuer(dir) {
+        let domain = request
+            .trust_domain
+            .as_deref()
+            .unwrap_or(DEFAULT_TRUST_DOMAIN);
+        first_issuer(dir, &signer, &anchors_text, domain, request.validity, clock)?
+    } else {
+        reissue(dir, &signer, &anchors_text, request.validity, clock)?
+    };
     notes.insert(
         1,
         format!(
