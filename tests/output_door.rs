@@ -1165,3 +1165,45 @@ fn hidden_files_that_look_like_clusters_are_named_as_skipped_on_stderr() {
     assert!(!stderr.contains(".git"), "{stderr}");
     assert!(out.join("c0.yaml").exists() && !out.join(".hidden.yaml").exists());
 }
+
+#[test]
+fn a_run_waiting_behind_a_stopped_lock_holder_says_whom_it_waits_for() {
+    use std::io::BufRead as _;
+    let root = scratch_dir("door-stopped-holder");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2000, "a");
+    let out = root.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    let mut holder = spawn_quiet(fleet_command(&fleet, &out));
+    let holder_pid = holder.id() as libc::pid_t;
+    // Stopped once it holds the lock and has staged (its staging records who it is).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while staging_left(&out).is_empty() {
+        assert!(Instant::now() < deadline, "the first run never staged");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: signals to a child of this test.
+    unsafe { libc::kill(holder_pid, libc::SIGSTOP) };
+    let mut waiter = fleet_command(&fleet, &out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("second run");
+    let stderr = waiter.stderr.take().expect("stderr");
+    let (line_sent, line) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for text in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = line_sent.send(text);
+        }
+    });
+    let said = line.recv_timeout(Duration::from_secs(20));
+    // SAFETY: as above.
+    unsafe { libc::kill(holder_pid, libc::SIGCONT) };
+    assert!(holder.wait().expect("first run").success());
+    assert!(waiter.wait().expect("second run").success());
+    let said = said.expect("the waiting run said nothing");
+    assert!(said.contains("waiting for the lock on"), "{said}");
+    assert!(said.contains(s(&out)), "{said}");
+    assert!(said.contains(&format!("pid {holder_pid} (")), "{said}");
+    assert!(said.contains("render"), "{said}");
+}
