@@ -785,7 +785,11 @@ fn retired_names(dir: &Path) -> Vec<String> {
 #[test]
 fn two_renewals_in_one_second_keep_both_retired_issuers() {
     let work = scratch_dir("certs-renew-twice");
-    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    ok(&meshchart_in(
+        &work,
+        GOLDEN_EPOCH,
+        &["certs", "create", "c"],
+    ));
     let dir = work.join("c");
     let first = read(&dir, "issuer.crt");
     ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
@@ -804,7 +808,11 @@ fn two_renewals_in_one_second_keep_both_retired_issuers() {
 #[test]
 fn a_renewal_then_a_rotation_in_one_second_keep_every_retired_issuer() {
     let work = scratch_dir("certs-renew-rotate");
-    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    ok(&meshchart_in(
+        &work,
+        GOLDEN_EPOCH,
+        &["certs", "create", "c"],
+    ));
     let dir = work.join("c");
     ok(&meshchart_in(&work, LATER, &["certs", "renew", "c"]));
     let renewed = read(&dir, "issuer.crt");
@@ -835,7 +843,11 @@ fn a_certs_folder_of_another_user_stays_theirs_through_a_renewal() {
         return;
     }
     let work = scratch_dir("certs-owner");
-    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    ok(&meshchart_in(
+        &work,
+        GOLDEN_EPOCH,
+        &["certs", "create", "c"],
+    ));
     let dir = work.join("c");
     let owner = |path: &Path| {
         let meta = std::fs::symlink_metadata(path).unwrap();
@@ -857,7 +869,11 @@ fn a_certs_folder_of_another_user_stays_theirs_through_a_renewal() {
 #[test]
 fn a_retired_folder_linked_elsewhere_is_named_once() {
     let work = scratch_dir("certs-retired-link");
-    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    ok(&meshchart_in(
+        &work,
+        GOLDEN_EPOCH,
+        &["certs", "create", "c"],
+    ));
     let elsewhere = work.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, work.join("c/retired")).unwrap();
@@ -871,7 +887,11 @@ fn a_retired_folder_linked_elsewhere_is_named_once() {
 #[test]
 fn a_folder_holding_only_a_root_says_how_to_make_its_issuer_and_that_command_makes_it() {
     let work = scratch_dir("certs-root-only");
-    ok(&meshchart_in(&work, GOLDEN_EPOCH, &["certs", "create", "c"]));
+    ok(&meshchart_in(
+        &work,
+        GOLDEN_EPOCH,
+        &["certs", "create", "c"],
+    ));
     let dir = work.join("c");
     std::fs::remove_file(dir.join("issuer.crt")).unwrap();
     std::fs::remove_file(dir.join("issuer.key")).unwrap();

@@ -636,7 +636,10 @@ fn staging_names_are_random_even_for_the_same_pid() {
     std::fs::create_dir_all(&left).expect("look-alike");
     std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("look-alike file");
     assert!(fleet_output(&fleet, &out).status.success());
-    assert_eq!(staging_left(&out), [s(&root.join(".out.meshchart-staging-1"))]);
+    assert_eq!(
+        staging_left(&out),
+        [s(&root.join(".out.meshchart-staging-1"))]
+    );
     assert!(!out.join("c9.yaml").exists());
     assert!(left.join("c9.yaml").exists());
 }
@@ -1004,9 +1007,17 @@ fn folders_and_files_a_run_replaces_keep_their_owner_group_and_mode() {
     write_fleet(&fleet, 0..2, "b");
     let output = fleet_output(&fleet, &out);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(text(&output.stdout).contains("wrote"), "the set was replaced");
+    assert!(
+        text(&output.stdout).contains("wrote"),
+        "the set was replaced"
+    );
     for path in [&out, &out.join("sub"), &out.join("c0.yaml")] {
-        assert_eq!(owner_of(path), (OTHER_USER, OTHER_USER), "{}", path.display());
+        assert_eq!(
+            owner_of(path),
+            (OTHER_USER, OTHER_USER),
+            "{}",
+            path.display()
+        );
     }
     assert_eq!(mode_of(&out), 0o750);
     assert_eq!(mode_of(&out.join("c0.yaml")), 0o640);
@@ -1029,14 +1040,24 @@ fn folders_and_files_a_run_replaces_keep_their_owner_group_and_mode() {
     give_to_other_user(&chart_folder.join("templates"));
     assert!(render("name=two").status.success());
     assert_eq!(owner_of(&chart_folder), (OTHER_USER, OTHER_USER));
-    assert_eq!(owner_of(&chart_folder.join("templates")), (OTHER_USER, OTHER_USER));
+    assert_eq!(
+        owner_of(&chart_folder.join("templates")),
+        (OTHER_USER, OTHER_USER)
+    );
 }
 
 /// A tmpfs of `size` mounted for a test (see [`Mounted`]).
 fn mounted_small(path: &Path, size: &str) -> Option<Mounted> {
     std::fs::create_dir_all(path).expect("mount point");
     let status = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "meshchart-test", s(path)])
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}"),
+            "meshchart-test",
+            s(path),
+        ])
         .stderr(Stdio::null())
         .status()
         .ok()?;
@@ -1139,7 +1160,10 @@ fn a_linked_folder_in_the_way_is_named_once() {
     assert!(!output.status.success(), "{stderr}");
     let named = s(&out.join("output-dir/templates")).to_owned();
     assert_eq!(stderr.matches(&named).count(), 1, "{stderr}");
-    assert!(std::fs::read_dir(&elsewhere).expect("read").next().is_none());
+    assert!(std::fs::read_dir(&elsewhere)
+        .expect("read")
+        .next()
+        .is_none());
 }
 
 #[test]
@@ -1158,7 +1182,9 @@ fn hidden_files_that_look_like_clusters_are_named_as_skipped_on_stderr() {
     assert!(output.status.success(), "{stderr}");
     for name in [".hidden.yaml", "...yaml", ".staged/"] {
         assert!(
-            stderr.contains(&format!("skipped {name} (hidden: its name starts with a dot)")),
+            stderr.contains(&format!(
+                "skipped {name} (hidden: its name starts with a dot)"
+            )),
             "{name}: {stderr}"
         );
     }
@@ -1192,7 +1218,10 @@ fn a_run_waiting_behind_a_stopped_lock_holder_says_whom_it_waits_for() {
     let stderr = waiter.stderr.take().expect("stderr");
     let (line_sent, line) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for text in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for text in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             let _ = line_sent.send(text);
         }
     });

@@ -60,7 +60,8 @@ impl TargetLock {
         let mut told = false;
         loop {
             let file = open_folder(path)?;
-            let taken = flock(&file, kind, false).map_err(OutputError::io("lock the folder", path))?;
+            let taken =
+                flock(&file, kind, false).map_err(OutputError::io("lock the folder", path))?;
             if !taken {
                 // A holder that is stopped (SIGSTOP, a debugger) would keep this run waiting
                 // without a word.

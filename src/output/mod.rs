@@ -71,10 +71,7 @@ pub fn holds_secret(bytes: &[u8]) -> bool {
             let Some(kind) = line.strip_prefix(b"kind:") else {
                 return false;
             };
-            matches!(
-                kind.trim_ascii(),
-                b"Secret" | b"\"Secret\"" | b"'Secret'"
-            )
+            matches!(kind.trim_ascii(), b"Secret" | b"\"Secret\"" | b"'Secret'")
         })
 }
 

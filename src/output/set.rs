@@ -142,7 +142,9 @@ impl OutputSet {
         if let Err(e) = cleanup::write_owner(&staging, &suffix) {
             let _ = cleanup::remove_tree(&staging);
             cleanup::unregister(&staging);
-            return Err(OutputError::io("write", staging.join(cleanup::OWNER_FILE))(e));
+            return Err(OutputError::io("write", staging.join(cleanup::OWNER_FILE))(
+                e,
+            ));
         }
         let target = match sub {
             Some(sub) => real_root.join(sub),
@@ -900,8 +902,8 @@ impl Journal {
             let (word, quoted) = line
                 .split_once(' ')
                 .ok_or_else(|| bad(index + 1, "not a journal line"))?;
-            let value: String = serde_json::from_str(quoted)
-                .map_err(|_| bad(index + 1, "not a JSON string"))?;
+            let value: String =
+                serde_json::from_str(quoted).map_err(|_| bad(index + 1, "not a JSON string"))?;
             if word != "target" {
                 record::check_name(&value).map_err(|e| bad(index + 1, &e.to_string()))?;
             }
@@ -932,13 +934,18 @@ impl Journal {
         std::fs::create_dir_all(&self.target)
             .map_err(OutputError::io("create the folder", shown))?;
         let new = staging.join("new");
-        for (_moves, name) in self.moves.iter().enumerate() {
+        #[cfg(test)]
+        let mut moves = 0;
+        for name in &self.moves {
             let staged = new.join(name);
             if std::fs::symlink_metadata(&staged).is_err() {
                 continue;
             }
             #[cfg(test)]
-            killed_after(_moves)?;
+            {
+                killed_after(moves)?;
+                moves += 1;
+            }
             let in_place = self.target.join(name);
             if let Some(parent) = in_place.parent() {
                 std::fs::create_dir_all(parent)
@@ -1053,8 +1060,7 @@ fn take_folder_over(made: &Utf8Path, replaced: &std::fs::Metadata) {
     {
         use std::os::unix::fs::MetadataExt as _;
         if owner_differs(std::fs::metadata(made).ok().as_ref(), replaced) {
-            let _ =
-                std::os::unix::fs::chown(made, Some(replaced.uid()), Some(replaced.gid()));
+            let _ = std::os::unix::fs::chown(made, Some(replaced.uid()), Some(replaced.gid()));
         }
     }
     let _ = std::fs::set_permissions(made, replaced.permissions());

@@ -194,7 +194,11 @@ mod tests {
         write_file(&dir.join("expected.yaml"), b"---\nkind: Secret\ndata: {}\n").expect("write");
         write_file(&dir.join("plain.yaml"), b"kind: ConfigMap\n").expect("write");
         assert_eq!(mode("expected.yaml"), 0o600);
-        assert_ne!(mode("plain.yaml") & 0o044, 0, "a plain file keeps the usual mode");
+        assert_ne!(
+            mode("plain.yaml") & 0o044,
+            0,
+            "a plain file keeps the usual mode"
+        );
     }
 
     #[test]

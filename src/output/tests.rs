@@ -327,7 +327,10 @@ fn stale_staging_of_killed_runs_is_removed() {
     let set = OutputSet::begin(&out, None).expect("begin");
     set.write("b.yaml", b"b", false).expect("write");
     set.killed();
-    assert_eq!(cleanup::staging_of(&out.canonicalize_utf8().expect("real")).len(), 1);
+    assert_eq!(
+        cleanup::staging_of(&out.canonicalize_utf8().expect("real")).len(),
+        1
+    );
     put(&out, &[("a.yaml", "a2")], Removal::Stale);
     assert_eq!(
         tree(&parent),
@@ -638,10 +641,22 @@ fn an_output_holding_a_secret_or_a_private_key_is_owner_only_from_staging_on() {
     let out = parent.join("out");
     let set = OutputSet::begin(&out, None).expect("begin");
     let outputs: [(&str, &[u8], u32); 4] = [
-        ("secret.yaml", b"apiVersion: v1\nkind: Secret\ndata: {}\n", 0o600),
-        ("list.yaml", b"kind: List\nitems:\n- kind: \"Secret\"\n", 0o600),
+        (
+            "secret.yaml",
+            b"apiVersion: v1\nkind: Secret\ndata: {}\n",
+            0o600,
+        ),
+        (
+            "list.yaml",
+            b"kind: List\nitems:\n- kind: \"Secret\"\n",
+            0o600,
+        ),
         ("key.pem", b"-----BEGIN EC PRIVATE KEY-----\nAAAA\n", 0o600),
-        ("config.yaml", b"kind: ConfigMap\ndata:\n  kind: Secrets\n", 0o644),
+        (
+            "config.yaml",
+            b"kind: ConfigMap\ndata:\n  kind: Secrets\n",
+            0o644,
+        ),
     ];
     for (name, bytes, expected) in outputs {
         set.write_with(name, bytes, false, |staged, bytes| {
@@ -688,7 +703,12 @@ fn killed_file_by_file(out: &Utf8Path, files: &[(&str, &str)], moves: usize) {
 fn a_file_by_file_switch_killed_midway_is_completed_by_the_next_run_or_reader() {
     let (_keep, parent) = scratch();
     let out = parent.join("out");
-    let old = [("a.yaml", "old"), ("b.yaml", "old"), ("c.yaml", "old"), ("d.yaml", "old")];
+    let old = [
+        ("a.yaml", "old"),
+        ("b.yaml", "old"),
+        ("c.yaml", "old"),
+        ("d.yaml", "old"),
+    ];
     let new = [("a.yaml", "new"), ("b.yaml", "new"), ("c.yaml", "new")];
     let whole_new = [RECORD_NAME, "a.yaml", "b.yaml", "c.yaml"];
     put(&out, &old, Removal::Stale);
@@ -761,13 +781,20 @@ fn files_a_user_creates_in_the_target_while_sets_are_switched_are_never_lost() {
     };
     for round in 0..40 {
         let text = format!("round {round}");
-        put(&out, &[("a.yaml", &text), ("b.yaml", &text)], Removal::Stale);
+        put(
+            &out,
+            &[("a.yaml", &text), ("b.yaml", &text)],
+            Removal::Stale,
+        );
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let made = user.join().expect("user thread");
     // Files still arriving in an old folder as a run ended are moved in by the next run.
     put(&out, &[("a.yaml", "last")], Removal::Stale);
-    let lost: Vec<&String> = made.iter().filter(|name| !out.join(name).exists()).collect();
+    let lost: Vec<&String> = made
+        .iter()
+        .filter(|name| !out.join(name).exists())
+        .collect();
     assert!(
         lost.is_empty(),
         "{} of {} lost, the first: {:?}",
@@ -782,7 +809,11 @@ fn a_file_a_user_put_in_the_old_folder_of_a_run_killed_right_after_its_switch_is
     use std::os::fd::AsRawFd as _;
     let (_keep, parent) = scratch();
     let out = parent.join("out");
-    put(&out, &[("a.yaml", "old"), ("gone.yaml", "old")], Removal::Stale);
+    put(
+        &out,
+        &[("a.yaml", "old"), ("gone.yaml", "old")],
+        Removal::Stale,
+    );
     let before_the_switch = std::fs::File::open(&out).expect("open the target");
     let mut set = OutputSet::begin(&out, None).expect("begin");
     set.killed_after_exchange = true;
