@@ -15,8 +15,9 @@
 //! nothing: no new file, no new mtime).
 //!
 //! What counts as a cluster: a folder, or a file whose name ends in `.yaml` or `.yml` in any
-//! case (`prod.YAML` is cluster `prod`). Hidden entries are passed by; anything else is named
-//! in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
+//! case (`prod.YAML` is cluster `prod`). Hidden entries (a leading dot) are passed by, and
+//! named in a warning when they would otherwise be clusters (`.prod.yaml`, `...yaml`, a
+//! `.name/` folder with `values.yaml`); anything else is named in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
 //! refused by name before any work: reading it could block forever.
 
 use crate::chart::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
@@ -78,6 +79,9 @@ pub struct FleetReport {
     pub clusters: usize,
     /// Outputs of clusters that left the fleet, removed.
     pub removed: Vec<Utf8PathBuf>,
+    /// Why the set could not be put in place although clusters rendered (a full disk): then
+    /// nothing was written, and the run fails naming it.
+    pub not_put_in_place: Option<crate::output::OutputError>,
 }
 
 impl FleetReport {
@@ -125,7 +129,7 @@ impl FleetReport {
             "{} of {} clusters failed{}:\n",
             self.failures.len(),
             self.clusters,
-            if keep_going {
+            if keep_going && self.not_put_in_place.is_none() {
                 ", the others were written"
             } else {
                 "; nothing was written"
@@ -137,6 +141,11 @@ impl FleetReport {
             text.push_str(&format!("  {}: {error}\n", failure.file));
         }
         text
+    }
+
+    /// Whether the run failed: a cluster failed, or the set could not be put in place.
+    pub fn failed(&self) -> bool {
+        !self.failures.is_empty() || self.not_put_in_place.is_some()
     }
 }
 
@@ -177,10 +186,20 @@ pub fn discover_noting(dir: &Utf8Path, notes: &mut Vec<String>) -> Result<Vec<Cl
             ));
             continue;
         };
+        let path = dir.join(&file_name);
         if file_name.starts_with('.') {
+            // Hidden entries are not clusters; one that would be, had it no leading dot, is
+            // named, so a `.prod.yaml` or a `...yaml` is not dropped without a word.
+            let meta = std::fs::metadata(&path);
+            if meta.as_ref().is_ok_and(|m| m.is_dir()) {
+                if path.join(CLUSTER_VALUES).is_file() {
+                    skipped.push(format!("{file_name}/ (hidden: its name starts with a dot)"));
+                }
+            } else if yaml_stem(&file_name).is_some() {
+                skipped.push(format!("{file_name} (hidden: its name starts with a dot)"));
+            }
             continue;
         }
-        let path = dir.join(&file_name);
         // Links are followed, as a render's -f follows them.
         let Ok(meta) = std::fs::metadata(&path) else {
             skipped.push(format!("{file_name} (a link to nothing)"));
@@ -481,7 +500,15 @@ pub fn write_clusters(
         return Ok(report);
     }
     let out = set.folder().to_owned();
-    let committed = set.commit(Removal::Stale)?;
+    let committed = match set.commit(Removal::Stale) {
+        Ok(committed) => committed,
+        // A full disk: the clusters' failures (their own writes may have hit it first) are
+        // reported with it, and nothing is written.
+        Err(error) => {
+            report.not_put_in_place = Some(error);
+            return Ok(report);
+        }
+    };
     report.outputs = good
         .into_iter()
         .map(|(cluster, output)| (out.join(format!("{}.yaml", cluster.name)), output))

@@ -501,8 +501,22 @@ fn plan_issuer(
         }
         (None, None, None) => {
             if let Some(dir) = dir {
-                if let Some(texts) = certs_dir::load(dir, &ISSUER_SET)? {
-                    return reuse_issuer(dir, texts, has_expiry, clock, plan);
+                match certs_dir::load(dir, &ISSUER_SET) {
+                    Ok(Some(texts)) => return reuse_issuer(dir, texts, has_expiry, clock, plan),
+                    Ok(None) => {}
+                    Err(IdentityError::IncompleteCertsDir { .. })
+                        if lifecycle::holds_root_without_issuer(dir) =>
+                    {
+                        let domain = match text(values, TRUST_DOMAIN)? {
+                            Some(domain) => domain,
+                            None => text(values, CLUSTER_DOMAIN)?.unwrap_or("cluster.local"),
+                        };
+                        return Err(IdentityError::CertsDirWithoutIssuer {
+                            dir: dir.to_owned(),
+                            command: lifecycle::make_issuer_command(dir, domain),
+                        });
+                    }
+                    Err(e) => return Err(e),
                 }
             }
             generate_issuer(values, clock, dir, has_expiry, plan)

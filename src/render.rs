@@ -627,7 +627,8 @@ pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
 
 /// [`write_output_dir`] of a whole render with the file writer supplied (tests use it to fail
 /// midway): it gets each file's staging path (beside `dir`, never inside it, so a run killed
-/// midway leaves nothing in `dir` that `kubectl apply -R dir` would read).
+/// midway leaves nothing in `dir` that `kubectl apply -R dir` would read), where the output door
+/// has already created the file empty with its final mode (0600 for a Secret's).
 pub fn write_output_dir_with(
     dir: &Utf8Path,
     rendered: &Rendered,

@@ -130,10 +130,11 @@ fn staging_happens_beside_the_output_folder_not_inside_it() {
 /// Older versions named staging after the process id; such folders (the process is long gone)
 /// are stale too.
 #[test]
-fn stale_staging_folders_of_dead_runs_are_removed() {
+fn folders_named_like_an_older_versions_staging_are_left_alone_and_never_published() {
     let parent = scratch_dir("outdir-stale");
     let dir = Utf8PathBuf::from_path_buf(parent.join("out")).unwrap();
-    // What a run killed midway left: beside the folder (now), and inside it (older versions).
+    // Named as older versions named staging (by PID), beside the folder and inside it: nothing
+    // in them proves meshchart made them, so they may be the user's (issue #33).
     let dead = u32::MAX - 1;
     let beside = parent.join(format!(".out.meshchart-staging-{dead}/new/demo/templates"));
     let inside = parent.join(format!("out/.meshchart-staging-{dead}/new/demo/templates"));
@@ -141,17 +142,16 @@ fn stale_staging_folders_of_dead_runs_are_removed() {
         std::fs::create_dir_all(folder).unwrap();
         std::fs::write(folder.join("half.yaml"), "kind: Conf").unwrap();
     }
-    // Someone else's folder with a similar name stays.
     std::fs::create_dir_all(parent.join("out/.meshchart-staging-notapid")).unwrap();
     write_output_dir_with(&dir, &demo(&["a"]), |p, t| std::fs::write(p, t)).unwrap();
-    assert!(!parent
-        .join(format!(".out.meshchart-staging-{dead}"))
-        .exists());
-    assert!(!parent
-        .join(format!("out/.meshchart-staging-{dead}"))
-        .exists());
+    for folder in [&beside, &inside] {
+        assert!(folder.join("half.yaml").exists(), "{}", folder.display());
+    }
     assert!(parent.join("out/.meshchart-staging-notapid").exists());
-    assert_eq!(files_under(dir.as_std_path()), ["demo/templates/a.yaml"]);
+    assert_eq!(
+        files_under(dir.join("demo").as_std_path()),
+        ["templates/a.yaml"]
+    );
 }
 
 #[test]

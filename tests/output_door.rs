@@ -624,19 +624,52 @@ fn a_users_file_where_a_cluster_goes_is_named_and_nothing_is_written() {
 
 #[test]
 fn staging_names_are_random_even_for_the_same_pid() {
-    // Every run of a container is PID 1: names from the PID collided. A staging folder an
-    // earlier run left (same PID) is stale and removed, never reused or published.
+    // Every run of a container is PID 1: names from the PID collided. A folder named as older
+    // versions named staging (by PID) is never reused or published; nor is it removed, since
+    // nothing in it proves meshchart made it (it may be the user's).
     let root = scratch_dir("door-pid");
     let fleet = root.join("fleet");
     write_fleet(&fleet, 0..2, "a");
     let out = root.join("out");
     std::fs::create_dir_all(&out).expect("out");
     let left = root.join(".out.meshchart-staging-1/new");
-    std::fs::create_dir_all(&left).expect("stale");
-    std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("stale file");
+    std::fs::create_dir_all(&left).expect("look-alike");
+    std::fs::write(left.join("c9.yaml"), "kind: Stale\n").expect("look-alike file");
     assert!(fleet_output(&fleet, &out).status.success());
-    assert!(staging_left(&out).is_empty());
+    assert_eq!(
+        staging_left(&out),
+        [s(&root.join(".out.meshchart-staging-1"))]
+    );
     assert!(!out.join("c9.yaml").exists());
+    assert!(left.join("c9.yaml").exists());
+}
+
+#[test]
+fn a_users_folders_named_like_meshcharts_survive_a_fleet() {
+    let root = scratch_dir("door-look-alikes");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let out = root.join("out");
+    let users = [
+        out.join(".meshchart-staging-2024"),
+        out.join(".meshchart-fleet-7"),
+        root.join(".out.meshchart-staging-42"),
+    ];
+    for folder in &users {
+        std::fs::create_dir_all(folder).expect("folder");
+        std::fs::write(folder.join("notes.txt"), "mine").expect("write");
+    }
+    assert!(fleet_output(&fleet, &out).status.success());
+    write_fleet(&fleet, 0..3, "b");
+    assert!(fleet_output(&fleet, &out).status.success());
+    for folder in &users {
+        assert_eq!(
+            std::fs::read(folder.join("notes.txt")).expect("kept"),
+            b"mine",
+            "{}",
+            folder.display()
+        );
+    }
 }
 
 /// `render --output-dir` on a folder whose parent is read-only stages inside it, hidden.
@@ -852,4 +885,354 @@ fn a_package_killed_at_any_point_leaves_no_archive_or_the_whole_one_and_no_parti
         );
     }
     eprintln!("{rounds} kills: {none} left no archive, {archive} the whole one");
+}
+
+/// A chart of one Secret and one ConfigMap, written into `dir`; its folder.
+fn chart_with_a_secret(dir: &Path) -> std::path::PathBuf {
+    let chart = dir.join("secret-chart");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: secret-chart\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(
+        chart.join("templates/secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: issuer\nstringData:\n  key: \"{{ Values.name }}\"\n",
+    )
+    .expect("secret template");
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: b\n",
+    )
+    .expect("configmap template");
+    chart
+}
+
+/// `command` run under umask 000, where a file made with the default mode is 0666.
+fn under_umask_000(mut command: Command) -> std::process::Output {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: umask(2) is async-signal-safe, and nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    run(&mut command)
+}
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).expect("meta").permissions().mode() & 0o777
+}
+
+#[test]
+fn secret_outputs_are_written_owner_only_whatever_the_umask() {
+    let root = scratch_dir("door-secret-modes");
+    let chart = chart_with_a_secret(&root);
+    let out = root.join("out");
+    let output = under_umask_000(legacy_command(&[
+        "render",
+        "--chart",
+        s(&chart),
+        "--set",
+        "name=x",
+        "--output-dir",
+        s(&out),
+    ]));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let templates = out.join("secret-chart/templates");
+    assert_eq!(mode_of(&templates.join("secret.yaml")), 0o600);
+    assert_eq!(mode_of(&templates.join("config.yaml")), 0o644);
+    // A fleet's output holds its cluster's Secret.
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let fleet_out = root.join("fleet-out");
+    let output = under_umask_000(legacy_command(&[
+        "render",
+        "--chart",
+        s(&chart),
+        "--fleet",
+        s(&fleet),
+        "--output-dir",
+        s(&fleet_out),
+    ]));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for cluster in ["c0.yaml", "c1.yaml"] {
+        assert_eq!(mode_of(&fleet_out.join(cluster)), 0o600, "{cluster}");
+    }
+}
+
+/// Whether this test runs as root (it chowns); if not, says so and the test checks nothing.
+fn as_root_or_skip(test: &str) -> bool {
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("{test}: skipped: not root, so files cannot be given to another user");
+    }
+    root
+}
+
+const OTHER_USER: u32 = 12345;
+
+fn owner_of(path: &Path) -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::symlink_metadata(path).expect("meta");
+    (meta.uid(), meta.gid())
+}
+
+fn give_to_other_user(path: &Path) {
+    std::os::unix::fs::chown(path, Some(OTHER_USER), Some(OTHER_USER)).expect("chown");
+}
+
+#[test]
+fn folders_and_files_a_run_replaces_keep_their_owner_group_and_mode() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !as_root_or_skip("folders_and_files_a_run_replaces_keep_their_owner_group_and_mode") {
+        return;
+    }
+    let root = scratch_dir("door-owners");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2, "a");
+    let out = root.join("out");
+    assert!(fleet_output(&fleet, &out).status.success());
+    std::fs::create_dir_all(out.join("sub")).expect("a user's subfolder");
+    std::fs::write(out.join("sub/notes.txt"), "mine").expect("user file");
+    for path in [&out, &out.join("sub"), &out.join("c0.yaml")] {
+        give_to_other_user(path);
+    }
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o750)).expect("chmod");
+    std::fs::set_permissions(out.join("c0.yaml"), std::fs::Permissions::from_mode(0o640))
+        .expect("chmod");
+    write_fleet(&fleet, 0..2, "b");
+    let output = fleet_output(&fleet, &out);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("wrote"),
+        "the set was replaced"
+    );
+    for path in [&out, &out.join("sub"), &out.join("c0.yaml")] {
+        assert_eq!(
+            owner_of(path),
+            (OTHER_USER, OTHER_USER),
+            "{}",
+            path.display()
+        );
+    }
+    assert_eq!(mode_of(&out), 0o750);
+    assert_eq!(mode_of(&out.join("c0.yaml")), 0o640);
+    // --output-dir: the chart's folder, switched whole, keeps its owner too.
+    let dir_out = root.join("dir-out");
+    let render = |set: &str| {
+        run(&mut legacy_command(&[
+            "render",
+            "--chart",
+            SMALL_CHART,
+            "--set",
+            set,
+            "--output-dir",
+            s(&dir_out),
+        ]))
+    };
+    assert!(render("name=one").status.success());
+    let chart_folder = dir_out.join("output-dir");
+    give_to_other_user(&chart_folder);
+    give_to_other_user(&chart_folder.join("templates"));
+    assert!(render("name=two").status.success());
+    assert_eq!(owner_of(&chart_folder), (OTHER_USER, OTHER_USER));
+    assert_eq!(
+        owner_of(&chart_folder.join("templates")),
+        (OTHER_USER, OTHER_USER)
+    );
+}
+
+/// A tmpfs of `size` mounted for a test (see [`Mounted`]).
+fn mounted_small(path: &Path, size: &str) -> Option<Mounted> {
+    std::fs::create_dir_all(path).expect("mount point");
+    let status = Command::new("mount")
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size}"),
+            "meshchart-test",
+            s(path),
+        ])
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    status.success().then(|| Mounted(path.to_path_buf()))
+}
+
+/// A chart of one ConfigMap holding the cluster's `name`: outputs as big as their names.
+fn chart_of_one_value(dir: &Path) -> std::path::PathBuf {
+    let chart = dir.join("value-chart");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: value-chart\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(
+        chart.join("templates/config.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key: \"{{ Values.name }}\"\n",
+    )
+    .expect("template");
+    chart
+}
+
+#[test]
+fn keep_going_on_a_full_disk_lands_each_cluster_whole_or_reports_it_and_exits_non_zero() {
+    let root = scratch_dir("door-enospc");
+    let disk = root.join("disk");
+    let Some(_mounted) = mounted_small(&disk, "160k") else {
+        eprintln!("cannot mount a tmpfs here: nothing to check");
+        return;
+    };
+    let chart = chart_of_one_value(&root);
+    let fleet_of = |name: &str, padding: usize| {
+        let fleet = root.join(name);
+        std::fs::create_dir_all(&fleet).expect("fleet");
+        for i in 0..10 {
+            let value = format!("name: c{i}-{}\n", "0".repeat(padding));
+            std::fs::write(fleet.join(format!("c{i}.yaml")), value).expect("cluster");
+        }
+        fleet
+    };
+    let (small, big) = (fleet_of("small", 0), fleet_of("big", 9000));
+    let command = |fleet: &Path, out: &Path| {
+        legacy_command(&[
+            "render",
+            "--chart",
+            s(&chart),
+            "--fleet",
+            s(fleet),
+            "--output-dir",
+            s(out),
+            "--keep-going",
+        ])
+    };
+    let references: Vec<BTreeMap<String, Vec<u8>>> = [&small, &big]
+        .iter()
+        .enumerate()
+        .map(|(i, fleet)| {
+            let reference = root.join(format!("reference-{i}"));
+            complete(command(fleet, &reference));
+            snapshot(&reference)
+        })
+        .collect();
+    let out = disk.join("out");
+    complete(command(&small, &out));
+    // Ten outputs of 9 kB each do not fit beside the ones in place.
+    let output = run(&mut command(&big, &out));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(!stderr.contains("did not write"), "{stderr}");
+    for (name, bytes) in snapshot(&out) {
+        if name == RECORD {
+            continue;
+        }
+        assert!(
+            references.iter().any(|set| set.get(&name) == Some(&bytes)),
+            "{name} is not a cluster's whole output"
+        );
+    }
+    assert!(staging_left(&out).is_empty(), "{:?}", staging_left(&out));
+}
+
+#[test]
+fn a_linked_folder_in_the_way_is_named_once() {
+    let root = scratch_dir("door-linked-folder");
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("elsewhere");
+    let out = root.join("out");
+    std::fs::create_dir_all(out.join("output-dir")).expect("chart folder");
+    std::os::unix::fs::symlink(&elsewhere, out.join("output-dir/templates")).expect("link");
+    let output = run(&mut legacy_command(&[
+        "render",
+        "--chart",
+        SMALL_CHART,
+        "--output-dir",
+        s(&out),
+    ]));
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    let named = s(&out.join("output-dir/templates")).to_owned();
+    assert_eq!(stderr.matches(&named).count(), 1, "{stderr}");
+    assert!(std::fs::read_dir(&elsewhere)
+        .expect("read")
+        .next()
+        .is_none());
+}
+
+#[test]
+fn hidden_files_that_look_like_clusters_are_named_as_skipped_on_stderr() {
+    let root = scratch_dir("door-hidden-clusters");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..1, "a");
+    std::fs::write(fleet.join(".hidden.yaml"), "name: hidden\n").expect("write");
+    std::fs::write(fleet.join("...yaml"), "name: dots\n").expect("write");
+    std::fs::create_dir_all(fleet.join(".staged")).expect("folder");
+    std::fs::write(fleet.join(".staged/values.yaml"), "name: staged\n").expect("write");
+    std::fs::create_dir_all(fleet.join(".git")).expect("folder");
+    let out = root.join("out");
+    let output = fleet_output(&fleet, &out);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for name in [".hidden.yaml", "...yaml", ".staged/"] {
+        assert!(
+            stderr.contains(&format!(
+                "skipped {name} (hidden: its name starts with a dot)"
+            )),
+            "{name}: {stderr}"
+        );
+    }
+    assert!(!stderr.contains(".git"), "{stderr}");
+    assert!(out.join("c0.yaml").exists() && !out.join(".hidden.yaml").exists());
+}
+
+#[test]
+fn a_run_waiting_behind_a_stopped_lock_holder_says_whom_it_waits_for() {
+    use std::io::BufRead as _;
+    let root = scratch_dir("door-stopped-holder");
+    let fleet = root.join("fleet");
+    write_fleet(&fleet, 0..2000, "a");
+    let out = root.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    let mut holder = spawn_quiet(fleet_command(&fleet, &out));
+    let holder_pid = holder.id() as libc::pid_t;
+    // Stopped once it holds the lock and has staged (its staging records who it is).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while staging_left(&out).is_empty() {
+        assert!(Instant::now() < deadline, "the first run never staged");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: signals to a child of this test.
+    unsafe { libc::kill(holder_pid, libc::SIGSTOP) };
+    let mut waiter = fleet_command(&fleet, &out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("second run");
+    let stderr = waiter.stderr.take().expect("stderr");
+    let (line_sent, line) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for text in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = line_sent.send(text);
+        }
+    });
+    let said = line.recv_timeout(Duration::from_secs(20));
+    // SAFETY: as above.
+    unsafe { libc::kill(holder_pid, libc::SIGCONT) };
+    assert!(holder.wait().expect("first run").success());
+    assert!(waiter.wait().expect("second run").success());
+    let said = said.expect("the waiting run said nothing");
+    assert!(said.contains("waiting for the lock on"), "{said}");
+    assert!(said.contains(s(&out)), "{said}");
+    assert!(said.contains(&format!("pid {holder_pid} (")), "{said}");
+    assert!(said.contains("render"), "{said}");
 }

@@ -52,8 +52,9 @@ pub enum CertsCommand {
         now: NowFlag,
     },
     /// Renew the issuer from the kept root: same root, new issuer key and certificate (the old
-    /// issuer is kept under retired/ until it expires, for a rollback). With --webhooks, renew
-    /// the webhook serving pairs instead.
+    /// issuer is kept under retired/ until it expires, for a rollback); a folder holding a root
+    /// and no issuer gets its first one. With --webhooks, renew the webhook serving pairs
+    /// instead.
     Renew {
         /// The folder.
         #[arg(value_name = "DIR")]
@@ -68,6 +69,10 @@ pub enum CertsCommand {
         /// for the names they serve, instead of the issuer.
         #[arg(long, conflicts_with = "ca_key")]
         webhooks: bool,
+        /// When DIR holds a root and no issuer yet: the trust domain the new issuer is named
+        /// for (identity.linkerd.DOMAIN; default cluster.local).
+        #[arg(long, value_name = "DOMAIN", conflicts_with = "webhooks")]
+        identity_trust_domain: Option<String>,
         #[command(flatten)]
         now: NowFlag,
     },
@@ -135,12 +140,14 @@ pub fn run(command: CertsCommand) -> Result<(), Error> {
             ca_key,
             validity,
             webhooks,
+            identity_trust_domain,
             now,
         } => lifecycle::renew(&RenewRequest {
             dir,
             ca_key,
             validity,
             webhooks,
+            trust_domain: identity_trust_domain,
             now: now.instant()?,
         })?,
         CertsCommand::RotateRoot {

@@ -705,9 +705,15 @@ fn render_fleet(
     if !report.failures.is_empty() {
         last_words.push_str(&report.failure_text(keep_going));
     }
+    if let Some(error) = &report.not_put_in_place {
+        last_words.push_str(&format!(
+            "error: the clusters' outputs could not be put in place, so nothing was written: \
+             {error}\n"
+        ));
+    }
     // One line that sums the run up, always the last.
     last_words.push_str(&report.summary());
     last_words.push('\n');
     let _ = std::io::stderr().lock().write_all(last_words.as_bytes());
-    Ok(failed_if(!report.failures.is_empty()))
+    Ok(failed_if(report.failed()))
 }

@@ -126,6 +126,17 @@ pub enum IdentityError {
         /// The files of the set that do not.
         missing: String,
     },
+    /// The certs dir holds a trust root but no issuer (neither issuer.crt nor issuer.key).
+    #[error(
+        "certs dir {dir} holds a trust root (ca.crt) but no issuer (issuer.crt, issuer.key): make \
+         one signed by that root with `{command}`, then run again"
+    )]
+    CertsDirWithoutIssuer {
+        /// The folder.
+        dir: Utf8PathBuf,
+        /// The `meshchart certs` command that makes the issuer.
+        command: String,
+    },
     /// A `--certs-dir` to make whose parent folder does not exist (a mistyped path).
     #[error(
         "certs dir {dir} does not exist, nor does its parent {parent}: meshchart makes the \

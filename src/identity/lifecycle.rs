@@ -79,6 +79,9 @@ pub struct RenewRequest {
     pub validity: std::time::Duration,
     /// Renew the webhook serving pairs instead of the issuer.
     pub webhooks: bool,
+    /// The trust domain an issuer is named for when the folder holds none yet (a root alone):
+    /// `identity.linkerd.DOMAIN`, as `certs create` names it; `None` is `cluster.local`.
+    pub trust_domain: Option<String>,
     /// The instant the new certificates start from.
     pub now: SystemTime,
 }
@@ -176,6 +179,36 @@ fn read_certs(text: &str, path: &Utf8Path) -> Result<Vec<Cert>, IdentityError> {
 /// `20231114T221320Z`: an instant in a file name.
 fn file_stamp(now: OffsetDateTime) -> String {
     rfc3339(now).replace(['-', ':'], "")
+}
+
+/// A name under `retired/` for what is retired at `stamp` as files with `endings`:
+/// `retired/<stem>-<stamp>`, or, when a file of that name with one of `endings` is already
+/// there (two renewals in one second, or under one `SOURCE_DATE_EPOCH`, or a renewal and a
+/// rotation), the first free `-2`, `-3`, ...: a rollback copy is never overwritten. Only
+/// `endings` are looked at, so a rotation's old root keeps one name for its key (retired by
+/// the issuer phase) and its certificate (by the finish phase). `taken` holds names this
+/// command already chose.
+fn fresh_retired(
+    dir: &Utf8Path,
+    stem: &str,
+    endings: &[&str],
+    stamp: &str,
+    taken: &[String],
+) -> String {
+    let base = format!("{RETIRED_DIR}/{stem}-{stamp}");
+    let free = |candidate: &str| {
+        endings.iter().all(|ending| {
+            let name = format!("{candidate}{ending}");
+            !taken.contains(&name) && std::fs::symlink_metadata(dir.join(&name)).is_err()
+        })
+    };
+    if free(&base) {
+        return base;
+    }
+    (2u64..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|candidate| free(candidate))
+        .unwrap_or(base)
 }
 
 /// `2024-11-13T22:13:20Z (365 days left)`.
@@ -414,6 +447,68 @@ fn signing_root(
     })
 }
 
+/// Whether `dir` holds a trust root (`ca.crt`) and neither issuer file: what `certs renew`
+/// makes an issuer for.
+pub(super) fn holds_root_without_issuer(dir: &Utf8Path) -> bool {
+    let exists = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+    exists(ANCHORS_FILE) && !exists(ISSUER_CRT_FILE) && !exists(ISSUER_KEY_FILE)
+}
+
+/// The `meshchart certs` command that makes an issuer for `dir`'s root, named for `domain`.
+pub(super) fn make_issuer_command(dir: &Utf8Path, domain: &str) -> String {
+    let mut command = format!("meshchart certs renew {dir}");
+    if domain != DEFAULT_TRUST_DOMAIN {
+        command.push_str(&format!(" --identity-trust-domain {domain}"));
+    }
+    if std::fs::symlink_metadata(dir.join(ROOT_KEY_FILE)).is_err() {
+        command.push_str(" --ca-key PATH");
+    }
+    command
+}
+
+/// The trust domain of an issuer named without one.
+const DEFAULT_TRUST_DOMAIN: &str = "cluster.local";
+
+/// A new issuer for a folder that holds a root alone, named for `domain`, signed by `signer`
+/// and checked as the render will; returns its files and notes.
+fn first_issuer(
+    dir: &Utf8Path,
+    signer: &RootSigner,
+    anchors_text: &str,
+    domain: &str,
+    validity: std::time::Duration,
+    clock: Clock,
+) -> Result<(NewFiles, Vec<String>), IdentityError> {
+    super::check_dns_name("--identity-trust-domain", domain, false)?;
+    let issuer_cn = format!("identity.linkerd.{domain}");
+    let made = signer
+        .sign_issuer(
+            &IssuerName::Common(&issuer_cn),
+            clock.datetime()?,
+            to_time(validity)?,
+        )
+        .map_err(generate_error(&issuer_cn))?;
+    super::check_issuer_material(
+        [
+            (anchors_text, Origin::File(&dir.join(ANCHORS_FILE))),
+            (&made.crt_pem, Origin::File(&dir.join(ISSUER_CRT_FILE))),
+            (&made.key_pem, Origin::File(&dir.join(ISSUER_KEY_FILE))),
+        ],
+        clock,
+    )?;
+    let notes = vec![format!(
+        "made the issuer CN={issuer_cn} ({dir} held a root and no issuer): valid until {}",
+        rfc3339(made.not_after)
+    )];
+    Ok((
+        vec![
+            (ISSUER_CRT_FILE.to_owned(), made.crt_pem, false),
+            (ISSUER_KEY_FILE.to_owned(), made.key_pem, true),
+        ],
+        notes,
+    ))
+}
+
 /// The issuer in place: certificate and key texts, `None` for a missing key.
 fn current_issuer(dir: &Utf8Path) -> Result<(String, Cert, Option<String>), IdentityError> {
     let path = dir.join(ISSUER_CRT_FILE);
@@ -455,7 +550,7 @@ fn reissue(
         clock,
     )?;
     let stamp = file_stamp(now);
-    let retired = format!("{RETIRED_DIR}/issuer-{stamp}");
+    let retired = fresh_retired(dir, "issuer", &[".crt", ".key"], &stamp, &[]);
     let mut files = vec![
         (ISSUER_CRT_FILE.to_owned(), made.crt_pem, false),
         (ISSUER_KEY_FILE.to_owned(), made.key_pem, true),
@@ -518,7 +613,15 @@ pub fn renew(request: &RenewRequest) -> Result<Vec<String>, IdentityError> {
             });
         }
     }
-    let (files, mut notes) = reissue(dir, &signer, &anchors_text, request.validity, clock)?;
+    let (files, mut notes) = if holds_root_without_issuer(dir) {
+        let domain = request
+            .trust_domain
+            .as_deref()
+            .unwrap_or(DEFAULT_TRUST_DOMAIN);
+        first_issuer(dir, &signer, &anchors_text, domain, request.validity, clock)?
+    } else {
+        reissue(dir, &signer, &anchors_text, request.validity, clock)?
+    };
     notes.insert(
         1,
         format!(
@@ -541,7 +644,7 @@ fn renew_webhooks(request: &RenewRequest) -> Result<Vec<String>, IdentityError> 
         .flat_map(|stem| [format!("{stem}.crt"), format!("{stem}.key")])
         .collect();
     let set = open(dir, &pairs.iter().map(String::as_str).collect::<Vec<_>>())?;
-    let mut files = Vec::new();
+    let mut files: Vec<(String, String, bool)> = Vec::new();
     let mut notes = Vec::new();
     for stem in WEBHOOK_STEMS {
         let crt_name = format!("{stem}.crt");
@@ -560,7 +663,8 @@ fn renew_webhooks(request: &RenewRequest) -> Result<Vec<String>, IdentityError> 
         let made = generate::serving_cert_for(host, now, to_time(request.validity)?)
             .map_err(generate_error(host))?;
         let key_name = format!("{stem}.key");
-        let retired = format!("{RETIRED_DIR}/{stem}-{stamp}");
+        let taken: Vec<String> = files.iter().map(|(name, _, _)| name.clone()).collect();
+        let retired = fresh_retired(dir, stem, &[".crt", ".key"], &stamp, &taken);
         if let Some(key) = read_optional(&dir.join(&key_name))? {
             files.push((format!("{retired}.key"), key, true));
         }
@@ -695,7 +799,9 @@ pub fn rotate_root(request: &RotateRequest) -> Result<Vec<String>, IdentityError
             // The new root becomes the folder's root: its key (when kept here) signs later
             // renewals; the old root's key is retired with it.
             if let Some(old_key) = read_optional(&dir.join(ROOT_KEY_FILE))? {
-                files.push((format!("{RETIRED_DIR}/ca-{stamp}.key"), old_key, true));
+                let taken: Vec<String> = files.iter().map(|(name, _, _)| name.clone()).collect();
+                let retired = fresh_retired(dir, "ca", &[".key"], &stamp, &taken);
+                files.push((format!("{retired}.key"), old_key, true));
                 set.remove(ROOT_KEY_FILE);
             }
             match read_optional(&dir.join(NEXT_ROOT_KEY_FILE))? {
@@ -764,9 +870,10 @@ pub fn rotate_root(request: &RotateRequest) -> Result<Vec<String>, IdentityError
                 .iter()
                 .map(|c| super::pem::encode("CERTIFICATE", &c.der))
                 .collect();
+            let retired = fresh_retired(dir, "ca", &[".crt"], &stamp, &[]);
             vec![
                 (ANCHORS_FILE.to_owned(), text, false),
-                (format!("{RETIRED_DIR}/ca-{stamp}.crt"), dropped_text, false),
+                (format!("{retired}.crt"), dropped_text, false),
             ]
         }
     };

@@ -20,48 +20,140 @@ pub(crate) fn random_suffix() -> Result<String, OutputError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whether `suffix` is what a staging name ends with: ours (16 hex digits), or an older
-/// version's (a process id).
+/// Whether `suffix` is what a staging name ends with: 16 hex digits.
 fn is_staging_suffix(suffix: &str) -> bool {
-    let hex = suffix.len() == 16 && suffix.bytes().all(|b| b.is_ascii_hexdigit());
-    let pid =
-        !suffix.is_empty() && suffix.len() <= 10 && suffix.bytes().all(|b| b.is_ascii_digit());
-    hex || pid
+    suffix.len() == 16 && suffix.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Removes the staging folders in `folder` whose names are `<prefix><suffix>`. Called with the
-/// target's lock held: only a holder of that lock makes them, so every one found is stale.
-/// Returns what it could not remove (left for a later run; never an error for this one).
-fn remove_stale(folder: &Utf8Path, prefixes: &[&str]) -> Vec<Utf8PathBuf> {
-    let mut left = Vec::new();
-    let Ok(entries) = folder.read_dir_utf8() else {
-        return left;
+/// The file in every staging folder that proves it is meshchart's: its first line is
+/// [`OWNER_TAG`] and the folder's own random suffix (a user's folder of a look-alike name has
+/// none, nor could a copied one name its new folder's suffix); then the process id and the
+/// command line of the run that made it, for a run waiting on the lock to say whom it waits
+/// for.
+pub(crate) const OWNER_FILE: &str = "meshchart-staging-owner";
+const OWNER_TAG: &str = "meshchart staging";
+
+/// Writes the owner file into the staging folder `staging`, named `...<suffix>`.
+pub(crate) fn write_owner(staging: &Utf8Path, suffix: &str) -> std::io::Result<()> {
+    let command: Vec<String> = std::env::args().collect();
+    std::fs::write(
+        staging.join(OWNER_FILE),
+        format!(
+            "{OWNER_TAG} {suffix}\npid {}\ncommand {}\n",
+            std::process::id(),
+            command.join(" ").replace('\n', " ")
+        ),
+    )
+}
+
+/// The run that made a staging folder, as its owner file tells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Owner {
+    /// Its process id.
+    pub pid: String,
+    /// Its command line.
+    pub command: String,
+}
+
+/// The owner of `staging` when it is provably meshchart's (see [`OWNER_FILE`]), else `None`.
+pub(crate) fn owner(staging: &Utf8Path) -> Option<Owner> {
+    let name = staging.file_name()?;
+    let suffix = name.get(name.len().checked_sub(16)?..)?;
+    if !is_staging_suffix(suffix) || !std::fs::symlink_metadata(staging).ok()?.is_dir() {
+        return None;
+    }
+    let owner_file = staging.join(OWNER_FILE);
+    if !std::fs::symlink_metadata(&owner_file).ok()?.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(owner_file).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != format!("{OWNER_TAG} {suffix}") {
+        return None;
+    }
+    let mut owner = Owner {
+        pid: String::new(),
+        command: String::new(),
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let stale = prefixes
-            .iter()
-            .any(|prefix| name.strip_prefix(prefix).is_some_and(is_staging_suffix));
-        // A link or file with such a name is not ours to remove.
-        if stale
-            && entry.file_type().is_ok_and(|t| t.is_dir())
-            && remove_tree(entry.path()).is_err()
-        {
-            left.push(entry.path().to_owned());
+    for line in lines {
+        if let Some(pid) = line.strip_prefix("pid ") {
+            owner.pid = pid.to_owned();
+        } else if let Some(command) = line.strip_prefix("command ") {
+            owner.command = command.to_owned();
         }
     }
-    left
+    Some(owner)
 }
 
-/// Removes the stale staging of the target folder `root` (resolved): beside it and inside it.
-/// Called with its lock held, shared or exclusive: only the holder of the exclusive lock makes
-/// staging, so none found then is in use.
-pub(crate) fn remove_stale_around(root: &Utf8Path) {
-    if let (Some(parent), Some(name)) = (root.parent(), root.file_name()) {
-        remove_stale(parent, &[&beside_prefix(name)]);
+/// Whether the staging-named folder `staging` is provably meshchart's: its owner file says so,
+/// or it is what a run killed while making it left (nothing in it but, at most, the start of
+/// its owner file): removing that loses nothing of anyone's.
+fn is_ours(staging: &Utf8Path) -> bool {
+    if owner(staging).is_some() {
+        return true;
     }
-    remove_stale(root, &[STAGING_MARKER, LEGACY_FLEET_PREFIX]);
+    let (Some(name), Ok(entries)) = (staging.file_name(), staging.read_dir_utf8()) else {
+        return false;
+    };
+    let Some(suffix) = name.get(name.len().saturating_sub(16)..) else {
+        return false;
+    };
+    let whole = format!("{OWNER_TAG} {suffix}\n");
+    let mut count = 0;
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        count += 1;
+        let started = entry.file_name() == OWNER_FILE
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::read(entry.path()).is_ok_and(|text| whole.as_bytes().starts_with(&text));
+        if !started || count > 1 {
+            return false;
+        }
+    }
+    true
 }
+
+/// The staging folders of the target `root` (resolved) that are provably meshchart's: beside
+/// it and inside it.
+pub(crate) fn staging_of(root: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let mut found = Vec::new();
+    let mut look = |folder: &Utf8Path, prefix: &str| {
+        let Ok(entries) = folder.read_dir_utf8() else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let shaped = entry
+                .file_name()
+                .strip_prefix(prefix)
+                .is_some_and(is_staging_suffix);
+            if shaped && is_ours(entry.path()) {
+                found.push(entry.path().to_owned());
+            }
+        }
+    };
+    if let (Some(parent), Some(name)) = (root.parent(), root.file_name()) {
+        look(parent, &beside_prefix(name));
+    }
+    look(root, STAGING_MARKER);
+    found
+}
+
+/// Removes the stale staging of the target folder `root` (resolved): beside it and inside it,
+/// only folders that are provably meshchart's ([`OWNER_FILE`]): a user's folder is never taken
+/// for ours by its name alone. Called with its lock held, shared or exclusive: only the holder
+/// of the exclusive lock makes staging, so none found then is in use. A staging folder holding
+/// a journal (a file-by-file switch a kill interrupted) is left for the next writer to
+/// complete.
+pub(crate) fn remove_stale_around(root: &Utf8Path) {
+    for staging in staging_of(root) {
+        if !staging.join(JOURNAL_FILE).exists() && super::set::staging_may_go(&staging) {
+            let _ = remove_tree(&staging);
+        }
+    }
+}
+
+/// The journal of a file-by-file switch, in its staging folder (see `set::Journal`).
+pub(crate) const JOURNAL_FILE: &str = "journal";
 
 /// Whether this process looks at `folder` for stale staging for the first time (then it is
 /// noted, and later calls say no).
@@ -79,9 +171,6 @@ pub(crate) fn first_look(folder: &Utf8Path) -> bool {
 pub(crate) fn beside_prefix(target_name: &str) -> String {
     format!(".{target_name}{STAGING_MARKER}")
 }
-
-/// The legacy name of a fleet's staging folder inside its output (older versions).
-pub(crate) const LEGACY_FLEET_PREFIX: &str = ".meshchart-fleet-";
 
 /// Removes a folder and everything in it; a folder that is already gone is fine. Retried
 /// once: files written into it by another thread meanwhile make the first try fail.
@@ -111,7 +200,13 @@ fn remove_while_written(path: &Utf8Path) {
         _ => path.to_owned(),
     };
     let target = match std::fs::rename(path, &renamed) {
-        Ok(()) => renamed,
+        Ok(()) => {
+            // Still provably ours under its new name, should this process die before it goes.
+            if let Some(suffix) = renamed.as_str().get(renamed.as_str().len() - 16..) {
+                let _ = write_owner(&renamed, suffix);
+            }
+            renamed
+        }
         Err(_) => path.to_owned(),
     };
     let _ = remove_tree(&target);
@@ -278,7 +373,7 @@ mod tests {
     #[test]
     fn only_staging_shaped_names_count() {
         assert!(is_staging_suffix("0123456789abcdef"));
-        assert!(is_staging_suffix("4242"));
+        assert!(!is_staging_suffix("4242"));
         assert!(!is_staging_suffix("notapid"));
         assert!(!is_staging_suffix(""));
         assert!(!is_staging_suffix("0123456789abcdefg"));

@@ -27,8 +27,20 @@ impl TargetLock {
     /// Waits for a shared lock on the folder `path` (which must exist): readers that must see
     /// one committed set, never a set being replaced under them. Staging that a killed writer
     /// left is removed here too: no writer can be at work while a reader holds the lock.
+    /// A file-by-file switch that a killed writer left half done is completed first (under
+    /// the exclusive lock, taken for that alone): a reader never sees a mixed set.
     pub fn shared(path: &Utf8Path) -> Result<TargetLock, OutputError> {
-        let lock = Self::acquire(path, Kind::Shared)?;
+        let mut lock = Self::acquire(path, Kind::Shared)?;
+        if let Ok(real) = path.canonicalize_utf8() {
+            while super::set::has_journal(&real) {
+                drop(lock);
+                {
+                    let _writing = Self::acquire(path, Kind::Exclusive)?;
+                    super::set::complete_journals(&real)?;
+                }
+                lock = Self::acquire(path, Kind::Shared)?;
+            }
+        }
         // Once per folder and process: a fleet's clusters all read one --certs-dir, and a
         // look around it for each of them was a tenth of a 200-cluster re-render.
         if super::cleanup::first_look(path) {
@@ -45,9 +57,20 @@ impl TargetLock {
     }
 
     fn acquire(path: &Utf8Path, kind: Kind) -> Result<TargetLock, OutputError> {
+        let mut told = false;
         loop {
             let file = open_folder(path)?;
-            flock(&file, kind).map_err(OutputError::io("lock the folder", path))?;
+            let taken =
+                flock(&file, kind, false).map_err(OutputError::io("lock the folder", path))?;
+            if !taken {
+                // A holder that is stopped (SIGSTOP, a debugger) would keep this run waiting
+                // without a word.
+                if !told {
+                    eprintln!("{}", waiting_note(path));
+                    told = true;
+                }
+                flock(&file, kind, true).map_err(OutputError::io("lock the folder", path))?;
+            }
             if same_folder(path, &file) {
                 return Ok(TargetLock {
                     _file: file,
@@ -113,20 +136,47 @@ fn same_folder(path: &Utf8Path, file: &File) -> bool {
     }
 }
 
+/// What a run says on stderr when it must wait for the lock on `path`: the folder locked, and
+/// the run holding it as its staging's owner file records it (pid and command line).
+fn waiting_note(path: &Utf8Path) -> String {
+    let holders: Vec<String> = path
+        .canonicalize_utf8()
+        .map(|real| super::cleanup::staging_of(&real))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|staging| super::cleanup::owner(staging))
+        .map(|owner| format!("pid {} ({})", owner.pid, owner.command))
+        .collect();
+    let holder = if holders.is_empty() {
+        "another process, which records no pid (a reader, or a run that has not staged yet)"
+            .to_owned()
+    } else {
+        holders.join(", ")
+    };
+    format!(
+        "meshchart: waiting for the lock on {path} (an flock on the folder itself), held by \
+         {holder}; a stopped holder keeps this run waiting until it goes on or ends"
+    )
+}
+
+/// Takes the `flock`: waits when `wait`, else returns at once whether it was taken.
 #[cfg(unix)]
-fn flock(file: &File, kind: Kind) -> std::io::Result<()> {
+fn flock(file: &File, kind: Kind, wait: bool) -> std::io::Result<bool> {
     use std::os::unix::io::AsRawFd as _;
     let operation = match kind {
         Kind::Shared => libc::LOCK_SH,
         Kind::Exclusive => libc::LOCK_EX,
-    };
+    } | if wait { 0 } else { libc::LOCK_NB };
     loop {
         // SAFETY: a descriptor this function's caller keeps open for the call.
         let status = unsafe { libc::flock(file.as_raw_fd(), operation) };
         if status == 0 {
-            return Ok(());
+            return Ok(true);
         }
         let error = std::io::Error::last_os_error();
+        if !wait && error.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            return Ok(false);
+        }
         if error.kind() != std::io::ErrorKind::Interrupted {
             return Err(error);
         }
@@ -134,7 +184,7 @@ fn flock(file: &File, kind: Kind) -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-fn flock(_: &File, _: Kind) -> std::io::Result<()> {
+fn flock(_: &File, _: Kind, _: bool) -> std::io::Result<bool> {
     // No advisory locks here: runs are not serialised (documented in the module).
-    Ok(())
+    Ok(true)
 }

@@ -9,16 +9,19 @@
 //!   step (Linux `renameat2(RENAME_EXCHANGE)`; a plain rename when the target does not exist
 //!   yet). A kill at any instant leaves the old complete set or the new one. Where the platform
 //!   cannot exchange (another system, a target that is a mount point, a file that cannot be
-//!   linked), the files are moved in one by one instead and the record of what was written says
-//!   which ones a rerun owns.
+//!   linked), the files are moved in one by one instead, after a journal of the whole switch is
+//!   written into staging in one step: the next run on the target (writer or reader) completes
+//!   a switch a kill interrupted before it reads anything.
 //! - **One writer at a time.** The target's top folder is locked ([`TargetLock`], `flock`) from
 //!   before anything is read until the set is in place; a second run waits.
 //! - **Staging that cannot collide and never stays.** Staging folders are named with 64 random
 //!   bits, never the process id (as PID 1 in a container every run has the same one), and sit
 //!   beside the target on its own file system (inside it, hidden, only when the target is a
 //!   mount point or its parent is not writable). A run that is interrupted (SIGINT, SIGTERM,
-//!   SIGHUP) or reaches its time limit removes its staging before it dies; whatever a killed run left is removed by the
-//!   next run, which holds the lock, so any staging folder of that target is stale.
+//!   SIGHUP) or reaches its time limit removes its staging before it dies; whatever a killed run
+//!   left is removed by the next run, which holds the lock, so any staging folder of that target
+//!   is stale. A staging folder is known by the owner file inside it, which names the folder's
+//!   random suffix: never by its name alone (a user's folder may be named like one).
 //! - **Only our own files.** A record in the target ([`RECORD_NAME`]) lists what the last run
 //!   wrote. Only those files are ever replaced or deleted; a file that is not in the record
 //!   where this run must write is an error naming each such file ([`OutputError::Foreign`]),
@@ -53,6 +56,24 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// The marker in the names of staging folders: `.<target>.meshchart-staging-<16 hex digits>`
 /// beside a target, `.meshchart-staging-<16 hex digits>` inside one.
 pub const STAGING_MARKER: &str = ".meshchart-staging-";
+
+/// Whether `bytes` hold a Kubernetes Secret (a `kind: Secret` line, in a document or a List's
+/// items) or a PEM private key: such an output is created owner-only (mode 0600) from the
+/// start, staged or in place, so no other user can read it even for an instant. The test errs
+/// on the safe side: a ConfigMap quoting `kind: Secret` in a value is narrowed too, which costs
+/// nothing but a mode.
+pub fn holds_secret(bytes: &[u8]) -> bool {
+    let pem_private_key = memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some();
+    pem_private_key
+        || bytes.split(|b| *b == b'\n').any(|line| {
+            let line = line.trim_ascii();
+            let line = line.strip_prefix(b"- ").unwrap_or(line).trim_ascii_start();
+            let Some(kind) = line.strip_prefix(b"kind:") else {
+                return false;
+            };
+            matches!(kind.trim_ascii(), b"Secret" | b"\"Secret\"" | b"'Secret'")
+        })
+}
 
 /// Why an output could not be written. Nothing in the target changed unless the variant says so.
 #[derive(Debug, thiserror::Error)]

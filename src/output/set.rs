@@ -72,6 +72,15 @@ pub struct OutputSet {
     /// to a power cut once a render used it); a render's files can be made again, and syncing
     /// the folder cost a fleet's commit a journal flush.
     durable: std::sync::atomic::AtomicBool,
+    /// Tests only: take the file-by-file path a mount point takes (a test cannot mount), and
+    /// stop dead after this many moves, as a SIGKILL would, leaving staging as it is.
+    /// Whether staging must stay after the commit (it holds a user's file: see `retire_old`).
+    keep_staging: bool,
+    #[cfg(test)]
+    pub(super) file_by_file: Option<usize>,
+    /// Tests only: stop dead right after the exchange, as a SIGKILL there would.
+    #[cfg(test)]
+    pub(super) killed_after_exchange: bool,
 }
 
 impl OutputSet {
@@ -106,6 +115,7 @@ impl OutputSet {
         // Staging beside the root keeps `kubectl apply -R ROOT` from ever seeing it; inside
         // only where beside is another file system (a mount point) or not writable.
         let suffix = cleanup::random_suffix()?;
+        complete_journals(&real_root)?;
         cleanup::remove_stale_around(&real_root);
         // Registered before it exists: an interruption at any instant after this removes it.
         let mut staging_inside = true;
@@ -114,7 +124,7 @@ impl OutputSet {
             if same_device(parent, &real_root) {
                 let candidate = parent.join(format!("{beside}{suffix}"));
                 cleanup::register(&candidate);
-                if std::fs::create_dir(&candidate).is_ok() {
+                if create_staging_dir(&candidate).is_ok() {
                     staging = candidate;
                     staging_inside = false;
                 } else {
@@ -124,10 +134,17 @@ impl OutputSet {
         }
         if staging_inside {
             cleanup::register(&staging);
-            if let Err(e) = std::fs::create_dir(&staging) {
+            if let Err(e) = create_staging_dir(&staging) {
                 cleanup::unregister(&staging);
                 return Err(OutputError::io("create the folder", &staging)(e));
             }
+        }
+        if let Err(e) = cleanup::write_owner(&staging, &suffix) {
+            let _ = cleanup::remove_tree(&staging);
+            cleanup::unregister(&staging);
+            return Err(OutputError::io("write", staging.join(cleanup::OWNER_FILE))(
+                e,
+            ));
         }
         let target = match sub {
             Some(sub) => real_root.join(sub),
@@ -149,6 +166,11 @@ impl OutputSet {
             kept: Mutex::new(BTreeSet::new()),
             removing: Mutex::new(BTreeSet::new()),
             durable: std::sync::atomic::AtomicBool::new(false),
+            keep_staging: false,
+            #[cfg(test)]
+            file_by_file: None,
+            #[cfg(test)]
+            killed_after_exchange: false,
         };
         let new = set.new_root();
         std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
@@ -185,9 +207,12 @@ impl OutputSet {
         &self,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), OutputError> {
+        // Each once: a link or file where a folder goes is in the way of every file under it.
+        let mut seen = BTreeSet::new();
         let foreign: Vec<Utf8PathBuf> = names
             .into_iter()
             .filter_map(|name| self.in_the_way(name))
+            .filter(|name| seen.insert(name.clone()))
             .map(|name| self.shown.join(name))
             .collect();
         if foreign.is_empty() {
@@ -224,23 +249,16 @@ impl OutputSet {
     }
 
     /// Stages `bytes` as the output `name` (a relative path inside the target), unless the
-    /// file in place already holds them. `secret` files get mode 0600. Callable from any
-    /// thread.
+    /// file in place already holds them. `secret` files (keys) get mode 0600 and are synced to
+    /// disk; any other output holding a Secret or a private key ([`super::holds_secret`]) gets
+    /// mode 0600 too. Callable from any thread.
     pub fn write(
         &self,
         name: &str,
         bytes: &[u8],
         secret: bool,
     ) -> Result<FileOutcome, OutputError> {
-        self.write_with(name, bytes, secret, |path, bytes| {
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt as _;
-                options.mode(if secret { 0o600 } else { 0o644 });
-            }
-            let mut file = options.open(path)?;
+        self.stage(name, bytes, secret, |file, _| {
             file.write_all(bytes)?;
             // Keys are made once and must survive a power cut with their certificates; the
             // many files of a render can be made again, and are not synced one by one.
@@ -251,14 +269,26 @@ impl OutputSet {
         })
     }
 
-    /// [`OutputSet::write`] with the writer supplied (tests use it to fail midway); `write`
-    /// gets the staging path, which does not exist yet.
+    /// [`OutputSet::write`] with the writer supplied (tests use it to fail midway): `write`
+    /// gets the staging path of an empty file the door has already created with the output's
+    /// mode (so a writer that opens it by path never makes it wider), and fills it. A failed
+    /// writer's file is removed: nothing half-written is ever switched into place.
     pub fn write_with(
         &self,
         name: &str,
         bytes: &[u8],
         secret: bool,
         write: impl FnOnce(&Utf8Path, &[u8]) -> std::io::Result<()>,
+    ) -> Result<FileOutcome, OutputError> {
+        self.stage(name, bytes, secret, |_, path| write(path, bytes))
+    }
+
+    fn stage(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        secret: bool,
+        fill: impl FnOnce(&mut std::fs::File, &Utf8Path) -> std::io::Result<()>,
     ) -> Result<FileOutcome, OutputError> {
         record::check_name(name)?;
         let in_place = self.target.join(name);
@@ -286,7 +316,22 @@ impl OutputSet {
                     Err(e) => return Err(OutputError::io("create the folder", folder)(e)),
                 }
             }
-            write(&staged, bytes).map_err(OutputError::io("write", self.shown.join(name)))?;
+            let private = secret || super::holds_secret(bytes);
+            let replaced = std::fs::symlink_metadata(&in_place)
+                .ok()
+                .filter(std::fs::Metadata::is_file);
+            let written = create_staged(&staged, private).and_then(|mut file| {
+                if let Some(replaced) = &replaced {
+                    take_over(&file, replaced, private);
+                }
+                let filled = fill(&mut file, &staged);
+                if filled.is_err() {
+                    // A full disk must not leave half a file to be switched into place.
+                    let _ = std::fs::remove_file(&staged);
+                }
+                filled
+            });
+            written.map_err(OutputError::io("write", self.shown.join(name)))?;
             if secret {
                 self.durable
                     .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -408,32 +453,54 @@ impl OutputSet {
             .chain(removed.iter().map(String::as_str))
             .collect();
         let whole = !self.staging_inside || self.target != self.root_of_lock();
+        #[cfg(test)]
+        let whole = whole && self.file_by_file.is_none();
         if whole && self.copy_the_rest(&skip)? {
             let new = self.new_root();
             write_file(&new.join(RECORD_NAME), record_text.as_bytes())?;
             if let Ok(meta) = std::fs::metadata(&self.target) {
-                let _ = std::fs::set_permissions(&new, meta.permissions());
+                take_folder_over(&new, &meta);
             }
-            let switched = {
-                let _hold = cleanup::hold();
-                if target_exists {
-                    exchange(&new, &self.target)
-                } else {
-                    std::fs::rename(&new, &self.target).map(|()| true)
-                }
+            let hold = cleanup::hold();
+            if target_exists {
+                // What a later run needs to tell, should this one die right after the
+                // exchange, that staging holds the old folder and which of its files are ours.
+                let ours: BTreeSet<String> = skip.iter().map(|name| (*name).to_owned()).collect();
+                SwitchMarker::write(&self.staging, &self.target, &ours)?;
+            }
+            let switched = if target_exists {
+                exchange(&new, &self.target)
+            } else {
+                std::fs::rename(&new, &self.target).map(|()| true)
             }
             .map_err(OutputError::io("put in place", self.shown.clone()))?;
+            #[cfg(test)]
+            if switched && self.killed_after_exchange {
+                drop(hold);
+                self.killed();
+                return Ok(report);
+            }
             if switched {
-                if target_exists {
-                    // The old folder is now where `new` was.
-                    carry_over_late_changes(&new, &self.target, &skip);
+                // The old folder is now where `new` was: what a user put in it (late, or
+                // through a folder opened before the switch) moves into place; the rest,
+                // ours or links of files in place, goes.
+                if target_exists && !retire_old(&new, &self.target, &skip) {
+                    self.keep_staging = true;
                 }
+                drop(hold);
                 self.finish();
                 return Ok(report);
             }
+            drop(hold);
         }
         report.atomic = false;
-        self.move_file_by_file(&written, &removed, &new_record, &record_text)?;
+        let moved = self.move_file_by_file(&written, &removed, &new_record);
+        #[cfg(test)]
+        if moved.is_err() && self.file_by_file.is_some() {
+            self.killed();
+            return moved.map(|()| report);
+        }
+        moved?;
         self.finish();
         Ok(report)
     }
@@ -490,7 +557,7 @@ impl OutputSet {
                         Err(e) => return Err(OutputError::io("create the folder", &copy)(e)),
                     }
                     if let Ok(meta) = std::fs::metadata(entry.path()) {
-                        let _ = std::fs::set_permissions(&copy, meta.permissions());
+                        take_folder_over(&copy, &meta);
                     }
                     stack.push(name);
                     continue;
@@ -511,41 +578,63 @@ impl OutputSet {
         Ok(true)
     }
 
-    /// The fallback where the target cannot be switched in one step: the record first lists
-    /// both sets (so a run killed midway still owns every file it may have moved), then each
-    /// file is renamed into place, stale files removed, and the record made exact.
+    /// The fallback where the target cannot be switched in one step (a mount point, a target
+    /// with something that cannot be linked): a journal of the whole switch is written into
+    /// staging first, in one step (the commit point), then each file is renamed into place,
+    /// stale files removed, and the record written. A run killed midway leaves the journal, and
+    /// the next run on the target (writer, or reader: see [`complete_journals`]) completes the
+    /// switch before it reads anything, so the set lands whole.
     fn move_file_by_file(
         &self,
         written: &BTreeSet<&str>,
         removed: &[String],
         new_record: &BTreeSet<String>,
-        record_text: &str,
     ) -> Result<(), OutputError> {
-        std::fs::create_dir_all(&self.target)
-            .map_err(OutputError::io("create the folder", &self.shown))?;
-        let both: BTreeSet<String> = self.recorded.union(new_record).cloned().collect();
-        let record_path = self.target.join(RECORD_NAME);
-        write_atomically(&record_path, record::text(&both).as_bytes())?;
-        let new = self.new_root();
-        for name in written {
-            let staged = new.join(name);
-            let in_place = self.target.join(name);
-            if let Some(parent) = in_place.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(OutputError::io("create the folder", parent))?;
-            }
-            std::fs::rename(&staged, &in_place)
-                .map_err(OutputError::io("put in place", self.shown.join(name)))?;
-        }
-        for name in removed {
-            let _ = std::fs::remove_file(self.target.join(name));
-        }
-        write_atomically(&record_path, record_text.as_bytes())
+        let journal = Journal {
+            target: self.target.clone(),
+            moves: written.iter().map(|name| (*name).to_owned()).collect(),
+            removals: removed.to_vec(),
+            record: new_record.clone(),
+        };
+        let path = self.staging.join(cleanup::JOURNAL_FILE);
+        write_atomically(&path, journal.text().as_bytes())?;
+        // An interruption removes staging wholly before the journal or after the switch.
+        let _hold = cleanup::hold();
+        journal.apply(
+            &self.staging,
+            &self.shown,
+            #[cfg(test)]
+            &|moves| self.killed_after(moves),
+        )
     }
 
-    /// Removes staging, and makes the switch durable when it holds a secret.
+    /// Tests only: ends the set as a SIGKILL ends its run: the kernel releases the lock, and
+    /// staging stays as it is for the next run to find.
+    #[cfg(test)]
+    pub(super) fn killed(mut self) {
+        cleanup::unregister(&self.staging);
+        self.lock = None;
+    }
+
+    /// Tests only: fails as a SIGKILL would stop the run once the moves allowed are made (the
+    /// caller then leaves staging, as the killed process would).
+    #[cfg(test)]
+    fn killed_after(&self, moves: usize) -> Result<(), OutputError> {
+        if self.file_by_file.is_some_and(|allowed| moves >= allowed) {
+            return Err(OutputError::io("put in place", self.shown.clone())(
+                std::io::Error::other("killed (simulated SIGKILL)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Removes staging (unless it still holds a user's file that could not be carried over:
+    /// then it stays, as ours, for the next run to retire), and makes the switch durable when
+    /// it holds a secret.
     fn finish(&mut self) {
-        let _ = cleanup::remove_tree(&self.staging);
+        if !self.keep_staging {
+            let _ = cleanup::remove_tree(&self.staging);
+        }
         cleanup::unregister(&self.staging);
         if self.durable.load(std::sync::atomic::Ordering::Relaxed) {
             if let Some(parent) = self.target.parent() {
@@ -615,6 +704,140 @@ pub(super) fn carry_over_late_changes(old: &Utf8Path, target: &Utf8Path, skip: &
     }
 }
 
+/// Retires the folder `old` that a switch took out of `target`: carries over what a user put
+/// in it, removes what is ours (the record, the names in `ours`: old versions of this set's
+/// files) and what is only another link of the file in place, and then the emptied folders.
+/// A process whose working folder was the target, or that opened it before the switch, may
+/// still create files in `old`: a few rounds catch them, and once `old` is gone such a process
+/// gets an error instead of losing its file. Returns whether `old` is gone; if not, it holds a
+/// user's file and stays.
+pub(super) fn retire_old<S: AsRef<str> + Ord>(
+    old: &Utf8Path,
+    target: &Utf8Path,
+    ours: &BTreeSet<S>,
+) -> bool {
+    let ours: BTreeSet<&str> = ours.iter().map(AsRef::as_ref).collect();
+    for _ in 0..4 {
+        carry_over_late_changes(old, target, &ours);
+        dismantle(old, "", target, &ours);
+        if std::fs::symlink_metadata(old).is_err() {
+            return true;
+        }
+    }
+    false
+}
+
+/// Removes, under `old`'s folder `folder` (relative; `""` for `old`), the entries that are ours
+/// or links of the files in place in `target`, then the folders left empty.
+fn dismantle(old: &Utf8Path, folder: &str, target: &Utf8Path, ours: &BTreeSet<&str>) {
+    let here = if folder.is_empty() {
+        old.to_owned()
+    } else {
+        old.join(folder)
+    };
+    if let Ok(entries) = here.read_dir_utf8() {
+        for entry in entries.flatten() {
+            let name = if folder.is_empty() {
+                entry.file_name().to_owned()
+            } else {
+                format!("{folder}/{}", entry.file_name())
+            };
+            let Ok(was) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if was.is_dir() {
+                dismantle(old, &name, target, ours);
+                continue;
+            }
+            let in_place = std::fs::symlink_metadata(target.join(&name))
+                .is_ok_and(|now| same_file(&was, &now));
+            if name == RECORD_NAME || ours.contains(name.as_str()) || in_place {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    // Fails, and leaves it, when something is left in it.
+    let _ = std::fs::remove_dir(&here);
+}
+
+/// Written into staging just before an exchange: the target, the identity of the folder that
+/// goes out (the target's now; after the exchange, staging's `new`), and the names that are the
+/// set's own. A run killed right after the exchange (or one that could not empty the old
+/// folder) leaves it in staging with maybe a user's late file in it; a later run reads this to
+/// retire it as the run would have. Whether the exchange happened is read off `new` itself, so
+/// later switches of the target do not confuse it.
+struct SwitchMarker;
+
+impl SwitchMarker {
+    const FILE: &'static str = "switch";
+
+    fn write(
+        staging: &Utf8Path,
+        target: &Utf8Path,
+        ours: &BTreeSet<String>,
+    ) -> Result<(), OutputError> {
+        let (dev, ino) = identity(target).map_err(OutputError::io("read", target))?;
+        let quoted = |name: &str| serde_json::Value::from(name).to_string();
+        let mut text = format!("target {}\nfolder {dev} {ino}\n", quoted(target.as_str()));
+        for name in ours {
+            text.push_str(&format!("ours {}\n", quoted(name)));
+        }
+        write_atomically(&staging.join(Self::FILE), text.as_bytes())
+    }
+
+    /// For stale staging: `Some(true)` when it held a switch and its old folder is retired (or
+    /// the switch never happened), `Some(false)` when a user's file keeps it, `None` when it
+    /// holds no switch.
+    fn retire(staging: &Utf8Path) -> Option<bool> {
+        let text = std::fs::read_to_string(staging.join(Self::FILE)).ok()?;
+        let mut target = None;
+        let mut folder = None;
+        let mut ours = BTreeSet::new();
+        for line in text.lines() {
+            let (word, rest) = line.split_once(' ')?;
+            match word {
+                "target" => target = serde_json::from_str::<String>(rest).ok(),
+                "folder" => {
+                    let (dev, ino) = rest.split_once(' ')?;
+                    folder = Some((dev.parse::<u64>().ok()?, ino.parse::<u64>().ok()?));
+                }
+                "ours" => {
+                    ours.insert(serde_json::from_str::<String>(rest).ok()?);
+                }
+                _ => return None,
+            }
+        }
+        let target = Utf8PathBuf::from(target?);
+        let old = staging.join("new");
+        // Not exchanged: staging holds only the set's staged files and links.
+        if identity(&old).ok() != folder {
+            return Some(true);
+        }
+        Some(retire_old(&old, &target, &ours))
+    }
+}
+
+/// Retires the old folder of a switch a killed run left in `staging` (see [`SwitchMarker`]);
+/// whether `staging` may now be removed whole.
+pub(crate) fn staging_may_go(staging: &Utf8Path) -> bool {
+    SwitchMarker::retire(staging).unwrap_or(true)
+}
+
+/// A folder's device and inode.
+fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
+    let meta = std::fs::metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        Ok((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Ok((0, 0))
+    }
+}
+
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
@@ -626,6 +849,154 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
         let _ = (a, b);
         false
     }
+}
+
+/// A file-by-file switch, written into its staging folder before any file moves: the target,
+/// the staged files to move into it, the recorded files to remove, and the record to leave.
+/// Each line is a word and a JSON string (any name reads back as written).
+#[derive(Debug, PartialEq, Eq)]
+struct Journal {
+    target: Utf8PathBuf,
+    moves: Vec<String>,
+    removals: Vec<String>,
+    record: BTreeSet<String>,
+}
+
+impl Journal {
+    fn text(&self) -> String {
+        let quoted = |name: &str| serde_json::Value::from(name).to_string();
+        let mut text = format!("target {}\n", quoted(self.target.as_str()));
+        let lines = [("move", &self.moves), ("remove", &self.removals)];
+        for (word, names) in lines {
+            for name in names {
+                text.push_str(&format!("{word} {}\n", quoted(name)));
+            }
+        }
+        for name in &self.record {
+            text.push_str(&format!("record {}\n", quoted(name)));
+        }
+        text.push_str("end\n");
+        text
+    }
+
+    /// The journal at `path`; `Err` names the line that is not one this version writes.
+    fn read(path: &Utf8Path) -> Result<Journal, OutputError> {
+        let text = std::fs::read_to_string(path).map_err(OutputError::io("read", path))?;
+        let bad = |line: usize, reason: &str| OutputError::Record {
+            path: path.to_owned(),
+            line,
+            reason: reason.to_owned(),
+        };
+        let mut journal = Journal {
+            target: Utf8PathBuf::new(),
+            moves: Vec::new(),
+            removals: Vec::new(),
+            record: BTreeSet::new(),
+        };
+        let mut ended = false;
+        for (index, line) in text.lines().enumerate() {
+            if line == "end" {
+                ended = true;
+                continue;
+            }
+            let (word, quoted) = line
+                .split_once(' ')
+                .ok_or_else(|| bad(index + 1, "not a journal line"))?;
+            let value: String =
+                serde_json::from_str(quoted).map_err(|_| bad(index + 1, "not a JSON string"))?;
+            if word != "target" {
+                record::check_name(&value).map_err(|e| bad(index + 1, &e.to_string()))?;
+            }
+            match word {
+                "target" => journal.target = Utf8PathBuf::from(value),
+                "move" => journal.moves.push(value),
+                "remove" => journal.removals.push(value),
+                "record" => {
+                    journal.record.insert(value);
+                }
+                _ => return Err(bad(index + 1, "not a journal line")),
+            }
+        }
+        if !ended || journal.target.as_str().is_empty() {
+            return Err(bad(text.lines().count(), "the journal is incomplete"));
+        }
+        Ok(journal)
+    }
+
+    /// Makes the switch, or what is left of it: a staged file already moved is not staged any
+    /// more. `shown` is the target as messages name it.
+    fn apply(
+        &self,
+        staging: &Utf8Path,
+        shown: &Utf8Path,
+        #[cfg(test)] killed_after: &dyn Fn(usize) -> Result<(), OutputError>,
+    ) -> Result<(), OutputError> {
+        std::fs::create_dir_all(&self.target)
+            .map_err(OutputError::io("create the folder", shown))?;
+        let new = staging.join("new");
+        #[cfg(test)]
+        let mut moves = 0;
+        for name in &self.moves {
+            let staged = new.join(name);
+            if std::fs::symlink_metadata(&staged).is_err() {
+                continue;
+            }
+            #[cfg(test)]
+            {
+                killed_after(moves)?;
+                moves += 1;
+            }
+            let in_place = self.target.join(name);
+            if let Some(parent) = in_place.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(OutputError::io("create the folder", parent))?;
+            }
+            std::fs::rename(&staged, &in_place)
+                .map_err(OutputError::io("put in place", shown.join(name)))?;
+        }
+        for name in &self.removals {
+            match std::fs::remove_file(self.target.join(name)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(OutputError::io("remove", shown.join(name))(e)),
+            }
+        }
+        write_atomically(
+            &self.target.join(RECORD_NAME),
+            record::text(&self.record).as_bytes(),
+        )
+    }
+}
+
+/// Completes the file-by-file switches that killed runs left half done in the staging of the
+/// target `root` (resolved), under its exclusive lock, then removes their staging. A journal
+/// naming a target outside `root` is not this lock's to act on: left alone.
+pub(crate) fn complete_journals(root: &Utf8Path) -> Result<(), OutputError> {
+    for staging in cleanup::staging_of(root) {
+        let path = staging.join(cleanup::JOURNAL_FILE);
+        if !path.exists() {
+            continue;
+        }
+        let journal = Journal::read(&path)?;
+        if !journal.target.starts_with(root) {
+            continue;
+        }
+        journal.apply(
+            &staging,
+            &journal.target,
+            #[cfg(test)]
+            &|_| Ok(()),
+        )?;
+        let _ = cleanup::remove_tree(&staging);
+    }
+    Ok(())
+}
+
+/// Whether staging of the target `root` (resolved) holds a switch a killed run left half done.
+pub(crate) fn has_journal(root: &Utf8Path) -> bool {
+    cleanup::staging_of(root)
+        .iter()
+        .any(|staging| staging.join(cleanup::JOURNAL_FILE).exists())
 }
 
 /// Creates `dir` and its missing parents; returns the folders it made, outermost first.
@@ -661,6 +1032,70 @@ fn remove_if_empty(created: &[Utf8PathBuf]) {
             break;
         }
     }
+}
+
+/// Gives the staged `file` what the file it replaces had: its owner and group (a run as root
+/// must not hand a user's file to root; where this process may not, they stay its own) and its
+/// mode, narrowed to owner-only for `private` content.
+pub(super) fn take_over(file: &std::fs::File, replaced: &std::fs::Metadata, private: bool) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let mode = replaced.mode() & 0o7777;
+        let mode = if private { mode & 0o600 } else { mode };
+        if owner_differs(file.metadata().ok().as_ref(), replaced) {
+            let _ = std::os::unix::fs::fchown(file, Some(replaced.uid()), Some(replaced.gid()));
+        }
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, replaced, private);
+    }
+}
+
+/// Gives the folder `made` (a replacement) the owner, group and mode of `replaced`.
+fn take_folder_over(made: &Utf8Path, replaced: &std::fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if owner_differs(std::fs::metadata(made).ok().as_ref(), replaced) {
+            let _ = std::os::unix::fs::chown(made, Some(replaced.uid()), Some(replaced.gid()));
+        }
+    }
+    let _ = std::fs::set_permissions(made, replaced.permissions());
+}
+
+#[cfg(unix)]
+fn owner_differs(made: Option<&std::fs::Metadata>, replaced: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    made.is_none_or(|made| made.uid() != replaced.uid() || made.gid() != replaced.gid())
+}
+
+/// Creates a staging folder owner-only (0700): what is staged in it, secrets among it, is out
+/// of other users' reach by path whatever the files' own modes.
+fn create_staging_dir(path: &Utf8Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o700);
+    }
+    builder.create(path)
+}
+
+/// Creates the staged file `path` (it must not exist) with its final mode: 0600 for `private`
+/// content, else 0644, both narrowed by the umask as any new file is. Created so, never
+/// created wider and narrowed after: not even for an instant can another user open it.
+fn create_staged(path: &Utf8Path, private: bool) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(if private { 0o600 } else { 0o644 });
+    }
+    options.open(path)
 }
 
 fn write_file(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {

@@ -25,7 +25,11 @@ pub fn write_file(target: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
     remove_stale_partials(&folder, name);
     let temp = folder.join(format!(".{name}.{}{PARTIAL}", random_suffix()?));
     cleanup::register(&temp);
-    let result = write_locked(&temp, bytes)
+    let private = super::holds_secret(bytes);
+    let replaced = std::fs::symlink_metadata(target)
+        .ok()
+        .filter(std::fs::Metadata::is_file);
+    let result = write_locked(&temp, bytes, private, replaced.as_ref())
         .map_err(OutputError::io("write", &temp))
         .and_then(|file| {
             std::fs::rename(&temp, target).map_err(OutputError::io("write", target))?;
@@ -40,13 +44,26 @@ pub fn write_file(target: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
     result
 }
 
-/// Creates `path` (it must not exist), locks it, writes and syncs `bytes`; the open file keeps
-/// the lock.
-fn write_locked(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<File> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
+/// Creates `path` (it must not exist; owner-only from the start when `private`: an expectation
+/// holding a Secret), locks it, writes and syncs `bytes`; the open file keeps the lock.
+/// A file it replaces (`replaced`) hands on its owner, group and mode.
+fn write_locked(
+    path: &Utf8Path,
+    bytes: &[u8],
+    private: bool,
+    replaced: Option<&std::fs::Metadata>,
+) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    if let Some(replaced) = replaced {
+        super::set::take_over(&file, replaced, private);
+    }
     lock(&file, true)?;
     file.write_all(bytes)?;
     file.sync_all()?;
@@ -144,7 +161,7 @@ mod tests {
         std::fs::write(dir.join(".a.tgz.0123456789abcdef.partial"), "half").expect("write");
         std::fs::write(dir.join(".a.tgz.4242.partial"), "not ours").expect("write");
         let held = dir.join(".a.tgz.fedcba9876543210.partial");
-        let file = write_locked(&held, b"at work").expect("held");
+        let file = write_locked(&held, b"at work", false, None).expect("held");
         write_file(&dir.join("a.tgz"), b"new").expect("write");
         assert_eq!(
             names(&dir),
@@ -166,6 +183,22 @@ mod tests {
         write_file(&dir.join("a.yaml"), b"new").expect("write");
         assert_eq!(std::fs::read(dir.join("elsewhere")).expect("read"), b"keep");
         assert_eq!(std::fs::read(dir.join("a.yaml")).expect("read"), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_expectation_holding_a_secret_is_written_owner_only() {
+        use std::os::unix::fs::MetadataExt as _;
+        let (_keep, dir) = scratch();
+        let mode = |name: &str| std::fs::metadata(dir.join(name)).expect("meta").mode() & 0o777;
+        write_file(&dir.join("expected.yaml"), b"---\nkind: Secret\ndata: {}\n").expect("write");
+        write_file(&dir.join("plain.yaml"), b"kind: ConfigMap\n").expect("write");
+        assert_eq!(mode("expected.yaml"), 0o600);
+        assert_ne!(
+            mode("plain.yaml") & 0o044,
+            0,
+            "a plain file keeps the usual mode"
+        );
     }
 
     #[test]

@@ -320,32 +320,55 @@ fn staging_is_beside_the_target_with_a_random_name() {
 }
 
 #[test]
-fn stale_staging_of_killed_runs_is_removed_and_look_alikes_stay() {
+fn stale_staging_of_killed_runs_is_removed() {
     let (_keep, parent) = scratch();
     let out = parent.join("out");
-    let stale_beside = parent.join(".out.meshchart-staging-0123456789abcdef/new");
-    let stale_legacy = parent.join(".out.meshchart-staging-4242/new");
-    let stale_inside = out.join(".meshchart-staging-fedcba9876543210/new");
-    let stale_fleet = out.join(".meshchart-fleet-77");
-    for folder in [&stale_beside, &stale_legacy, &stale_inside, &stale_fleet] {
-        std::fs::create_dir_all(folder).expect("folder");
-        std::fs::write(folder.join("half.yaml"), "kind: Conf").expect("write");
-    }
-    let look_alike = out.join(".meshchart-staging-notastaging");
-    let other_target = parent.join(".other.meshchart-staging-0123456789abcdef");
-    std::fs::create_dir_all(&look_alike).expect("folder");
-    std::fs::create_dir_all(&other_target).expect("folder");
     put(&out, &[("a.yaml", "a")], Removal::Stale);
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.write("b.yaml", b"b", false).expect("write");
+    set.killed();
+    assert_eq!(
+        cleanup::staging_of(&out.canonicalize_utf8().expect("real")).len(),
+        1
+    );
+    put(&out, &[("a.yaml", "a2")], Removal::Stale);
     assert_eq!(
         tree(&parent),
-        [
-            ".other.meshchart-staging-0123456789abcdef/",
-            "out/",
-            "out/.meshchart-outputs",
-            "out/.meshchart-staging-notastaging/",
-            "out/a.yaml",
-        ]
+        ["out/", "out/.meshchart-outputs", "out/a.yaml"]
     );
+}
+
+#[test]
+fn folders_of_the_user_named_like_staging_are_never_removed() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let users = [
+        parent.join(".out.meshchart-staging-42"),
+        parent.join(".out.meshchart-staging-0123456789abcdef"),
+        out.join(".meshchart-staging-2024"),
+        out.join(".meshchart-staging-fedcba9876543210"),
+        out.join(".meshchart-fleet-7"),
+    ];
+    for folder in &users {
+        std::fs::create_dir_all(folder).expect("folder");
+        std::fs::write(folder.join("notes.txt"), "mine").expect("write");
+    }
+    // A copy of a real staging folder's owner file does not name its new folder.
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.write_with("a.yaml", b"a", false, |staged, bytes| {
+        let staging = staged.parent().and_then(Utf8Path::parent).expect("staging");
+        std::fs::copy(
+            staging.join(cleanup::OWNER_FILE),
+            users[1].join(cleanup::OWNER_FILE),
+        )?;
+        std::fs::write(staged, bytes)
+    })
+    .expect("write");
+    set.commit(Removal::Stale).expect("commit");
+    put(&out, &[("a.yaml", "a2")], Removal::Stale);
+    for folder in &users {
+        assert_eq!(read(&folder.join("notes.txt")), "mine", "{folder}");
+    }
 }
 
 #[test]
@@ -606,4 +629,241 @@ fn a_file_marked_for_removal_goes_even_when_the_rest_stays() {
     );
     let recorded = OutputSet::begin(&out, None).expect("begin");
     assert_eq!(recorded.recorded().collect::<Vec<_>>(), ["a.crt", "b.crt"]);
+}
+
+fn mode(path: &Utf8Path) -> u32 {
+    std::fs::symlink_metadata(path).expect("meta").mode() & 0o777
+}
+
+#[test]
+fn an_output_holding_a_secret_or_a_private_key_is_owner_only_from_staging_on() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let set = OutputSet::begin(&out, None).expect("begin");
+    let outputs: [(&str, &[u8], u32); 4] = [
+        (
+            "secret.yaml",
+            b"apiVersion: v1\nkind: Secret\ndata: {}\n",
+            0o600,
+        ),
+        (
+            "list.yaml",
+            b"kind: List\nitems:\n- kind: \"Secret\"\n",
+            0o600,
+        ),
+        ("key.pem", b"-----BEGIN EC PRIVATE KEY-----\nAAAA\n", 0o600),
+        (
+            "config.yaml",
+            b"kind: ConfigMap\ndata:\n  kind: Secrets\n",
+            0o644,
+        ),
+    ];
+    for (name, bytes, expected) in outputs {
+        set.write_with(name, bytes, false, |staged, bytes| {
+            // Already created, with its final mode, before a byte is written.
+            assert_eq!(mode(staged), expected, "{name} while staged");
+            std::fs::write(staged, bytes)
+        })
+        .expect("write");
+    }
+    set.commit(Removal::Stale).expect("commit");
+    for (name, _, expected) in outputs {
+        assert_eq!(mode(&out.join(name)), expected, "{name} in place");
+    }
+}
+
+#[test]
+fn staging_folders_are_owner_only() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let set = OutputSet::begin(&out, None).expect("begin");
+    set.write_with("a.yaml", b"a", false, |staged, bytes| {
+        let staging = staged
+            .parent()
+            .and_then(Utf8Path::parent)
+            .expect("the staging folder");
+        assert_eq!(mode(staging), 0o700, "{staging}");
+        std::fs::write(staged, bytes)
+    })
+    .expect("write");
+}
+
+/// Opens a set on `out` that goes in file by file (as into a mount point) and is killed after
+/// `moves` files are in place.
+fn killed_file_by_file(out: &Utf8Path, files: &[(&str, &str)], moves: usize) {
+    let mut set = OutputSet::begin(out, None).expect("begin");
+    set.file_by_file = Some(moves);
+    for (name, text) in files {
+        set.write(name, text.as_bytes(), false).expect("write");
+    }
+    set.commit(Removal::Stale).expect_err("killed midway");
+}
+
+#[test]
+fn a_file_by_file_switch_killed_midway_is_completed_by_the_next_run_or_reader() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    let old = [
+        ("a.yaml", "old"),
+        ("b.yaml", "old"),
+        ("c.yaml", "old"),
+        ("d.yaml", "old"),
+    ];
+    let new = [("a.yaml", "new"), ("b.yaml", "new"), ("c.yaml", "new")];
+    let whole_new = [RECORD_NAME, "a.yaml", "b.yaml", "c.yaml"];
+    put(&out, &old, Removal::Stale);
+    killed_file_by_file(&out, &new, 1);
+    // A reader waits for the set to be whole.
+    {
+        let _reading = TargetLock::shared(&out).expect("shared lock");
+        assert_eq!(tree(&out), whole_new);
+        for (name, text) in new {
+            assert_eq!(read(&out.join(name)), text, "{name}");
+        }
+    }
+    put(&out, &old, Removal::Stale);
+    killed_file_by_file(&out, &new, 2);
+    // The next writer completes the set before it reads the record.
+    let set = OutputSet::begin(&out, None).expect("begin");
+    assert_eq!(
+        set.recorded().collect::<Vec<_>>(),
+        ["a.yaml", "b.yaml", "c.yaml"]
+    );
+    drop(set);
+    assert_eq!(tree(&out), whole_new);
+    assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
+}
+
+#[test]
+fn files_a_user_creates_in_the_target_while_sets_are_switched_are_never_lost() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(&out, &[("a.yaml", "a")], Removal::Stale);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let user = {
+        let (out, stop) = (out.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut made = Vec::new();
+            // Some from a process whose working folder is the target (a shell in it).
+            let inside = std::fs::File::open(&out).expect("open the target");
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let name = format!("user-{n}.txt");
+                if n % 2 == 0 {
+                    // A path walked into the old folder just before it went fails (ENOENT): an
+                    // error the writer sees, not a file lost.
+                    if std::fs::write(out.join(&name), "mine").is_err() {
+                        continue;
+                    }
+                } else {
+                    use std::os::fd::AsRawFd as _;
+                    let c_name = std::ffi::CString::new(name.clone()).expect("name");
+                    // SAFETY: a NUL-terminated name and a descriptor open for the call.
+                    let fd = unsafe {
+                        libc::openat(
+                            inside.as_raw_fd(),
+                            c_name.as_ptr(),
+                            libc::O_CREAT | libc::O_WRONLY | libc::O_EXCL,
+                            0o644,
+                        )
+                    };
+                    if fd < 0 {
+                        continue;
+                    }
+                    // SAFETY: the descriptor just opened.
+                    unsafe { libc::close(fd) };
+                }
+                made.push(name);
+                n += 1;
+            }
+            made
+        })
+    };
+    for round in 0..40 {
+        let text = format!("round {round}");
+        put(
+            &out,
+            &[("a.yaml", &text), ("b.yaml", &text)],
+            Removal::Stale,
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let made = user.join().expect("user thread");
+    // Files still arriving in an old folder as a run ended are moved in by the next run.
+    put(&out, &[("a.yaml", "last")], Removal::Stale);
+    let lost: Vec<&String> = made
+        .iter()
+        .filter(|name| !out.join(name).exists())
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {} lost, the first: {:?}",
+        lost.len(),
+        made.len(),
+        lost.first()
+    );
+}
+
+#[test]
+fn a_file_a_user_put_in_the_old_folder_of_a_run_killed_right_after_its_switch_is_kept() {
+    use std::os::fd::AsRawFd as _;
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(
+        &out,
+        &[("a.yaml", "old"), ("gone.yaml", "old")],
+        Removal::Stale,
+    );
+    let before_the_switch = std::fs::File::open(&out).expect("open the target");
+    let mut set = OutputSet::begin(&out, None).expect("begin");
+    set.killed_after_exchange = true;
+    set.write("a.yaml", b"new", false).expect("write");
+    set.commit(Removal::Stale).expect("killed after the switch");
+    // A shell whose working folder was the target writes into the old folder.
+    let name = std::ffi::CString::new("late.txt").expect("name");
+    // SAFETY: a NUL-terminated name and a descriptor open for the call.
+    let fd = unsafe {
+        libc::openat(
+            before_the_switch.as_raw_fd(),
+            name.as_ptr(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_EXCL,
+            0o644,
+        )
+    };
+    assert!(fd >= 0, "the old folder is still there");
+    // SAFETY: the descriptor just opened.
+    unsafe { libc::close(fd) };
+    put(&out, &[("a.yaml", "newer")], Removal::Stale);
+    assert_eq!(tree(&out), [RECORD_NAME, "a.yaml", "late.txt"]);
+    assert!(tree(&parent).iter().all(|p| !p.contains(STAGING_MARKER)));
+}
+
+#[test]
+fn a_write_that_fails_midway_leaves_no_half_file_to_land() {
+    let (_keep, parent) = scratch();
+    let out = parent.join("out");
+    put(&out, &[("kept.yaml", "old")], Removal::Stale);
+    let set = OutputSet::begin(&out, None).expect("begin");
+    let full_disk = |staged: &Utf8Path, bytes: &[u8]| {
+        std::fs::write(staged, &bytes[..bytes.len() / 2])?;
+        Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+    };
+    for name in ["kept.yaml", "new.yaml"] {
+        let error = set
+            .write_with(name, b"whole output", false, full_disk)
+            .expect_err("disk full");
+        assert!(error.to_string().contains(name), "{error}");
+        assert_eq!(
+            std::error::Error::source(&error)
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .and_then(std::io::Error::raw_os_error),
+            Some(libc::ENOSPC)
+        );
+    }
+    // What --keep-going does with a cluster that failed: its last output stays.
+    set.keep("kept.yaml");
+    set.write("other.yaml", b"whole", false).expect("write");
+    set.commit(Removal::Stale).expect("commit");
+    assert_eq!(tree(&out), [RECORD_NAME, "kept.yaml", "other.yaml"]);
+    assert_eq!(read(&out.join("kept.yaml")), "old");
 }
