@@ -945,6 +945,9 @@ fn secret_outputs_are_written_owner_only_whatever_the_umask() {
     let templates = out.join("secret-chart/templates");
     assert_eq!(mode_of(&templates.join("secret.yaml")), 0o600);
     assert_eq!(mode_of(&templates.join("config.yaml")), 0o644);
+    // The record of what meshchart wrote decides what a later run may remove: nobody else may
+    // change it.
+    assert_eq!(mode_of(&out.join("secret-chart/.meshchart-outputs")), 0o644);
     // A fleet's output holds its cluster's Secret.
     let fleet = root.join("fleet");
     write_fleet(&fleet, 0..2, "a");
@@ -962,6 +965,7 @@ fn secret_outputs_are_written_owner_only_whatever_the_umask() {
     for cluster in ["c0.yaml", "c1.yaml"] {
         assert_eq!(mode_of(&fleet_out.join(cluster)), 0o600, "{cluster}");
     }
+    assert_eq!(mode_of(&fleet_out.join(".meshchart-outputs")), 0o644);
 }
 
 /// Whether this test runs as root (it chowns); if not, says so and the test checks nothing.

@@ -66,7 +66,9 @@ impl TargetLock {
                 // A holder that is stopped (SIGSTOP, a debugger) would keep this run waiting
                 // without a word.
                 if !told {
-                    eprintln!("{}", waiting_note(path));
+                    // The holder's command line may carry a key given with --set.
+                    let note = waiting_note(path);
+                    eprintln!("{}", crate::redact::mask_private_keys(&note));
                     told = true;
                 }
                 flock(&file, kind, true).map_err(OutputError::io("lock the folder", path))?;

@@ -1099,13 +1099,28 @@ fn create_staged(path: &Utf8Path, private: bool) -> std::io::Result<std::fs::Fil
 }
 
 fn write_file(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
-    std::fs::write(path, bytes).map_err(OutputError::io("write", path))
+    write_ours(path, bytes).map_err(OutputError::io("write", path))
+}
+
+/// Writes one of the door's own files (the record of what meshchart wrote, a switch's journal):
+/// 0644 narrowed by the umask, never wider. The record says which files a later run may replace
+/// or remove, so nobody but its owner may change it, whatever the umask.
+fn write_ours(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o644);
+    }
+    options.open(path)?.write_all(bytes)
 }
 
 fn write_atomically(path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
     let suffix = cleanup::random_suffix()?;
     let temp = path.with_file_name(format!("{RECORD_NAME}.{suffix}.partial"));
-    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    let result = write_ours(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
