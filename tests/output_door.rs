@@ -1240,3 +1240,28 @@ fn a_run_waiting_behind_a_stopped_lock_holder_says_whom_it_waits_for() {
     assert!(said.contains(&format!("pid {holder_pid} (")), "{said}");
     assert!(said.contains("render"), "{said}");
 }
+
+#[test]
+fn folders_the_door_makes_are_never_writable_by_others_whatever_the_umask() {
+    let root = scratch_dir("door-folder-modes");
+    let certs = root.join("certs");
+    let out = root.join("out");
+    let output = under_umask_000(legacy_command(&[
+        "render",
+        "--certs-dir",
+        s(&certs),
+        "--output-dir",
+        s(&out),
+    ]));
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for folder in [
+        certs.clone(),
+        out.clone(),
+        out.join("linkerd-control-plane"),
+        out.join("linkerd-control-plane/templates"),
+    ] {
+        assert_eq!(mode_of(&folder), 0o755, "{}", folder.display());
+    }
+    assert_eq!(mode_of(&certs.join("ca.key")), 0o600);
+    assert_eq!(mode_of(&certs.join(".meshchart-outputs")), 0o644);
+}

@@ -81,8 +81,7 @@ impl TargetLock {
             }
             // Replaced (or removed) while we waited: lock what the path names now.
             if !path.exists() {
-                std::fs::create_dir_all(path)
-                    .map_err(OutputError::io("create the folder", path))?;
+                super::create_folders(path).map_err(OutputError::io("create the folder", path))?;
             }
         }
     }

@@ -57,6 +57,29 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// beside a target, `.meshchart-staging-<16 hex digits>` inside one.
 pub const STAGING_MARKER: &str = ".meshchart-staging-";
 
+/// Creates the folder `path` (its parent must exist) as the door makes every folder: 0755
+/// narrowed by the umask, never writable by others (a folder others may write to lets them
+/// replace the keys and Secrets it holds).
+pub(crate) fn create_folder(path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+    folder_builder(false).create(path)
+}
+
+/// [`create_folder`] for `path` and every missing folder above it.
+pub(crate) fn create_folders(path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+    folder_builder(true).create(path)
+}
+
+fn folder_builder(recursive: bool) -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(recursive);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o755);
+    }
+    builder
+}
+
 /// Whether `bytes` hold a Kubernetes Secret (a `kind: Secret` line, in a document or a List's
 /// items) or a PEM private key: such an output is created owner-only (mode 0600) from the
 /// start, staged or in place, so no other user can read it even for an instant. The test errs

@@ -173,7 +173,7 @@ impl OutputSet {
             killed_after_exchange: false,
         };
         let new = set.new_root();
-        std::fs::create_dir(&new).map_err(OutputError::io("create the folder", &new))?;
+        super::create_folder(&new).map_err(OutputError::io("create the folder", &new))?;
         let recorded = match std::fs::symlink_metadata(&set.target) {
             Ok(meta) if meta.is_dir() => record::read(&set.target)?,
             Ok(_) => {
@@ -310,7 +310,7 @@ impl OutputSet {
                 .rev()
             {
                 folder.push(part);
-                match std::fs::create_dir(&folder) {
+                match super::create_folder(&folder) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
                     Err(e) => return Err(OutputError::io("create the folder", folder)(e)),
@@ -550,7 +550,7 @@ impl OutputSet {
                     .map_err(OutputError::io("read", entry.path()))?;
                 let copy = new.join(&name);
                 if kind.is_dir() {
-                    match std::fs::create_dir(&copy) {
+                    match super::create_folder(&copy) {
                         Ok(()) => {}
                         Err(e)
                             if e.kind() == std::io::ErrorKind::AlreadyExists && copy.is_dir() => {}
@@ -931,8 +931,7 @@ impl Journal {
         shown: &Utf8Path,
         #[cfg(test)] killed_after: &dyn Fn(usize) -> Result<(), OutputError>,
     ) -> Result<(), OutputError> {
-        std::fs::create_dir_all(&self.target)
-            .map_err(OutputError::io("create the folder", shown))?;
+        super::create_folders(&self.target).map_err(OutputError::io("create the folder", shown))?;
         let new = staging.join("new");
         #[cfg(test)]
         let mut moves = 0;
@@ -948,7 +947,7 @@ impl Journal {
             }
             let in_place = self.target.join(name);
             if let Some(parent) = in_place.parent() {
-                std::fs::create_dir_all(parent)
+                super::create_folders(parent)
                     .map_err(OutputError::io("create the folder", parent))?;
             }
             std::fs::rename(&staged, &in_place)
@@ -1013,7 +1012,7 @@ fn create_dirs(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, OutputError> {
     missing.reverse();
     let mut created = Vec::new();
     for path in missing {
-        match std::fs::create_dir(&path) {
+        match super::create_folder(&path) {
             Ok(()) => created.push(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => {
