@@ -2,7 +2,7 @@
 //! error, never panics; what it writes injects again without error, and uninjects.
 #![no_main]
 
-#[path = "../../tests/support/inject_setup.rs"]
+#[path = "../../tests/integration/support/inject_setup.rs"]
 mod inject_setup;
 
 use inject_setup::Setup;

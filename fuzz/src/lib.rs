@@ -2,7 +2,7 @@
 
 use meshchart::values::Value;
 
-#[path = "../../tests/support/yaml_round_trip.rs"]
+#[path = "../../tests/integration/support/yaml_round_trip.rs"]
 mod round_trip;
 
 /// Writes `value` as YAML and reads it back: it must be the same data.

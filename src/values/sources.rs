@@ -41,10 +41,18 @@ impl ValueOverrides {
         for file in &mut self.files {
             *file = crate::input::resolve_path(base, file);
         }
+        // One --set-file may name several files: `a=x.pem,b=y.pem`.
         for item in &mut self.set_file {
-            if let Some((key, path)) = item.split_once('=') {
-                *item = format!("{key}={}", crate::input::resolve_path(base, path));
-            }
+            let pairs: Vec<String> = item
+                .split(',')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, path)) => {
+                        format!("{key}={}", crate::input::resolve_path(base, path))
+                    }
+                    None => pair.to_owned(),
+                })
+                .collect();
+            *item = pairs.join(",");
         }
     }
 
@@ -410,6 +418,14 @@ mod tests {
             set_file: owned(set_file),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn every_file_of_a_set_file_list_is_resolved_against_the_base() {
+        let mut o = overrides(&["v.yaml", "/abs.yaml"], &[], &["a=x.pem,b=y.pem", "c=-"]);
+        o.resolve_paths(camino::Utf8Path::new("case"));
+        assert_eq!(o.files, ["case/v.yaml", "/abs.yaml"]);
+        assert_eq!(o.set_file, ["a=case/x.pem,b=case/y.pem", "c=-"]);
     }
 
     #[test]
