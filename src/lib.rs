@@ -8,10 +8,10 @@
 //! (and [`fleet`] renders many clusters at once),
 //! [`golden`] runs golden-file cases (render's and inject's), [`inject`] adds the mesh's proxy to
 //! workloads (and takes it out again), [`package`] writes chart archives, [`lint`] and [`diff`]
-//! review charts and renders; [`files`] the check that a file already holds its bytes, [`proxy_support`] what each proxy
+//! review charts and renders; [`redact`] keeps private keys out of messages; [`files`] the check that a file already holds its bytes, [`proxy_support`] what each proxy
 //! release understands, [`limits`] and [`arena`] the process's ceilings and its heap.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod arena;
 pub mod chart;
