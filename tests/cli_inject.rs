@@ -397,3 +397,30 @@ fn inject_and_uninject_skip_a_pod_whose_own_container_is_named_like_the_proxy_or
         }
     }
 }
+
+#[test]
+fn inject_keeps_the_text_of_integers_too_big_for_a_float() {
+    let input = deployment_with_a_container_named("initContainers", "setup")
+        .replace("spec:\n  selector:", "spec:\n  replicas: 12345678901234567890\n  selector:")
+        .replace(
+            "image: busybox:1.36\n",
+            "image: busybox:1.36\n        x-big: 99999999999999999999999\n        x-negative: -99999999999999999999999\n",
+        );
+    let values = format!("{CASES}/values.yaml");
+    let out = meshchart(&["inject", "-", "-f", &values], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    for line in [
+        "  replicas: 12345678901234567890\n",
+        "        x-big: 99999999999999999999999\n",
+        "        x-negative: -99999999999999999999999\n",
+    ] {
+        assert!(yaml.contains(line), "{line:?} missing from:\n{yaml}");
+    }
+    let json = meshchart(&["inject", "-", "-f", &values, "-o", "json"], &input);
+    assert!(
+        text(&json.stdout).contains("\"replicas\":12345678901234567890,"),
+        "{}",
+        text(&json.stdout)
+    );
+}

@@ -432,7 +432,7 @@ fn type_word(value: &Value) -> Option<&'static str> {
     Some(match value {
         Value::Null => return None,
         Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::Float(_) => "a number",
+        Value::Int(_) | Value::Float(_) | Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Seq(_) => "a list",
         Value::Map(_) => "a map",

@@ -218,7 +218,14 @@ impl<'a> Loader<'a> {
                         }
                         continue;
                     }
-                    let value = resolve_scalar(&text, style, tag.as_ref(), at)?;
+                    let mut value = resolve_scalar(&text, style, tag.as_ref(), at)?;
+                    if self.unique_keys
+                        && tag.is_none()
+                        && matches!(value, Value::Float(_))
+                        && is_integer_text(&text)
+                    {
+                        value = Value::Number(text.clone());
+                    }
                     if self.track_positions {
                         self.positions.push((self.path.clone(), at));
                     }
@@ -549,7 +556,7 @@ pub(crate) fn resolve_key(
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => crate::yaml::number::format_go_float(f),
-        Value::String(s) => s,
+        Value::Number(text) | Value::String(text) => text,
         Value::Seq(_) | Value::Map(_) => text.to_owned(),
     })
 }
@@ -606,6 +613,15 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         }
     }
     Ok(Value::String(text.to_owned()))
+}
+
+/// Whether a plain scalar that resolved to a float is written as a decimal integer (digits after
+/// an optional sign, `_` between them, no leading zero, which would make it octal): one too big
+/// for 64 bits, which a float would round.
+fn is_integer_text(text: &str) -> bool {
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let digits = plain.strip_prefix(['-', '+']).unwrap_or(&plain);
+    !digits.starts_with('0') && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Decimal float text that Go's `strconv.ParseFloat` reads without a range error.
