@@ -593,3 +593,35 @@ fn golden_update_replaces_a_symlinked_expectation_instead_of_writing_through_it(
         .unwrap()
         .contains("kind: ConfigMap"));
 }
+
+// --- A reader that stops early ----------------------------------------------------------------
+
+#[test]
+fn inject_into_a_pipe_closed_early_says_how_far_it_got_and_fails() {
+    let stream: String = (0..3000)
+        .map(|i| {
+            format!(
+                "---\n{}",
+                POD.replace("name: web\n", &format!("name: web-{i}\n"))
+            )
+        })
+        .collect();
+    let input = write(
+        &scratch_dir("closed-pipe").join("big.yaml"),
+        stream.as_bytes(),
+    );
+    let mut child = command(&["inject", &input, "-f", INJECT_VALUES])
+        .spawn()
+        .expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut head = [0u8; 100];
+    std::io::Read::read_exact(&mut stdout, &mut head).expect("the first bytes");
+    drop(stdout);
+    let out = finish(child, "inject | head -c 100");
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("broken pipe") && stderr.contains("of 3000 document(s) were written whole"),
+        "{stderr}"
+    );
+}

@@ -195,6 +195,22 @@ pub enum InjectError {
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,
+    /// The output's reader went away (a broken pipe, as in `inject big.yaml | head`): the
+    /// manifests were cut short.
+    #[error(
+        "writing the output: its reader closed it (broken pipe) after {bytes} bytes: \
+         {documents} of {total} document(s) were written whole, the rest not"
+    )]
+    OutputClosed {
+        /// Bytes the reader took.
+        bytes: u64,
+        /// Documents the reader took whole.
+        documents: u64,
+        /// Documents in the whole output.
+        total: u64,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The output could not be written (or held back until the run finished).
     #[error("writing the output: {source}")]
     Write {
