@@ -324,6 +324,30 @@ fn a_byte_order_mark_before_inject_input_is_dropped() {
     }
 }
 
+#[test]
+fn a_byte_order_mark_before_a_later_document_of_an_inject_stream_is_dropped() {
+    let second = POD.replace("name: web\n", "name: api\n");
+    for input in [
+        format!("{POD}\u{feff}---\n{second}"),
+        format!("{POD}---\n\u{feff}{second}"),
+    ] {
+        let out = run_with_stdin(&["inject", "-", "-f", INJECT_VALUES], input.into_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr),
+            "pod \"web\" injected\npod \"api\" injected\n2 injected, 0 skipped, 0 warnings\n"
+        );
+    }
+}
+
+#[test]
+fn one_fifo_named_twice_as_inject_input_is_refused_by_name_without_blocking() {
+    let fifo = fed_fifo("inject-fifo-twice", "pods.yaml", POD);
+    let name = fifo.to_str().unwrap();
+    let out = run(&["inject", name, name, "-f", INJECT_VALUES]);
+    assert_refused(&out, 1, &["pods.yaml", "FIFO named twice"]);
+}
+
 // --- Wrong shapes replaced, not refused ------------------------------------------------------
 
 #[test]

@@ -192,6 +192,12 @@ pub enum InjectError {
         /// The first workload that needed them.
         workload: Box<WorkloadRef>,
     },
+    /// One FIFO named twice as an input (by the same name or another): it can be read once.
+    #[error("{path}: a FIFO named twice as an input; it can be read only once, so name it once")]
+    FifoTwice {
+        /// The second name given for it.
+        path: String,
+    },
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,

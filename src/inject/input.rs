@@ -418,6 +418,7 @@ fn starting_like_json_is_json(text: &str) -> bool {
 pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>, InjectError> {
     let mut streams = Vec::new();
     let mut stdin_used = false;
+    let mut fifos_read = Vec::new();
     for arg in args {
         if arg == "-" {
             if stdin_used {
@@ -433,6 +434,12 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
                 streams.push(Stream::new(file.to_string(), StreamOrigin::File(file)));
             }
         } else if is_fifo(path) {
+            // A FIFO gives its content once: a second read would wait for a writer forever.
+            let identity = file_identity(path);
+            if fifos_read.contains(&identity) {
+                return Err(InjectError::FifoTwice { path: arg.clone() });
+            }
+            fifos_read.push(identity);
             streams.push(spooled(GuardedReader::open(path)?)?);
         } else {
             input::check_readable(path, false)?;
@@ -443,6 +450,20 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
         }
     }
     Ok(streams)
+}
+
+/// The device and inode of `path`, which tell two names of one file apart from two files.
+fn file_identity(path: &Utf8Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 fn is_fifo(path: &Utf8Path) -> bool {
