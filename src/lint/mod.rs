@@ -358,7 +358,8 @@ fn check_values(
         }
     };
     for warning in &explained.warnings {
-        report.push(Severity::Warning, "values", warning.clone());
+        let warning = warning.strip_prefix("warning: ").unwrap_or(warning);
+        report.push(Severity::Warning, "values", warning.to_owned());
     }
     let schema_file = chart.file(schema::SCHEMA_FILE);
     let schema_json =

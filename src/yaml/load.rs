@@ -54,6 +54,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
 pub fn parse_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Value>, YamlError> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
+    loader.keep_big_integers = true;
     loader.line_offset = first_line.saturating_sub(1);
     Ok(loader.run()?.0)
 }
@@ -72,12 +73,16 @@ pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
 }
 
 /// Parses the first document of a user's values file, refusing a map key given twice (see
-/// [`parse_manifest_documents`]).
-pub fn parse_values_document(text: &str) -> Result<Value, YamlError> {
-    Ok(parse_manifest_documents(text, 1)?
-        .into_iter()
-        .next()
-        .unwrap_or(Value::Null))
+/// [`parse_manifest_documents`]), and gives the line where a second document starts: Helm
+/// 3.17 reads only the first document of a values file and ignores the rest unread (even when
+/// it is not valid YAML), and so does this.
+pub fn parse_values_document(text: &str) -> Result<(Value, Option<usize>), YamlError> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.first_only = true;
+    let ignored_from = loader.read().map(|()| loader.ignored_from)?;
+    let first = loader.docs.into_iter().next().unwrap_or(Value::Null);
+    Ok((first, ignored_from))
 }
 
 /// Parses the first document of a YAML stream (later ones are ignored, as Helm does for values).
@@ -123,6 +128,12 @@ struct Loader<'a> {
     positions: Positions,
     /// Refuse a map key given twice.
     unique_keys: bool,
+    /// Keep a plain integer beyond 64 bits as written ([`Value::Number`]), for a manifest
+    /// written back; values files and templates' output read it as a float, as Helm does.
+    keep_big_integers: bool,
+    /// Stop after the first document, noting in `ignored_from` the line where another starts.
+    first_only: bool,
+    ignored_from: Option<usize>,
     /// Added to every line reported, for text cut out of a larger file.
     line_offset: usize,
     /// The error being returned is a key given twice.
@@ -142,6 +153,9 @@ impl<'a> Loader<'a> {
             path: Vec::new(),
             positions: Vec::new(),
             unique_keys: false,
+            keep_big_integers: false,
+            first_only: false,
+            ignored_from: None,
             line_offset: 0,
             found_duplicate: false,
         }
@@ -175,6 +189,14 @@ impl<'a> Loader<'a> {
                         self.docs.push(document_value.take().unwrap_or(Value::Null));
                     }
                     in_document = false;
+                    if self.first_only {
+                        self.ignored_from = match self.events.next_event() {
+                            Ok((Event::StreamEnd, _)) => None,
+                            Ok((_, at)) => Some(at.line + self.line_offset),
+                            Err(e) => Some(e.position.line + self.line_offset),
+                        };
+                        return Ok(());
+                    }
                 }
                 Event::Alias(id) => {
                     let (value, size) = self
@@ -219,7 +241,7 @@ impl<'a> Loader<'a> {
                         continue;
                     }
                     let mut value = resolve_scalar(&text, style, tag.as_ref(), at)?;
-                    if self.unique_keys
+                    if self.keep_big_integers
                         && tag.is_none()
                         && matches!(value, Value::Float(_))
                         && is_integer_text(&text)
