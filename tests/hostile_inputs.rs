@@ -649,3 +649,48 @@ fn inject_into_a_pipe_closed_early_says_how_far_it_got_and_fails() {
         "{stderr}"
     );
 }
+
+// --- Deep folders ------------------------------------------------------------------------------
+
+/// Makes `levels` nested folders named `d` under `root` and returns the deepest.
+fn nested_folders(root: &Path, levels: usize) -> PathBuf {
+    let mut deepest = root.to_path_buf();
+    for _ in 0..levels {
+        deepest.push("d");
+    }
+    std::fs::create_dir_all(&deepest).unwrap();
+    deepest
+}
+
+/// Walking a folder resolved each folder's real path anew and compared it with every folder
+/// before it, cubic in the depth (a file 1,000 levels down took 14 s). The run must now finish
+/// well inside the hang guard.
+#[test]
+fn a_file_fifteen_hundred_folders_deep_is_found_by_render_and_inject() {
+    let chart = scratch_dir("deep-chart");
+    write(
+        &chart.join("Chart.yaml"),
+        b"apiVersion: v2\nname: deep\nversion: 0.1.0\n",
+    );
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    write(
+        &chart.join("templates/cm.yaml"),
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n",
+    );
+    write(
+        &nested_folders(&chart.join("files"), 1500).join("f.txt"),
+        b"x",
+    );
+    let render = run(&["render", "--chart", chart.to_str().unwrap()]);
+    assert!(render.status.success(), "{}", text(&render.stderr));
+    assert!(text(&render.stdout).contains("name: deep"));
+
+    let manifests = scratch_dir("deep-inject");
+    write(
+        &nested_folders(&manifests, 1500).join("pod.yaml"),
+        POD.as_bytes(),
+    );
+    let inject = run(&["inject", manifests.to_str().unwrap(), "-f", INJECT_VALUES]);
+    assert!(inject.status.success(), "{}", text(&inject.stderr));
+    assert!(text(&inject.stderr).contains("pod \"web\" injected"));
+}
