@@ -436,6 +436,7 @@ pub fn render(
     chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
+    engine.check_nesting(chart)?;
     let compiling = CompileWork::default();
     let rendering: OnceLock<RenderWork> = OnceLock::new();
     let (helper_engine, helper_compiling, helper_rendering) = (&engine, &compiling, &rendering);
