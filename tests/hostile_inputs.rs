@@ -694,3 +694,26 @@ fn a_file_fifteen_hundred_folders_deep_is_found_by_render_and_inject() {
     assert!(inject.status.success(), "{}", text(&inject.stderr));
     assert!(text(&inject.stderr).contains("pod \"web\" injected"));
 }
+
+// --- The temporary folder ------------------------------------------------------------------------
+
+#[test]
+fn inject_with_a_missing_tmpdir_is_an_error_naming_tmpdir_and_its_path() {
+    let missing = scratch_dir("missing-tmpdir").join("not-there");
+    let input = write(
+        &scratch_dir("tmpdir-input").join("pod.yaml"),
+        POD.as_bytes(),
+    );
+    let out = run_with_env(
+        &["inject", &input, "-f", INJECT_VALUES],
+        &[("TMPDIR", missing.to_str().unwrap())],
+    );
+    assert_refused(
+        &out,
+        1,
+        &[
+            &format!("$TMPDIR ({})", missing.display()),
+            "temporary file",
+        ],
+    );
+}

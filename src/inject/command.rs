@@ -82,8 +82,14 @@ pub fn held_back(
     run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
 ) -> Result<Run, InjectError> {
     let write_error = |source| InjectError::Write { source };
-    let mut spool = tempfile::tempfile().map_err(write_error)?;
-    let finished = run(&mut spool)?;
+    const HELD_BACK: &str = "the output until the run succeeds";
+    let mut spool = tempfile::tempfile().map_err(InjectError::temp_file(HELD_BACK))?;
+    // Everything `run` writes goes to temporary files (this spool, a long List's parts, the
+    // report): a write that fails there is a full or broken `$TMPDIR`.
+    let finished = match run(&mut spool) {
+        Err(InjectError::Write { source }) => Err(InjectError::temp_file(HELD_BACK)(source)),
+        other => other,
+    }?;
     spool.rewind().map_err(write_error)?;
     // Large blocks: `io::copy`'s 8 KiB made two system calls per 8 KiB into a line-buffered
     // standard output, a tenth of the time of an inject of 10,000 workloads.

@@ -201,6 +201,19 @@ pub enum InjectError {
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,
+    /// A temporary file (in `$TMPDIR`, or the system's temporary folder) could not be made or
+    /// written: a missing, full or unwritable `$TMPDIR`.
+    #[error(
+        "$TMPDIR ({dir}): cannot make or write the temporary file that holds {purpose}: {source}"
+    )]
+    TempFile {
+        /// The temporary folder used.
+        dir: String,
+        /// What the file holds (`the output until the run succeeds`, ...).
+        purpose: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The output's reader went away (a broken pipe, as in `inject big.yaml | head`): the
     /// manifests were cut short.
     #[error(
@@ -223,6 +236,17 @@ pub enum InjectError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+impl InjectError {
+    /// Wraps a failure to make or write a temporary file holding `purpose`, naming `$TMPDIR`.
+    pub fn temp_file(purpose: &'static str) -> impl FnOnce(std::io::Error) -> InjectError {
+        move |source| InjectError::TempFile {
+            dir: std::env::temp_dir().display().to_string(),
+            purpose,
+            source,
+        }
+    }
 }
 
 /// Boxed wrappers keep [`InjectError`] small; `?` converts as `#[from]` would.

@@ -487,7 +487,8 @@ fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
     let mut reader = reader.per_document();
     use std::io::Write as _;
     let name = reader.name().to_owned();
-    let io_error = |source| InjectError::from(input::InputError::io(&name, source));
+    const PURPOSE: &str = "an input read twice (standard input or a FIFO)";
+    let io_error = InjectError::temp_file(PURPOSE);
     let mut spool = std::io::BufWriter::new(tempfile::tempfile().map_err(io_error)?);
     let mut line = String::new();
     let mut starts_at = 1;
@@ -503,9 +504,13 @@ fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
         if separator_kind(&line) == Some(true) {
             starts_at = reader.line() + 1;
         }
-        spool.write_all(line.as_bytes()).map_err(io_error)?;
+        spool
+            .write_all(line.as_bytes())
+            .map_err(InjectError::temp_file(PURPOSE))?;
     }
-    let spool = spool.into_inner().map_err(|e| io_error(e.into_error()))?;
+    let spool = spool
+        .into_inner()
+        .map_err(|e| InjectError::temp_file(PURPOSE)(e.into_error()))?;
     Ok(Stream::new(name, StreamOrigin::Spooled(spool)))
 }
 

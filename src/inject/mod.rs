@@ -946,7 +946,9 @@ impl ListAssembly {
         let spool = || {
             tempfile::tempfile()
                 .map(|f| std::io::BufWriter::with_capacity(64 * 1024, f))
-                .map_err(|source| InjectError::Write { source })
+                .map_err(InjectError::temp_file(
+                    "a long List while it is read item by item",
+                ))
         };
         Ok(ListAssembly {
             source: source.to_owned(),

@@ -354,7 +354,8 @@ pub struct SpooledReport {
 impl SpooledReport {
     /// An empty report in `format` (uninject's: no summary).
     pub fn new(format: ReportFormat) -> Result<SpooledReport, InjectError> {
-        let file = tempfile::tempfile().map_err(|source| InjectError::Write { source })?;
+        let file = tempfile::tempfile()
+            .map_err(InjectError::temp_file("the report until the run ends"))?;
         Ok(SpooledReport {
             format,
             file: std::io::BufWriter::with_capacity(64 * 1024, file),
