@@ -548,13 +548,16 @@ impl Chart {
     }
 }
 
+/// A file as read: its path relative to the chart root, and its bytes.
+type RawFile = (String, Vec<u8>);
+
 /// The chart's files as text, under the input rules (BOM dropped; NUL or non-UTF-8 refused
 /// for the files meshchart reads as text: an error names the file), and the other files that
 /// are not text, kept as bytes.
 fn text_files(
     origin: &str,
-    files: Vec<(String, Vec<u8>)>,
-) -> Result<(Vec<ChartFile>, Vec<(String, Vec<u8>)>), ChartError> {
+    files: Vec<RawFile>,
+) -> Result<(Vec<ChartFile>, Vec<RawFile>), ChartError> {
     let mut text = Vec::new();
     let mut binary = Vec::new();
     for (path, bytes) in files {
