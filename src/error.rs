@@ -56,7 +56,12 @@ impl Error {
 
     /// Whether this error, or one it was caused by, is a write to a pipe whose reader has
     /// gone (`meshchart render | head`): the command line then ends quietly.
+    /// Not so for inject's and uninject's [`InjectError::OutputClosed`]: a stream cut short
+    /// is reported.
     pub fn is_broken_pipe(&self) -> bool {
+        if let Error::Inject(InjectError::OutputClosed { .. }) = self {
+            return false;
+        }
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
         while let Some(error) = cause {
             if let Some(io) = error.downcast_ref::<std::io::Error>() {

@@ -285,6 +285,21 @@ pub fn discover_noting(dir: &Utf8Path, notes: &mut Vec<String>) -> Result<Vec<Cl
             "no clusters (NAME.yaml files or NAME/ folders with values.yaml)",
         ));
     }
+    // Names are told apart by case here, but a checkout on a case-insensitive disk (macOS,
+    // Windows) keeps one file of the two, and the two outputs would land on one file there.
+    let mut by_folded: Vec<(String, &Cluster)> = clusters
+        .iter()
+        .map(|c| (c.name.to_lowercase(), c))
+        .collect();
+    by_folded.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    for pair in by_folded.windows(2).filter(|w| w[0].0 == w[1].0) {
+        notes.push(format!(
+            "warning: --fleet {dir}: {} and {} name clusters that differ only in case; on a \
+             case-insensitive disk (macOS, Windows) a checkout keeps only one of them and their \
+             outputs land on one file",
+            pair[0].1.values, pair[1].1.values
+        ));
+    }
     Ok(clusters)
 }
 

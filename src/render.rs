@@ -11,7 +11,7 @@ use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
 use crate::values::known::KnownKeys;
 use crate::values::schema::SchemaCheck;
-use crate::values::{coalesce, user_values_with, KeptFiles, Value, ValueOverrides, ValuesError};
+use crate::values::{coalesce, user_values_noting, KeptFiles, Value, ValueOverrides, ValuesError};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
 use std::sync::{mpsc, OnceLock};
@@ -255,8 +255,8 @@ fn values_with_kept(
     kept: KeptFiles,
 ) -> Result<(Value, Vec<String>), Error> {
     let defaults = chart.default_values_read()?;
-    let mut user = user_values_with(request.overrides(), stdin, kept)?;
     let mut notes = Vec::new();
+    let mut user = user_values_noting(request.overrides(), stdin, kept, &mut notes)?;
     if let Some(note) = namespace_value(defaults, request, &mut user) {
         notes.push(note);
     }
@@ -436,6 +436,7 @@ pub fn render(
     chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
+    engine.check_nesting(chart)?;
     let compiling = CompileWork::default();
     let rendering: OnceLock<RenderWork> = OnceLock::new();
     let (helper_engine, helper_compiling, helper_rendering) = (&engine, &compiling, &rendering);

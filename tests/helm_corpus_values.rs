@@ -19,6 +19,8 @@ struct Deliberate {
     ours: &'static [(&'static str, &'static str)],
     /// Where Helm succeeds and we refuse: what our error says.
     refused: Option<&'static str>,
+    /// A warning of ours where Helm says nothing (it is not counted against Helm's).
+    warns: Option<&'static str>,
 }
 
 /// Helm keeps the last of a key given twice in a values file; we refuse it, naming both lines.
@@ -33,24 +35,36 @@ const DELIBERATE_DIFFERENCES: &[Deliberate] = &[
                  into a float64, so 9007199254740993 (2^53 + 1) comes out as 9007199254740992",
         ours: &[("precise", "9007199254740993")],
         refused: None,
+        warns: None,
     },
     Deliberate {
         case: "f-duplicate-key-last-wins",
         reason: KEY_GIVEN_TWICE,
         ours: &[],
         refused: Some("the key \"a\" is given twice in one map: on line 1 and on line 2"),
+        warns: None,
     },
     Deliberate {
         case: "yaml11-bool-keys-colliding",
         reason: KEY_GIVEN_TWICE,
         ours: &[],
         refused: Some("the key \"true\" is given twice in one map: on line 2 and on line 3"),
+        warns: None,
     },
     Deliberate {
         case: "yaml11-bool-keys-colliding-mixed",
         reason: KEY_GIVEN_TWICE,
         ours: &[],
         refused: Some("the key \"true\" is given twice in one map: on line 2 and on line 3"),
+        warns: None,
+    },
+    Deliberate {
+        case: "f-multi-document-file",
+        reason: "Helm reads only the first document of a values file and ignores the rest \
+                 without a word; we read the same values and warn, naming the file and line",
+        ours: &[],
+        refused: None,
+        warns: Some("values file a.yaml, line 2: a second YAML document starts here"),
     },
 ];
 
@@ -280,6 +294,14 @@ fn run_case(index: usize, case: &Json, defaults: &Value) -> Vec<String> {
         }
     }
     compare(&values, &expect, "", &mut problems);
+    let mut warnings = warnings;
+    if let Some(ours) = deliberate.and_then(|d| d.warns) {
+        let before = warnings.len();
+        warnings.retain(|w| !w.contains(ours));
+        if warnings.len() == before {
+            problems.push(format!("no warning of ours says {ours:?}: {warnings:?}"));
+        }
+    }
 
     let helm_warnings: Vec<&str> = case
         .get("warnings")

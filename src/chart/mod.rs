@@ -275,6 +275,10 @@ pub struct Chart {
     pub value_overlays: Vec<ChartFile>,
     /// Every other file (README, LICENSE, `values.schema.json`, ...).
     pub other_files: Vec<ChartFile>,
+    /// Files that are not text (a `logo.png`, `files/blob.bin`, a `charts/*.tgz`), by path,
+    /// with their bytes: Helm loads any file, and only what it reads as text (templates,
+    /// Chart.yaml, values, the schema) must be text. Templates reach them with `Files.GetBytes`.
+    pub binary_files: Vec<(String, Vec<u8>)>,
     /// `default_values` parsed, the first time they are asked for.
     parsed_defaults: std::sync::OnceLock<Value>,
 }
@@ -356,14 +360,23 @@ impl Chart {
             input::check_readable(dir, false)?;
         }
         let walked = walk_chart_dir(dir, Hidden::Skip)?;
-        Chart::from_files(dir.as_str(), text_files(dir.as_str(), walked.files)?)
+        Chart::from_read_files(dir.as_str(), walked.files)
+    }
+
+    /// Builds a chart from the files read from a folder or an archive: the text ones under the
+    /// input rules, the others kept as bytes (see [`Chart::binary_files`]).
+    fn from_read_files(origin: &str, files: Vec<(String, Vec<u8>)>) -> Result<Chart, ChartError> {
+        let (text, binary) = text_files(origin, files)?;
+        let mut chart = Chart::from_files(origin, text)?;
+        chart.binary_files = binary;
+        Ok(chart)
     }
 
     /// Reads a chart archive (`.tgz`) in memory, refusing unsafe entries and oversized content;
     /// nothing is written to disk.
     pub fn from_archive(path: &Utf8Path) -> Result<Chart, ChartError> {
         let contents = read_archive_file(path.as_str())?;
-        Chart::from_files(path.as_str(), text_files(path.as_str(), contents.files)?)
+        Chart::from_read_files(path.as_str(), contents.files)
     }
 
     /// Reads a chart folder or, when `path` is a file, a chart archive.
@@ -419,6 +432,7 @@ impl Chart {
             default_values: None,
             value_overlays: Vec::new(),
             other_files: Vec::new(),
+            binary_files: Vec::new(),
             parsed_defaults: std::sync::OnceLock::new(),
         };
         for file in files {
@@ -534,13 +548,37 @@ impl Chart {
     }
 }
 
-/// The chart's files as text, under the input rules (BOM dropped; NUL or non-UTF-8 refused).
-fn text_files(origin: &str, files: Vec<(String, Vec<u8>)>) -> Result<Vec<ChartFile>, ChartError> {
-    files
-        .into_iter()
-        .map(|(path, bytes)| {
-            let text = input::decode(&format!("{origin}/{path}"), bytes)?;
-            Ok(ChartFile { path, text })
-        })
-        .collect()
+/// A file as read: its path relative to the chart root, and its bytes.
+type RawFile = (String, Vec<u8>);
+
+/// The chart's files as text, under the input rules (BOM dropped; NUL or non-UTF-8 refused
+/// for the files meshchart reads as text: an error names the file), and the other files that
+/// are not text, kept as bytes.
+fn text_files(
+    origin: &str,
+    files: Vec<RawFile>,
+) -> Result<(Vec<ChartFile>, Vec<RawFile>), ChartError> {
+    let mut text = Vec::new();
+    let mut binary = Vec::new();
+    for (path, bytes) in files {
+        let is_text = std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'));
+        if !is_text && !read_as_text(&path) {
+            binary.push((path, bytes));
+            continue;
+        }
+        let decoded = input::decode(&format!("{origin}/{path}"), bytes)?;
+        text.push(ChartFile {
+            path,
+            text: decoded,
+        });
+    }
+    Ok((text, binary))
+}
+
+/// Whether the chart file `path` is one meshchart (like Helm) reads as text: templates,
+/// Chart.yaml, values files and the values schema.
+fn read_as_text(path: &str) -> bool {
+    path.starts_with("templates/")
+        || matches!(path, "Chart.yaml" | "values.yaml" | "values.schema.json")
+        || (path.starts_with("values/") && (path.ends_with(".yaml") || path.ends_with(".yml")))
 }

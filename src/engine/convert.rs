@@ -13,6 +13,7 @@ pub fn to_jinja(value: &Value) -> JValue {
         Value::Bool(b) => JValue::from(*b),
         Value::Int(i) => JValue::from(*i),
         Value::Float(f) => JValue::from(*f),
+        Value::Number(text) => JValue::from(text.parse::<f64>().unwrap_or(f64::NAN)),
         Value::String(s) => JValue::from(s.as_str()),
         Value::Seq(items) => JValue::from(items.iter().map(to_jinja).collect::<Vec<_>>()),
         Value::Map(map) => JValue::from_pairs(map.iter().map(|(k, v)| (k.as_str(), to_jinja(v)))),

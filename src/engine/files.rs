@@ -25,9 +25,11 @@ use minijinja::{Error, ErrorKind, State};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The chart's files by path (relative to the chart root), in path order.
+/// The chart's files by path (relative to the chart root), in path order, as bytes: text files
+/// and those that are not text alike (`Files.Get` reads the latter as Go's string of their
+/// bytes would print, invalid UTF-8 replaced).
 #[derive(Debug, Default)]
-pub struct Files(BTreeMap<String, Arc<str>>);
+pub struct Files(BTreeMap<String, Arc<[u8]>>);
 
 /// Whether Helm keeps `path` out of `.Files` (it loads those files itself).
 fn kept_by_helm(path: &str) -> bool {
@@ -43,24 +45,38 @@ impl Files {
             chart
                 .all_files()
                 .into_iter()
-                .filter(|f| !kept_by_helm(&f.path))
-                .map(|f| (f.path, Arc::from(f.text)))
+                .map(|f| (f.path, Arc::from(f.text.into_bytes())))
+                .chain(
+                    chart
+                        .binary_files
+                        .iter()
+                        .map(|(path, bytes)| (path.clone(), Arc::from(bytes.as_slice()))),
+                )
+                .filter(|(path, _)| !kept_by_helm(path))
                 .collect(),
         )
     }
 
-    fn text(&self, path: &str) -> &str {
-        self.0.get(path).map_or("", |t| t)
+    fn text(&self, path: &str) -> std::borrow::Cow<'_, str> {
+        self.0
+            .get(path)
+            .map_or(std::borrow::Cow::Borrowed(""), |bytes| {
+                String::from_utf8_lossy(bytes)
+            })
+    }
+
+    fn bytes(&self, path: &str) -> &[u8] {
+        self.0.get(path).map_or(&[], |bytes| bytes)
     }
 
     /// Helm's `toYaml` of a map from each file's base name to `content(text)`.
-    fn as_map(&self, content: impl Fn(&str) -> String) -> Result<String, Error> {
+    fn as_map(&self, content: impl Fn(&[u8]) -> String) -> Result<String, Error> {
         let map: crate::values::Map = self
             .0
             .iter()
-            .map(|(path, text)| {
+            .map(|(path, bytes)| {
                 let base = path.rsplit('/').next().unwrap_or(path).to_owned();
-                (base, crate::values::Value::String(content(text)))
+                (base, crate::values::Value::String(content(bytes)))
             })
             .collect();
         crate::yaml::try_to_yaml_within(
@@ -117,16 +133,18 @@ impl Object for Files {
         args: &[Value],
     ) -> Result<Value, Error> {
         match method {
-            "Get" => Ok(Value::from(self.text(one_string(method, args)?))),
+            "Get" => Ok(Value::from(
+                self.text(one_string(method, args)?).into_owned(),
+            )),
             "GetBytes" => Ok(Value::from_bytes(
-                self.text(one_string(method, args)?).as_bytes().to_vec(),
+                self.bytes(one_string(method, args)?).to_vec(),
             )),
             "Lines" => {
                 let text = self.text(one_string(method, args)?);
                 if text.is_empty() {
                     return Ok(Value::from(Vec::<Value>::new()));
                 }
-                let text = text.strip_suffix('\n').unwrap_or(text);
+                let text = text.strip_suffix('\n').unwrap_or(&text);
                 Ok(Value::from(
                     text.split('\n').map(Value::from).collect::<Vec<_>>(),
                 ))
@@ -144,7 +162,9 @@ impl Object for Files {
             }
             "AsConfig" => {
                 no_arguments(method, args)?;
-                Ok(Value::from(self.as_map(str::to_owned)?))
+                Ok(Value::from(self.as_map(|bytes| {
+                    String::from_utf8_lossy(bytes).into_owned()
+                })?))
             }
             "AsSecrets" => {
                 no_arguments(method, args)?;

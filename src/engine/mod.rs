@@ -7,6 +7,7 @@ mod files;
 pub mod functions;
 pub mod gofmt;
 mod include;
+mod nesting;
 mod remembered;
 mod static_text;
 
@@ -133,6 +134,12 @@ fn is_notes(name: &str) -> bool {
 }
 
 impl<'source> Engine<'source> {
+    /// Refuses a template of `chart` whose expressions nest deeper than minijinja's parser
+    /// takes (see [`nesting`]): call it before [`Engine::uncompiled`] compiles them.
+    pub fn check_nesting(&self, chart: &Chart) -> Result<(), RenderError> {
+        nesting::check_expression_nesting(&self.chart_name, chart)
+    }
+
     /// Compiles every template of `chart`; syntax errors are reported here with file and line.
     ///
     /// The templates go into the environment as borrowed from `chart`, which minijinja keeps in
@@ -142,6 +149,7 @@ impl<'source> Engine<'source> {
     /// Compiling here is serial; [`Engine::uncompiled`] shares it between threads instead.
     pub fn new(chart: &'source Chart) -> Result<Engine<'source>, RenderError> {
         let mut engine = Engine::without_templates(chart);
+        nesting::check_expression_nesting(&engine.chart_name, chart)?;
         let mut lifted_texts = Vec::new();
         for template in &chart.templates {
             let added = match static_text::lift(&template.text, &mut lifted_texts) {

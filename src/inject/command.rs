@@ -12,7 +12,7 @@ use crate::chart::Chart;
 use crate::engine::KubeVersion;
 use crate::values::{coalesce, effective_values, Value, ValueOverrides};
 use camino::Utf8PathBuf;
-use std::io::{Read, Seek, Write};
+use std::io::{BufRead, Read, Seek, Write};
 
 /// What `meshchart inject` is asked to do (the CLI's flags, as plain data).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -82,23 +82,105 @@ pub fn held_back(
     run: impl FnOnce(&mut dyn Write) -> Result<Run, InjectError>,
 ) -> Result<Run, InjectError> {
     let write_error = |source| InjectError::Write { source };
-    let mut spool = tempfile::tempfile().map_err(write_error)?;
-    let finished = run(&mut spool)?;
+    const HELD_BACK: &str = "the output until the run succeeds";
+    let mut spool = tempfile::tempfile().map_err(InjectError::temp_file(HELD_BACK))?;
+    // Everything `run` writes goes to temporary files (this spool, a long List's parts, the
+    // report): a write that fails there is a full or broken `$TMPDIR`.
+    let finished = match run(&mut spool) {
+        Err(InjectError::Write { source }) => Err(InjectError::temp_file(HELD_BACK)(source)),
+        other => other,
+    }?;
     spool.rewind().map_err(write_error)?;
     // Large blocks: `io::copy`'s 8 KiB made two system calls per 8 KiB into a line-buffered
     // standard output, a tenth of the time of an inject of 10,000 workloads.
     let mut block = vec![0u8; COPY_BLOCK_BYTES];
-    loop {
+    let mut copied = 0u64;
+    let copy = loop {
         let read = match spool.read(&mut block) {
-            Ok(0) => break,
+            Ok(0) => break out.flush(),
             Ok(read) => read,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(write_error(e)),
         };
-        out.write_all(&block[..read]).map_err(write_error)?;
+        if let Err(e) = write_counting(out, &block[..read], &mut copied) {
+            break Err(e);
+        }
+    };
+    match copy {
+        Ok(()) => Ok(finished),
+        // A reader that stops early (`inject big.yaml | head`) must not pass for a finished
+        // run: the manifests were cut short, and a pipeline with `pipefail` has to see it.
+        Err(source) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            let (documents, total) = documents_written(&mut spool, copied).map_err(write_error)?;
+            Err(InjectError::OutputClosed {
+                bytes: copied,
+                documents,
+                total,
+                source,
+            })
+        }
+        Err(e) => Err(write_error(e)),
     }
-    out.flush().map_err(write_error)?;
-    Ok(finished)
+}
+
+/// Writes `bytes` to `out`, adding to `copied` what the reader took, even of a write that fails.
+fn write_counting(out: &mut dyn Write, mut bytes: &[u8], copied: &mut u64) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match out.write(bytes) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                *copied += n as u64;
+                bytes = &bytes[n..];
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// How many documents of the output in `spool` lie whole within its first `copied` bytes, and
+/// how many it holds. A document starts at the beginning and at each `---` line (YAML), or at
+/// each line (JSON lines, whose output starts with `{`); one ends where the next starts.
+fn documents_written(spool: &mut std::fs::File, copied: u64) -> std::io::Result<(u64, u64)> {
+    spool.rewind()?;
+    let mut text = std::io::BufReader::new(spool);
+    let mut first = [0u8; 1];
+    if text.read(&mut first)? == 0 {
+        return Ok((0, 0));
+    }
+    let json = first[0] == b'{';
+    let mut starts = 1u64;
+    // Starts at or before `copied`: the document before each of them is whole.
+    let mut starts_reached = 1u64;
+    let mut at = 1u64;
+    let mut line = Vec::new();
+    // The first line, read on from its first byte.
+    text.read_until(b'\n', &mut line)?;
+    at += line.len() as u64;
+    loop {
+        line.clear();
+        let read = text.read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        let marker = json
+            || (line.starts_with(b"---")
+                && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\n' | b'\r')));
+        if marker {
+            starts += 1;
+            if at <= copied {
+                starts_reached += 1;
+            }
+        }
+        at += read as u64;
+    }
+    let whole = if copied >= at {
+        starts
+    } else {
+        starts_reached - 1
+    };
+    Ok((whole, starts))
 }
 
 /// Refuses a request in which more than one input reads standard input (values, `--config`,

@@ -192,15 +192,61 @@ pub enum InjectError {
         /// The first workload that needed them.
         workload: Box<WorkloadRef>,
     },
+    /// One FIFO named twice as an input (by the same name or another): it can be read once.
+    #[error("{path}: a FIFO named twice as an input; it can be read only once, so name it once")]
+    FifoTwice {
+        /// The second name given for it.
+        path: String,
+    },
     /// `-` was given twice (or also used by `-f -`).
     #[error("stdin (-) can be read only once")]
     StdinTwice,
+    /// A temporary file (in `$TMPDIR`, or the system's temporary folder) could not be made or
+    /// written: a missing, full or unwritable `$TMPDIR`.
+    #[error(
+        "$TMPDIR ({dir}): cannot make or write the temporary file that holds {purpose}: {source}"
+    )]
+    TempFile {
+        /// The temporary folder used.
+        dir: String,
+        /// What the file holds (`the output until the run succeeds`, ...).
+        purpose: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The output's reader went away (a broken pipe, as in `inject big.yaml | head`): the
+    /// manifests were cut short.
+    #[error(
+        "writing the output: its reader closed it (broken pipe) after {bytes} bytes: \
+         {documents} of {total} document(s) were written whole, the rest not"
+    )]
+    OutputClosed {
+        /// Bytes the reader took.
+        bytes: u64,
+        /// Documents the reader took whole.
+        documents: u64,
+        /// Documents in the whole output.
+        total: u64,
+        /// The OS error.
+        source: std::io::Error,
+    },
     /// The output could not be written (or held back until the run finished).
     #[error("writing the output: {source}")]
     Write {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+impl InjectError {
+    /// Wraps a failure to make or write a temporary file holding `purpose`, naming `$TMPDIR`.
+    pub fn temp_file(purpose: &'static str) -> impl FnOnce(std::io::Error) -> InjectError {
+        move |source| InjectError::TempFile {
+            dir: std::env::temp_dir().display().to_string(),
+            purpose,
+            source,
+        }
+    }
 }
 
 /// Boxed wrappers keep [`InjectError`] small; `?` converts as `#[from]` would.

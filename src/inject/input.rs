@@ -418,6 +418,7 @@ fn starting_like_json_is_json(text: &str) -> bool {
 pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>, InjectError> {
     let mut streams = Vec::new();
     let mut stdin_used = false;
+    let mut fifos_read = Vec::new();
     for arg in args {
         if arg == "-" {
             if stdin_used {
@@ -433,6 +434,12 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
                 streams.push(Stream::new(file.to_string(), StreamOrigin::File(file)));
             }
         } else if is_fifo(path) {
+            // A FIFO gives its content once: a second read would wait for a writer forever.
+            let identity = file_identity(path);
+            if fifos_read.contains(&identity) {
+                return Err(InjectError::FifoTwice { path: arg.clone() });
+            }
+            fifos_read.push(identity);
             streams.push(spooled(GuardedReader::open(path)?)?);
         } else {
             input::check_readable(path, false)?;
@@ -443,6 +450,20 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
         }
     }
     Ok(streams)
+}
+
+/// The device and inode of `path`, which tell two names of one file apart from two files.
+fn file_identity(path: &Utf8Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 fn is_fifo(path: &Utf8Path) -> bool {
@@ -466,7 +487,8 @@ fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
     let mut reader = reader.per_document();
     use std::io::Write as _;
     let name = reader.name().to_owned();
-    let io_error = |source| InjectError::from(input::InputError::io(&name, source));
+    const PURPOSE: &str = "an input read twice (standard input or a FIFO)";
+    let io_error = InjectError::temp_file(PURPOSE);
     let mut spool = std::io::BufWriter::new(tempfile::tempfile().map_err(io_error)?);
     let mut line = String::new();
     let mut starts_at = 1;
@@ -482,9 +504,13 @@ fn spooled(reader: GuardedReader<'_>) -> Result<Stream, InjectError> {
         if separator_kind(&line) == Some(true) {
             starts_at = reader.line() + 1;
         }
-        spool.write_all(line.as_bytes()).map_err(io_error)?;
+        spool
+            .write_all(line.as_bytes())
+            .map_err(InjectError::temp_file(PURPOSE))?;
     }
-    let spool = spool.into_inner().map_err(|e| io_error(e.into_error()))?;
+    let spool = spool
+        .into_inner()
+        .map_err(|e| InjectError::temp_file(PURPOSE)(e.into_error()))?;
     Ok(Stream::new(name, StreamOrigin::Spooled(spool)))
 }
 

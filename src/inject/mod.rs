@@ -53,6 +53,7 @@ use config::{inject_mode, resolve_for_chart, Layers, PodFacts};
 use input::{leading_comments, parse_yaml_chunk, split_json};
 use input::{Chunk, ChunkPart, OwnedChunk};
 use mutate::{inject_template, Owner, Sidecar};
+use owned::foreign_container_with_owned_name;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -479,6 +480,9 @@ impl Transform for Injector<'_> {
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
         };
+        if let Some((name, image)) = foreign_container_with_owned_name(template) {
+            return Ok(Outcome::Skipped(SkipReason::NameTaken { name, image }));
+        }
         let already = uninject_template(template, &selector);
         let pod_annotations = meta_map(template, "annotations").cloned();
         let namespace = self.namespaces.lookup(&at.namespace);
@@ -595,6 +599,9 @@ impl Transform for Uninjector {
         let Some(template) = pod_template_mut(doc, kind) else {
             return Ok(Outcome::Skipped(SkipReason::NoPodTemplate));
         };
+        if let Some((name, image)) = foreign_container_with_owned_name(template) {
+            return Ok(Outcome::Skipped(SkipReason::NameTaken { name, image }));
+        }
         Ok(if uninject_template(template, &selector) {
             Outcome::Uninjected
         } else {
@@ -939,7 +946,9 @@ impl ListAssembly {
         let spool = || {
             tempfile::tempfile()
                 .map(|f| std::io::BufWriter::with_capacity(64 * 1024, f))
-                .map_err(|source| InjectError::Write { source })
+                .map_err(InjectError::temp_file(
+                    "a long List while it is read item by item",
+                ))
         };
         Ok(ListAssembly {
             source: source.to_owned(),

@@ -16,6 +16,9 @@
 //! the marker. A pod without the marker was injected by someone else (upstream's `linkerd
 //! inject`): there uninject drops the collections its removals emptied.
 
+use super::workload::{spec_list, str_at};
+use crate::values::{Map, Value};
+
 use super::sidecar::{
     DEBUG_CONTAINER, IDENTITY_VOLUME, INIT_CONTAINER, NETWORK_VALIDATOR_CONTAINER, PROXY_CONTAINER,
     XTABLES_VOLUME,
@@ -76,6 +79,79 @@ pub const OWNED_VOLUMES: &[&str] = &[
     "linkerd-identity-token",
     "linkerd-podinfo",
 ];
+
+/// A container of the pod's own that carries one of the names inject owns (a `linkerd-proxy`
+/// running nginx, say): its name and image. Inject would replace it and uninject would delete
+/// it, so both leave such a pod alone.
+///
+/// A container is the mesh's when something besides its name says so: the pod carries
+/// [`ADDED_MARKER`], or the container runs one of the mesh's images (`…/proxy`, `…/proxy-init`
+/// under any registry and tag), has the proxy's `LINKERD2_PROXY_*` environment, the proxy-init
+/// arguments (`--incoming-proxy-port`), or the network validator's binary. A container with no
+/// image at all is not a workload's own (Kubernetes rejects it), so it counts as the mesh's.
+pub fn foreign_container_with_owned_name(template: &Map) -> Option<(String, String)> {
+    let marked = template
+        .get("metadata")
+        .and_then(Value::as_map)
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_map)
+        .is_some_and(|a| a.contains_key(ADDED_MARKER));
+    if marked {
+        return None;
+    }
+    let candidates = spec_list(template, "containers")
+        .iter()
+        .map(|c| (c, OWNED_CONTAINERS))
+        .chain(
+            spec_list(template, "initContainers")
+                .iter()
+                .map(|c| (c, OWNED_INIT_CONTAINERS)),
+        );
+    candidates
+        .filter_map(|(container, owned)| container.as_map().map(|c| (c, owned)))
+        .find(|(container, owned)| {
+            owned.contains(&str_at(container, &["name"])) && !looks_like_the_mesh(container)
+        })
+        .map(|(container, _)| {
+            (
+                str_at(container, &["name"]).to_owned(),
+                str_at(container, &["image"]).to_owned(),
+            )
+        })
+}
+
+/// Whether a container bears one of the marks of the mesh's own containers (see
+/// [`foreign_container_with_owned_name`]).
+fn looks_like_the_mesh(container: &Map) -> bool {
+    let image = str_at(container, &["image"]);
+    if image.is_empty() {
+        return true;
+    }
+    let repository = image.split('@').next().unwrap_or(image);
+    let last = repository.rsplit('/').next().unwrap_or(repository);
+    let last = last.split(':').next().unwrap_or(last);
+    if matches!(last, "proxy" | "proxy-init") {
+        return true;
+    }
+    let strings = |key: &str| -> Vec<&str> {
+        match container.get(key) {
+            Some(Value::Seq(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let proxy_env = match container.get("env") {
+        Some(Value::Seq(vars)) => vars
+            .iter()
+            .filter_map(Value::as_map)
+            .any(|v| str_at(v, &["name"]).starts_with("LINKERD2_PROXY_")),
+        _ => false,
+    };
+    proxy_env
+        || strings("args").contains(&"--incoming-proxy-port")
+        || strings("command")
+            .iter()
+            .any(|c| c.ends_with("linkerd2-network-validator"))
+}
 
 /// Something inject created that uninject cannot recognise without being told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

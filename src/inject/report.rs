@@ -23,6 +23,14 @@ pub enum SkipReason {
     Sidecar(String),
     /// `automountServiceAccountToken: false` while identity needs the token.
     AutomountDisabled,
+    /// A container of the pod's own carries a name the mesh's sidecars use (its name and
+    /// image): inject would replace it, uninject would delete it.
+    NameTaken {
+        /// The container's name (`linkerd-proxy`, `linkerd-init`, ...).
+        name: String,
+        /// Its image.
+        image: String,
+    },
     /// uninject: nothing of inject's was found.
     NotInjected,
 }
@@ -39,6 +47,7 @@ impl SkipReason {
             SkipReason::HostNetwork => "host_network_enabled",
             SkipReason::Sidecar(_) => "sidecar_already_exists",
             SkipReason::AutomountDisabled => "automount_service_account_token_false",
+            SkipReason::NameTaken { .. } => "container_name_taken",
             SkipReason::NotInjected => "not_injected",
         }
     }
@@ -60,6 +69,10 @@ impl SkipReason {
             SkipReason::AutomountDisabled => "automountServiceAccountToken set to \"false\" \
                  (the proxy needs the token for its identity)"
                 .into(),
+            SkipReason::NameTaken { name, image } => format!(
+                "the pod has a container of its own named {name:?} (image {image:?}), a name \
+                 the mesh's sidecars use; rename it"
+            ),
             SkipReason::NotInjected => "not injected".into(),
         }
     }
@@ -341,7 +354,8 @@ pub struct SpooledReport {
 impl SpooledReport {
     /// An empty report in `format` (uninject's: no summary).
     pub fn new(format: ReportFormat) -> Result<SpooledReport, InjectError> {
-        let file = tempfile::tempfile().map_err(|source| InjectError::Write { source })?;
+        let file = tempfile::tempfile()
+            .map_err(InjectError::temp_file("the report until the run ends"))?;
         Ok(SpooledReport {
             format,
             file: std::io::BufWriter::with_capacity(64 * 1024, file),

@@ -102,7 +102,7 @@ fn shape(value: &Value) -> &'static str {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
         Value::Int(_) => "an integer",
-        Value::Float(_) => "a number",
+        Value::Float(_) | Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Seq(_) => "a list",
         Value::Map(_) => "a map",

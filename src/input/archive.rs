@@ -268,6 +268,10 @@ pub fn read_archive(reader: impl Read, archive: &str) -> Result<ArchiveContents,
         files.push((relative, bytes));
         last = Some(raw);
     }
+    // The tar reader stops at the end-of-archive blocks; the gzip trailer (the inflated bytes'
+    // CRC-32 and length) is checked only once the stream is read to its end, so read on.
+    std::io::copy(&mut tar.into_inner(), &mut std::io::sink())
+        .map_err(|e| stream_error(e, last.clone()))?;
     match top {
         Some(top) if !files.is_empty() => Ok(ArchiveContents { top, files }),
         _ => Err(ArchiveError::Empty {

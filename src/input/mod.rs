@@ -491,8 +491,13 @@ impl<'a> GuardedReader<'a> {
         }
         self.line += 1;
         let mut line: &[u8] = &self.bytes;
-        if self.line == 1 {
-            line = line.strip_prefix(BOM).unwrap_or(line);
+        // YAML allows a byte order mark before every document of a stream, not only the
+        // first: before its `---` (or `...`) line as well as at the top of the file.
+        let starts_document = |rest: &[u8]| rest.starts_with(b"---") || rest.starts_with(b"...");
+        if let Some(rest) = line.strip_prefix(BOM) {
+            if self.line == 1 || starts_document(rest) {
+                line = rest;
+            }
         }
         check_text(&self.name, line, self.line)?;
         buf.push_str(std::str::from_utf8(line).unwrap_or_default());

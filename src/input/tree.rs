@@ -86,7 +86,29 @@ struct Walker<'a> {
     hidden: Hidden,
     notes: Vec<String>,
     total: u64,
-    visited: Vec<PathBuf>,
+    /// The real folders walked so far, by identity: resolving each folder's real path anew
+    /// (a system call per component) and comparing it with every one before made a walk cubic
+    /// in its depth.
+    visited: std::collections::HashSet<FolderIdentity>,
+}
+
+/// What tells two folders apart, however they were reached: device and inode on Unix, the
+/// resolved path elsewhere.
+#[cfg(unix)]
+type FolderIdentity = (u64, u64);
+#[cfg(not(unix))]
+type FolderIdentity = PathBuf;
+
+#[cfg(unix)]
+fn folder_identity(dir: &Utf8Path) -> std::io::Result<FolderIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn folder_identity(dir: &Utf8Path) -> std::io::Result<FolderIdentity> {
+    dir.as_std_path().canonicalize()
 }
 
 impl<'a> Walker<'a> {
@@ -102,7 +124,7 @@ impl<'a> Walker<'a> {
             hidden,
             notes: Vec::new(),
             total: 0,
-            visited: Vec::new(),
+            visited: std::collections::HashSet::new(),
         })
     }
 
@@ -112,11 +134,9 @@ impl<'a> Walker<'a> {
             move |e| InputError::io(&name, e)
         };
         // A link back up the tree would loop forever: visit each real folder once.
-        let real = dir.as_std_path().canonicalize().map_err(io(dir))?;
-        if self.visited.contains(&real) {
+        if !self.visited.insert(folder_identity(dir).map_err(io(dir))?) {
             return Ok(());
         }
-        self.visited.push(real);
         let mut entries: Vec<_> = dir
             .read_dir_utf8()
             .map_err(io(dir))?

@@ -360,7 +360,8 @@ fn check_values(
         }
     };
     for warning in &explained.warnings {
-        report.push(Severity::Warning, "values", warning.clone());
+        let warning = warning.strip_prefix("warning: ").unwrap_or(warning);
+        report.push(Severity::Warning, "values", warning.to_owned());
     }
     let schema_file = chart.file(schema::SCHEMA_FILE);
     let schema_json =
@@ -434,7 +435,7 @@ fn type_word(value: &Value) -> Option<&'static str> {
     Some(match value {
         Value::Null => return None,
         Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::Float(_) => "a number",
+        Value::Int(_) | Value::Float(_) | Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Seq(_) => "a list",
         Value::Map(_) => "a map",

@@ -17,7 +17,7 @@ fn json_type(value: &Value) -> Option<&'static str> {
         Value::Null => return None,
         Value::Bool(_) => "boolean",
         Value::Int(_) => "integer",
-        Value::Float(_) => "number",
+        Value::Float(_) | Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Seq(_) => "array",
         Value::Map(_) => "object",

@@ -174,11 +174,14 @@ pub fn files_from_dir(dir: &Utf8Path) -> Result<Walked, ChartError> {
 
 /// A loaded chart's files (the embedded chart, or one read from an archive).
 pub fn files_from_chart(chart: &Chart) -> PackageFiles {
-    chart
+    let mut files: PackageFiles = chart
         .all_files()
         .into_iter()
         .map(|f| (f.path, f.text.into_bytes()))
-        .collect()
+        .chain(chart.binary_files.iter().cloned())
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
 }
 
 /// Packages the chart `source` names: a folder as Helm would (`.helmignore` applied), the

@@ -91,7 +91,7 @@ fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::Float(_) => "a number",
+        Value::Int(_) | Value::Float(_) | Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Seq(_) => "a list",
         Value::Map(_) => "a map",

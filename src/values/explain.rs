@@ -115,8 +115,7 @@ pub fn explain(
             }
         }
     }
-    let user = assembler.finish();
-    let mut warnings = Vec::new();
+    let (user, mut warnings) = assembler.finish_with_warnings();
     let values = coalesce(defaults, user.clone(), &mut warnings);
     let default_layout = defaults_file.and_then(|f| layout(f.text).ok().map(|l| (f.name, l)));
     let default_lines = default_layout

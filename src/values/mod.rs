@@ -13,6 +13,6 @@ pub use crate::yaml::{format_go_float, format_json_float, format_yaml_float, Map
 pub use coalesce::{coalesce, merge_user_values};
 pub use set::{apply_set, apply_set_with_reader, parse_set, SetError, SetMode, SetProblem};
 pub use sources::{
-    effective_values, effective_values_with, user_values, user_values_with, Assembler, KeptFiles,
-    Source, ValueOverrides, ValuesError,
+    effective_values, effective_values_with, user_values, user_values_noting, user_values_with,
+    Assembler, KeptFiles, Source, ValueOverrides, ValuesError,
 };

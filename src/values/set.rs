@@ -585,6 +585,7 @@ fn describe(value: &Value) -> String {
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Int(i) => format!("the number {i}"),
         Value::Float(f) => format!("the number {}", crate::yaml::format_go_float(*f)),
+        Value::Number(text) => format!("the number {text}"),
         Value::String(s) if s.chars().count() > 40 => {
             let head: String = s.chars().take(40).collect();
             format!("the string {head:?}...")

@@ -217,6 +217,22 @@ pub fn user_values_with(
     Ok(assembler.finish())
 }
 
+/// [`user_values_with`], adding what the files read gave to warn about to `warnings`.
+pub fn user_values_noting(
+    o: &ValueOverrides,
+    stdin: &mut dyn Read,
+    kept: KeptFiles,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ValuesError> {
+    let mut assembler = Assembler::for_sources(o, stdin, kept);
+    for source in o.sources() {
+        assembler.apply(&source)?;
+    }
+    let (user, noted) = assembler.finish_with_warnings();
+    warnings.extend(noted);
+    Ok(user)
+}
+
 /// The values templates see: the user's values coalesced onto the chart's `defaults`, plus the
 /// coalescing warnings (print each as `warning: ...`).
 pub fn effective_values(
@@ -234,8 +250,8 @@ pub fn effective_values_with(
     stdin: &mut dyn Read,
     kept: KeptFiles,
 ) -> Result<(Value, Vec<String>), ValuesError> {
-    let user = user_values_with(o, stdin, kept)?;
     let mut warnings = Vec::new();
+    let user = user_values_noting(o, stdin, kept, &mut warnings)?;
     let values = coalesce(defaults, user, &mut warnings);
     Ok((values, warnings))
 }
@@ -247,6 +263,7 @@ pub struct Assembler<'a> {
     user: Value,
     stdin: &'a mut dyn Read,
     kept: BTreeMap<String, String>,
+    warnings: Vec<String>,
 }
 
 impl<'a> Assembler<'a> {
@@ -270,6 +287,7 @@ impl<'a> Assembler<'a> {
             user: Value::Map(Map::new()),
             stdin,
             kept,
+            warnings: Vec::new(),
         }
     }
 
@@ -286,6 +304,12 @@ impl<'a> Assembler<'a> {
     /// The user values, finished.
     pub fn finish(self) -> Value {
         self.user
+    }
+
+    /// The user values, finished, and what the files read gave to warn about (print each as
+    /// `warning: ...`).
+    pub fn finish_with_warnings(self) -> (Value, Vec<String>) {
+        (self.user, self.warnings)
     }
 
     /// The text of a file read so far, by its name as given (`-` for standard input).
@@ -340,7 +364,7 @@ impl<'a> Assembler<'a> {
                 message: other.reason(),
             },
         })?;
-        parse_values_text(shown, &text)
+        parse_values_text_noting(shown, &text, &mut self.warnings)
     }
 }
 
@@ -352,12 +376,30 @@ fn is_dev_null(file: &str) -> bool {
 
 /// Parses the text of a values file: a map (an empty file adds nothing).
 pub fn parse_values_text(shown: &str, text: &str) -> Result<Value, ValuesError> {
-    let value = crate::yaml::load::parse_values_document(text).map_err(|e| ValuesError::Yaml {
-        file: shown.to_owned(),
-        line: e.position.line,
-        column: e.position.column,
-        message: e.message,
-    })?;
+    parse_values_text_noting(shown, text, &mut Vec::new())
+}
+
+/// [`parse_values_text`], adding to `warnings` that documents after the first are ignored
+/// (as Helm ignores them, silently), naming the file and the line the second one starts on.
+pub fn parse_values_text_noting(
+    shown: &str,
+    text: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ValuesError> {
+    let (value, ignored_from) =
+        crate::yaml::load::parse_values_document(text).map_err(|e| ValuesError::Yaml {
+            file: shown.to_owned(),
+            line: e.position.line,
+            column: e.position.column,
+            message: e.message,
+        })?;
+    if let Some(line) = ignored_from {
+        warnings.push(format!(
+            "warning: values file {shown}, line {line}: a second YAML document starts here; only the \
+             first document of a values file is read (as Helm does), so it and any after it \
+             are ignored"
+        ));
+    }
     match value {
         Value::Map(_) => Ok(value),
         // An empty (or comments-only) file adds nothing.

@@ -187,6 +187,7 @@ impl Emitter {
                 }
                 self.token(&format_yaml_float(*f));
             }
+            Value::Number(text) => self.token(text),
             Value::String(s) => self.string(s, &analyze(s), false),
             Value::Seq(items) if items.is_empty() => self.empty_collection("[", "]"),
             Value::Seq(items) => return self.block_sequence(items, mapping_value),

@@ -117,6 +117,13 @@ fn write_value(
             }
             out.push_str(&format_json_float(*f));
         }
+        // JSON has no `+` sign and no `_` between digits.
+        Value::Number(text) => out.extend(
+            text.strip_prefix('+')
+                .unwrap_or(text)
+                .chars()
+                .filter(|&c| c != '_'),
+        ),
         Value::String(s) => write_string_with(out, s, html),
         Value::Seq(items) => {
             if items.is_empty() {

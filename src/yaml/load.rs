@@ -46,6 +46,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
 pub fn parse_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Value>, YamlError> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
+    loader.keep_big_integers = true;
     loader.line_offset = first_line.saturating_sub(1);
     Ok(loader.run()?.0)
 }
@@ -75,12 +76,16 @@ pub fn first_duplicate_key_in(text: &str) -> Option<DuplicateKey> {
 }
 
 /// Parses the first document of a user's values file, refusing a map key given twice (see
-/// [`parse_manifest_documents`]).
-pub fn parse_values_document(text: &str) -> Result<Value, YamlError> {
-    Ok(parse_manifest_documents(text, 1)?
-        .into_iter()
-        .next()
-        .unwrap_or(Value::Null))
+/// [`parse_manifest_documents`]), and gives the line where a second document starts: Helm
+/// 3.17 reads only the first document of a values file and ignores the rest unread (even when
+/// it is not valid YAML), and so does this.
+pub fn parse_values_document(text: &str) -> Result<(Value, Option<usize>), YamlError> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.first_only = true;
+    let ignored_from = loader.read().map(|()| loader.ignored_from)?;
+    let first = loader.docs.into_iter().next().unwrap_or(Value::Null);
+    Ok((first, ignored_from))
 }
 
 /// Parses the first document of a YAML stream (later ones are ignored, as Helm does for values).
@@ -126,6 +131,12 @@ struct Loader<'a> {
     positions: Positions,
     /// Refuse a map key given twice.
     unique_keys: bool,
+    /// Keep a plain integer beyond 64 bits as written ([`Value::Number`]), for a manifest
+    /// written back; values files and templates' output read it as a float, as Helm does.
+    keep_big_integers: bool,
+    /// Stop after the first document, noting in `ignored_from` the line where another starts.
+    first_only: bool,
+    ignored_from: Option<usize>,
     /// Added to every line reported, for text cut out of a larger file.
     line_offset: usize,
     /// The error being returned is a key given twice.
@@ -161,6 +172,9 @@ impl<'a> Loader<'a> {
             path: Vec::new(),
             positions: Vec::new(),
             unique_keys: false,
+            keep_big_integers: false,
+            first_only: false,
+            ignored_from: None,
             line_offset: 0,
             found_duplicate: false,
             duplicate: None,
@@ -195,6 +209,14 @@ impl<'a> Loader<'a> {
                         self.docs.push(document_value.take().unwrap_or(Value::Null));
                     }
                     in_document = false;
+                    if self.first_only {
+                        self.ignored_from = match self.events.next_event() {
+                            Ok((Event::StreamEnd, _)) => None,
+                            Ok((_, at)) => Some(at.line + self.line_offset),
+                            Err(e) => Some(e.position.line + self.line_offset),
+                        };
+                        return Ok(());
+                    }
                 }
                 Event::Alias(id) => {
                     let (value, size) = self
@@ -238,7 +260,14 @@ impl<'a> Loader<'a> {
                         }
                         continue;
                     }
-                    let value = resolve_scalar(&text, style, tag.as_ref(), at)?;
+                    let mut value = resolve_scalar(&text, style, tag.as_ref(), at)?;
+                    if self.keep_big_integers
+                        && tag.is_none()
+                        && matches!(value, Value::Float(_))
+                        && is_integer_text(&text)
+                    {
+                        value = Value::Number(text.clone());
+                    }
                     if self.track_positions {
                         self.positions.push((self.path.clone(), at));
                     }
@@ -584,7 +613,7 @@ pub(crate) fn resolve_key(
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => crate::yaml::number::format_go_float(f),
-        Value::String(s) => s,
+        Value::Number(text) | Value::String(text) => text,
         Value::Seq(_) | Value::Map(_) => text.to_owned(),
     })
 }
@@ -641,6 +670,15 @@ pub fn resolve_plain(text: &str) -> Result<Value, String> {
         }
     }
     Ok(Value::String(text.to_owned()))
+}
+
+/// Whether a plain scalar that resolved to a float is written as a decimal integer (digits after
+/// an optional sign, `_` between them, no leading zero, which would make it octal): one too big
+/// for 64 bits, which a float would round.
+fn is_integer_text(text: &str) -> bool {
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let digits = plain.strip_prefix(['-', '+']).unwrap_or(&plain);
+    !digits.starts_with('0') && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Decimal float text that Go's `strconv.ParseFloat` reads without a range error.

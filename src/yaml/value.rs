@@ -17,6 +17,10 @@ pub enum Value {
     Int(i64),
     /// Any other number.
     Float(f64),
+    /// A number kept as written, because neither `Int` nor `Float` holds it exactly: an integer
+    /// beyond 64 bits in a user's manifest (`12345678901234567890`), which inject writes back
+    /// as it read it. Only the manifest reader makes these; values and templates never see one.
+    Number(String),
     /// A string.
     String(String),
     /// A list.
@@ -66,6 +70,8 @@ impl Value {
             Value::Bool(b) => !b,
             Value::Int(i) => *i == 0,
             Value::Float(f) => *f == 0.0,
+            // Only integers beyond 64 bits are kept this way, never zero.
+            Value::Number(_) => false,
             Value::String(s) => s.is_empty(),
             Value::Seq(s) => s.is_empty(),
             Value::Map(m) => m.is_empty(),
@@ -78,7 +84,7 @@ impl Value {
             Value::Null => "null",
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
-            Value::Float(_) => "float",
+            Value::Float(_) | Value::Number(_) => "float",
             Value::String(_) => "string",
             Value::Seq(_) => "list",
             Value::Map(_) => "map",

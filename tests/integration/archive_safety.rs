@@ -318,3 +318,27 @@ fn render_refuses_a_crafted_archive_and_writes_nothing() {
     );
     assert_eq!(listing(&dir), before);
 }
+
+#[test]
+fn an_archive_whose_gzip_checksum_or_length_is_wrong_is_refused_naming_it() {
+    let good = archive(vec![
+        file("demo/Chart.yaml", CHART_YAML),
+        file("demo/templates/cm.yaml", TEMPLATE),
+    ]);
+    // The gzip trailer: the CRC-32 of the inflated bytes, then their length, 4 bytes each.
+    let trailer = good.len() - 8;
+    for (what, at) in [("checksum", trailer), ("length", trailer + 4)] {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0xff;
+        let dir = scratch_dir(&format!("bad-gzip-{what}"));
+        let path = dir.join("demo.tgz");
+        std::fs::write(&path, &bytes).unwrap();
+        let e = Chart::from_archive(&Utf8PathBuf::from_path_buf(path).unwrap())
+            .expect_err("a corrupt archive must be refused")
+            .to_string();
+        assert!(
+            e.contains("demo.tgz") && e.contains("not a valid chart archive"),
+            "{what}: {e}"
+        );
+    }
+}

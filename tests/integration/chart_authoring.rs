@@ -115,3 +115,49 @@ fn an_unknown_files_method_names_the_ones_there_are() {
         "{message}"
     );
 }
+
+/// A chart folder in a fresh scratch folder, with `files` (path, bytes) besides its Chart.yaml.
+fn chart_folder(name: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshchart-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let chart_yaml: &[u8] = b"apiVersion: v2\nname: web\nversion: 0.1.0\n";
+    for (path, bytes) in std::iter::once(&("Chart.yaml", chart_yaml)).chain(files) {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn files_that_are_not_text_load_and_files_get_bytes_reads_them_whole() {
+    let blob: &[u8] = b"\x89PNG\r\n\x1a\n\x00\xff\xfe";
+    let dir = chart_folder(
+        "binary-files",
+        &[
+            ("logo.png", blob),
+            ("files/blob.bin", blob),
+            (
+                "templates/cm.yaml",
+                b"blob: {{ Files.GetBytes(\"files/blob.bin\") | b64enc }}\n",
+            ),
+        ],
+    );
+    let chart = Chart::from_dir(camino::Utf8Path::from_path(&dir).unwrap())
+        .expect("a chart with binary files loads");
+    use base64::Engine as _;
+    let expected = base64::engine::general_purpose::STANDARD.encode(blob);
+    assert_eq!(
+        render_template(&chart, "cm.yaml"),
+        format!("blob: {expected}\n")
+    );
+}
+
+#[test]
+fn a_template_that_is_not_utf8_is_an_error_naming_it() {
+    let dir = chart_folder("binary-template", &[("templates/cm.yaml", b"a: \xff\n")]);
+    let err = Chart::from_dir(camino::Utf8Path::from_path(&dir).unwrap())
+        .expect_err("a template must be text")
+        .to_string();
+    assert!(err.contains("templates/cm.yaml"), "{err}");
+}

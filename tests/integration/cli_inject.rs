@@ -399,3 +399,74 @@ fn trust_anchors_that_are_not_certificates_are_refused_naming_where_they_came_fr
         assert!(!stderr.contains("PRIVATE KEY-----\n"), "{stderr}");
     }
 }
+
+/// A Deployment whose own container happens to be called `linkerd-proxy` (or whose init
+/// container is called `linkerd-init`) but runs some other image.
+fn deployment_with_a_container_named(list: &str, name: &str) -> String {
+    let app = "      - name: app\n        image: busybox:1.36\n";
+    let theirs = format!("      - name: {name}\n        image: nginx:1.27\n");
+    let (containers, inits) = if list == "containers" {
+        (theirs, String::new())
+    } else {
+        (app.to_owned(), format!("      initContainers:\n{theirs}"))
+    };
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    \
+         matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    \
+         spec:\n      containers:\n{containers}{inits}"
+    )
+}
+
+#[test]
+fn inject_and_uninject_skip_a_pod_whose_own_container_is_named_like_the_proxy_or_init() {
+    let values = format!("{CASES}/values.yaml");
+    for (list, name) in [
+        ("containers", "linkerd-proxy"),
+        ("initContainers", "linkerd-init"),
+    ] {
+        let input = deployment_with_a_container_named(list, name);
+        for args in [vec!["inject", "-", "-f", &values], vec!["uninject", "-"]] {
+            let out = meshchart(&args, &input);
+            assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+            assert_eq!(
+                meshchart::yaml::parse_documents(&text(&out.stdout)).unwrap(),
+                meshchart::yaml::parse_documents(&input).unwrap(),
+                "{args:?} {name}: the user's container is kept"
+            );
+            let report = text(&out.stderr);
+            assert!(
+                report.contains("deployment \"web\" skipped")
+                    && report.contains(&format!("{name:?}"))
+                    && report.contains("nginx:1.27"),
+                "{args:?} {name}: {report}"
+            );
+        }
+    }
+}
+
+#[test]
+fn inject_keeps_the_text_of_integers_too_big_for_a_float() {
+    let input = deployment_with_a_container_named("initContainers", "setup")
+        .replace("spec:\n  selector:", "spec:\n  replicas: 12345678901234567890\n  selector:")
+        .replace(
+            "image: busybox:1.36\n",
+            "image: busybox:1.36\n        x-big: 99999999999999999999999\n        x-negative: -99999999999999999999999\n",
+        );
+    let values = format!("{CASES}/values.yaml");
+    let out = meshchart(&["inject", "-", "-f", &values], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let yaml = text(&out.stdout);
+    for line in [
+        "  replicas: 12345678901234567890\n",
+        "        x-big: 99999999999999999999999\n",
+        "        x-negative: -99999999999999999999999\n",
+    ] {
+        assert!(yaml.contains(line), "{line:?} missing from:\n{yaml}");
+    }
+    let json = meshchart(&["inject", "-", "-f", &values, "-o", "json"], &input);
+    assert!(
+        text(&json.stdout).contains("\"replicas\":12345678901234567890,"),
+        "{}",
+        text(&json.stdout)
+    );
+}

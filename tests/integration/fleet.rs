@@ -598,3 +598,24 @@ fn a_fleet_without_a_certs_dir_refuses_to_make_trust_roots_nothing_keeps() {
     let single = at_golden_epoch(&["render", "-f", dir.join("bare.yaml").as_str()]);
     assert!(single.status.success());
 }
+
+#[test]
+fn clusters_whose_names_differ_only_in_case_render_with_a_warning_naming_both_files() {
+    let (dir, out) = fleet_folder(
+        "fleet-case",
+        &[
+            ("Prod.yaml", "controllerLogLevel: debug\n"),
+            ("prod.yaml", "controllerLogLevel: info\n"),
+        ],
+    );
+    let run = at_golden_epoch(&fleet_args(&dir, &out, &[]));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: --fleet {dir}: {dir}/Prod.yaml and {dir}/prod.yaml name clusters that \
+             differ only in case"
+        )),
+        "{stderr}"
+    );
+}

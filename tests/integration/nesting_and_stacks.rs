@@ -234,3 +234,27 @@ fn a_plain_render_runs_under_a_512_mib_address_space_limit() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("kind: Deployment"));
 }
+
+#[test]
+fn an_expression_of_200000_nots_is_refused_naming_the_template_line_and_cause() {
+    let dir = scratch_dir("nesting-nots");
+    std::fs::create_dir_all(dir.join("templates")).unwrap();
+    std::fs::write(
+        dir.join("Chart.yaml"),
+        "apiVersion: v2\nname: nots\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("templates/cm.yaml"),
+        format!("a: 1\nb: {{{{ {}true }}}}\n", "not ".repeat(200_000)),
+    )
+    .unwrap();
+    let out = run(&mut command(&["render", "--chart", dir.to_str().unwrap()]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("nots/templates/cm.yaml:2: expression nested too deeply"),
+        "{stderr}"
+    );
+}

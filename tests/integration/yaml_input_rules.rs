@@ -132,6 +132,33 @@ fn values_files_accept_directives_and_flow_style() {
     assert!(text(&out.stdout).contains("  logLevel: debug\n"));
 }
 
+/// Helm 3.17.1 (`helm template` with `-f` such a file) reads only the first document of a
+/// values file and ignores the rest without a word, even a later one that is not valid YAML:
+/// we read the same values, and say so.
+#[test]
+fn documents_after_the_first_of_a_values_file_are_ignored_as_helm_does_with_a_warning_naming_the_line(
+) {
+    let file = scratch_file(
+        "values-documents",
+        "v.yaml",
+        "proxy:\n  logLevel: debug\n---\nproxy:\n  logLevel: [\n",
+    );
+    for command in [&["values"][..], &["render"][..], &["lint"][..]] {
+        let args: Vec<&str> = command.iter().copied().chain(["-f", &file]).collect();
+        let out = meshchart(&args, "");
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let said = format!("{}{}", text(&out.stderr), text(&out.stdout));
+        assert!(
+            said.contains(&format!(
+                "values file {file}, line 3: a second YAML document"
+            )),
+            "{args:?}: {said}"
+        );
+    }
+    let values = meshchart(&["values", "-f", &file], "");
+    assert!(text(&values.stdout).contains("  logLevel: debug\n"));
+}
+
 #[test]
 fn a_key_given_twice_in_a_values_file_is_an_error_naming_both_lines() {
     let file = scratch_file(

@@ -373,6 +373,7 @@ fn toml_inline(value: &Data) -> Result<String, String> {
         Data::Null => return Err("toml: cannot encode a nil value inside an array".into()),
         Data::Bool(b) => b.to_string(),
         Data::Int(i) => i.to_string(),
+        Data::Number(text) => text.clone(),
         Data::Float(f) => {
             if f.is_nan() {
                 "nan".into()

@@ -16,6 +16,11 @@ pub fn to_json(value: &Value) -> Json {
         Value::Bool(b) => Json::Bool(*b),
         Value::Int(i) => Json::from(*i),
         Value::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+        Value::Number(text) => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(Json::Null, Json::Number),
         Value::String(s) => Json::String(s.clone()),
         Value::Seq(items) => Json::Array(items.iter().map(to_json).collect()),
         Value::Map(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),

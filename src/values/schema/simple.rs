@@ -79,7 +79,7 @@ fn type_of(value: &Value) -> boon::Type {
         Value::Bool(_) => boon::Type::Boolean,
         // What JSON (and so boon) sees: NaN and the infinities become null.
         Value::Float(f) if !f.is_finite() => boon::Type::Null,
-        Value::Int(_) | Value::Float(_) => boon::Type::Number,
+        Value::Int(_) | Value::Float(_) | Value::Number(_) => boon::Type::Number,
         Value::String(_) => boon::Type::String,
         Value::Seq(_) => boon::Type::Array,
         Value::Map(_) => boon::Type::Object,
