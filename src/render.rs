@@ -707,20 +707,24 @@ pub fn show_values(
 ) -> Result<(String, Vec<String>), Error> {
     use crate::values::explain::{annotate, explain as explain_values, DefaultsFile};
     let defaults = chart.default_values()?;
+    let to_yaml = |values: &Value| {
+        crate::yaml::try_to_yaml(values)
+            .map(|yaml| yaml + "\n")
+            .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))
+    };
+    if !explain {
+        // Where each value came from is not shown: not worked out either (it costs several
+        // times the values' own memory).
+        let (values, warnings) = crate::values::effective_values(&defaults, overrides, stdin)?;
+        return Ok((to_yaml(&values)?, warnings));
+    }
     let file = chart.default_values.as_ref().map(|f| DefaultsFile {
         name: &f.path,
         text: &f.text,
     });
     let explained = explain_values(file, &defaults, overrides, stdin)?;
-    let yaml = crate::yaml::try_to_yaml(&explained.values)
-        .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))?
-        + "\n";
-    let text = if explain {
-        annotate(&yaml, &explained.origins)
-    } else {
-        yaml
-    };
-    Ok((text, explained.warnings))
+    let yaml = to_yaml(&explained.values)?;
+    Ok((annotate(&yaml, &explained.origins), explained.warnings))
 }
 
 #[cfg(test)]
