@@ -488,14 +488,7 @@ fn first_issuer(
             to_time(validity)?,
         )
         .map_err(generate_error(&issuer_cn))?;
-    super::check_issuer_material(
-        [
-            (anchors_text, Origin::File(&dir.join(ANCHORS_FILE))),
-            (&made.crt_pem, Origin::File(&dir.join(ISSUER_CRT_FILE))),
-            (&made.key_pem, Origin::File(&dir.join(ISSUER_KEY_FILE))),
-        ],
-        clock,
-    )?;
+    check_new_issuer(dir, anchors_text, &made.crt_pem, &made.key_pem, clock)?;
     let notes = vec![format!(
         "made the issuer CN={issuer_cn} ({dir} held a root and no issuer): valid until {}",
         rfc3339(made.not_after)
@@ -541,14 +534,7 @@ fn reissue(
         )
         .map_err(generate_error(&old.subject()))?;
     // The render's own checks: key, algorithm, CA, validity now, signed by an anchor.
-    super::check_issuer_material(
-        [
-            (anchors_text, Origin::File(&dir.join(ANCHORS_FILE))),
-            (&made.crt_pem, Origin::File(&dir.join(ISSUER_CRT_FILE))),
-            (&made.key_pem, Origin::File(&dir.join(ISSUER_KEY_FILE))),
-        ],
-        clock,
-    )?;
+    check_new_issuer(dir, anchors_text, &made.crt_pem, &made.key_pem, clock)?;
     let stamp = file_stamp(now);
     let retired = fresh_retired(dir, "issuer", &[".crt", ".key"], &stamp, &[]);
     let mut files = vec![
@@ -1085,6 +1071,25 @@ pub(super) fn expired_issuer(
             until(cert.not_after, now)
         ),
     })
+}
+
+/// The render's own checks of an issuer just made in `dir` (key, algorithm, CA, validity now,
+/// signed by one of `anchors_text`), each file named as the folder will hold it.
+fn check_new_issuer(
+    dir: &Utf8Path,
+    anchors_text: &str,
+    crt_pem: &str,
+    key_pem: &str,
+    clock: Clock,
+) -> Result<String, IdentityError> {
+    super::check_issuer_material(
+        [
+            (anchors_text, Origin::File(&dir.join(ANCHORS_FILE))),
+            (crt_pem, Origin::File(&dir.join(ISSUER_CRT_FILE))),
+            (key_pem, Origin::File(&dir.join(ISSUER_KEY_FILE))),
+        ],
+        clock,
+    )
 }
 
 #[cfg(test)]
