@@ -32,6 +32,11 @@ pub fn check_expression_nesting(chart_name: &str, chart: &Chart) -> Result<(), R
 /// `{{ }}` or `{% %}` tag (outside string literals), if any.
 fn first_run_of_nots(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
+    // Every render checks every template: the byte-by-byte walk below runs only where two
+    // `not`s follow each other at all, which memchr's search rules out for nearly every text.
+    if !has_not_after_not(bytes) {
+        return None;
+    }
     let mut line = 1;
     let mut i = 0;
     let mut in_tag = false;
@@ -98,6 +103,16 @@ fn first_run_of_nots(text: &str) -> Option<usize> {
     None
 }
 
+/// Whether `not`, white space and `not` follow each other somewhere in `bytes`: the start of
+/// any run of two or more.
+fn has_not_after_not(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"not").any(|at| {
+        let rest = &bytes[at + 3..];
+        let gap = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        gap > 0 && rest[gap..].starts_with(b"not")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +127,15 @@ mod tests {
         assert_eq!(first_run_of_nots("{{ not not x }} not not"), None);
         let quoted = format!("{{{{ \"{}\" }}}}", "not ".repeat(MAX_NOTS_IN_A_ROW + 1));
         assert_eq!(first_run_of_nots(&quoted), None);
+    }
+
+    #[test]
+    fn only_a_text_with_two_nots_in_a_row_is_walked() {
+        assert!(!has_not_after_not(
+            b"annotations: {{ not x }} knot here, nothing"
+        ));
+        assert!(has_not_after_not(b"{{ not\n\tnot x }}"));
+        let deep = format!("{{{{ {}true }}}}", "not\n".repeat(MAX_NOTS_IN_A_ROW + 1));
+        assert_eq!(first_run_of_nots(&deep), Some(1));
     }
 }
