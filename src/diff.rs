@@ -212,16 +212,11 @@ pub fn mask_secrets(text: &str, is_secret: bool) -> String {
 /// A `key: value` line whose value is a base64-encoded PEM private key (as a Secret's data
 /// holds one, or any field that carries one): the line up to the value, and the value.
 fn base64_private_key(line: &str) -> Option<(&str, &str)> {
-    use base64::Engine as _;
-    // "-----BEGIN " in base64, at the start of an encoded value.
-    let at = line.find("LS0tLS1CRUdJTi")?;
-    let value = line[at..].trim_end().trim_end_matches(['"', '\'']);
-    let head = line[..at].trim_end_matches(['"', '\'']);
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(value)
-        .ok()?;
-    let text = String::from_utf8(decoded).ok()?;
-    text.contains("PRIVATE KEY-----").then_some((head, value))
+    let (start, end) = crate::redact::base64_private_key_in(line)?;
+    Some((
+        line[..start].trim_end_matches(['"', '\'']),
+        &line[start..end],
+    ))
 }
 
 /// `stream` (a multi-document YAML stream) with the secret material of each document masked

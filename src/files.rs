@@ -1,4 +1,5 @@
-//! File checks shared by the commands. Writing goes through [`crate::output`].
+//! File checks shared by the commands: whether a file already holds its bytes, and which file a
+//! name refers to. Writing goes through [`crate::output`].
 
 use camino::Utf8Path;
 use std::io::Read;
@@ -37,4 +38,26 @@ pub fn holds_exactly(target: &Utf8Path, bytes: &[u8]) -> bool {
     }
     // Nothing beyond: the file did not grow since its length was read.
     matches!(file.read(&mut slice[..1]), Ok(0))
+}
+
+/// Which file `path` names (following links): its device and inode, the same for every name of
+/// one file (`f`, `./f`, a link to it), so a FIFO named twice is read once and a folder reached
+/// twice is walked once.
+pub(crate) fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
+    let meta = std::fs::metadata(path)?;
+    Ok(identity_of(&meta))
+}
+
+/// [`identity`] from metadata already read.
+pub(crate) fn identity_of(meta: &std::fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        (0, 0)
+    }
 }

@@ -66,7 +66,7 @@ pub fn line_is_in_private_key(text: &str, line: usize) -> bool {
 /// run that decodes to one.
 fn next_private_key(text: &str) -> Option<(usize, usize)> {
     let pem = next_pem_private_key(text);
-    let encoded = next_base64_private_key(text);
+    let encoded = base64_private_key_in(text);
     match (pem, encoded) {
         (Some(p), Some(e)) => Some(if p.0 <= e.0 { p } else { e }),
         (p, e) => p.or(e),
@@ -100,7 +100,8 @@ fn next_pem_private_key(text: &str) -> Option<(usize, usize)> {
     None
 }
 
-fn next_base64_private_key(text: &str) -> Option<(usize, usize)> {
+/// The byte range of the first run of base64 in `text` that decodes to a PEM private key.
+pub(crate) fn base64_private_key_in(text: &str) -> Option<(usize, usize)> {
     use base64::Engine as _;
     let mut from = 0;
     while let Some(found) = text[from..].find(BASE64_PEM_BEGIN) {

@@ -435,7 +435,7 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
             }
         } else if is_fifo(path) {
             // A FIFO gives its content once: a second read would wait for a writer forever.
-            let identity = file_identity(path);
+            let identity = crate::files::identity(path).ok();
             if fifos_read.contains(&identity) {
                 return Err(InjectError::FifoTwice { path: arg.clone() });
             }
@@ -450,20 +450,6 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
         }
     }
     Ok(streams)
-}
-
-/// The device and inode of `path`, which tell two names of one file apart from two files.
-fn file_identity(path: &Utf8Path) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        None
-    }
 }
 
 fn is_fifo(path: &Utf8Path) -> bool {

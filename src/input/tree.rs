@@ -101,9 +101,7 @@ type FolderIdentity = PathBuf;
 
 #[cfg(unix)]
 fn folder_identity(dir: &Utf8Path) -> std::io::Result<FolderIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(dir)?;
-    Ok((meta.dev(), meta.ino()))
+    crate::files::identity(dir)
 }
 
 #[cfg(not(unix))]

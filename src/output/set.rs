@@ -692,7 +692,7 @@ pub(super) fn carry_over_late_changes(old: &Utf8Path, target: &Utf8Path, skip: &
                 // A folder in both: look inside.
                 Ok(now) if was.is_dir() && now.is_dir() => stack.push(name),
                 // The very file (a hard link of it) is in place: nothing changed.
-                Ok(now) if same_file(&was, &now) => {}
+                Ok(now) if crate::files::identity_of(&was) == crate::files::identity_of(&now) => {}
                 // Added or replaced meanwhile: the newer one goes into place, unless this set
                 // put something of its own there (then the folder's new version wins).
                 Ok(now) if now.is_dir() => {}
@@ -749,8 +749,9 @@ fn dismantle(old: &Utf8Path, folder: &str, target: &Utf8Path, ours: &BTreeSet<&s
                 dismantle(old, &name, target, ours);
                 continue;
             }
-            let in_place = std::fs::symlink_metadata(target.join(&name))
-                .is_ok_and(|now| same_file(&was, &now));
+            let in_place = std::fs::symlink_metadata(target.join(&name)).is_ok_and(|now| {
+                crate::files::identity_of(&was) == crate::files::identity_of(&now)
+            });
             if name == RECORD_NAME || ours.contains(name.as_str()) || in_place {
                 let _ = std::fs::remove_file(entry.path());
             }
@@ -776,7 +777,7 @@ impl SwitchMarker {
         target: &Utf8Path,
         ours: &BTreeSet<String>,
     ) -> Result<(), OutputError> {
-        let (dev, ino) = identity(target).map_err(OutputError::io("read", target))?;
+        let (dev, ino) = crate::files::identity(target).map_err(OutputError::io("read", target))?;
         let quoted = |name: &str| serde_json::Value::from(name).to_string();
         let mut text = format!("target {}\nfolder {dev} {ino}\n", quoted(target.as_str()));
         for name in ours {
@@ -810,7 +811,7 @@ impl SwitchMarker {
         let target = Utf8PathBuf::from(target?);
         let old = staging.join("new");
         // Not exchanged: staging holds only the set's staged files and links.
-        if identity(&old).ok() != folder {
+        if crate::files::identity(&old).ok() != folder {
             return Some(true);
         }
         Some(retire_old(&old, &target, &ours))
@@ -821,34 +822,6 @@ impl SwitchMarker {
 /// whether `staging` may now be removed whole.
 pub(crate) fn staging_may_go(staging: &Utf8Path) -> bool {
     SwitchMarker::retire(staging).unwrap_or(true)
-}
-
-/// A folder's device and inode.
-fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
-    let meta = std::fs::metadata(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Ok((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        Ok((0, 0))
-    }
-}
-
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        a.dev() == b.dev() && a.ino() == b.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
-    }
 }
 
 /// A file-by-file switch, written into its staging folder before any file moves: the target,

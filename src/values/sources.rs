@@ -438,11 +438,10 @@ fn read_kept(
 
 /// The text already read from the file `file` names, if another name read it.
 fn kept_under_another_name(kept: &BTreeMap<String, String>, file: &str) -> Option<String> {
-    use std::os::unix::fs::MetadataExt as _;
     if file == "-" {
         return None;
     }
-    let identity = |name: &str| std::fs::metadata(name).ok().map(|m| (m.dev(), m.ino()));
+    let identity = |name: &str| crate::files::identity(camino::Utf8Path::new(name)).ok();
     let wanted = identity(file)?;
     kept.iter()
         .find(|(name, _)| name.as_str() != "-" && identity(name) == Some(wanted))
