@@ -887,26 +887,37 @@ fn a_package_killed_at_any_point_leaves_no_archive_or_the_whole_one_and_no_parti
     eprintln!("{rounds} kills: {none} left no archive, {archive} the whole one");
 }
 
-/// A chart of one Secret and one ConfigMap, written into `dir`; its folder.
-fn chart_with_a_secret(dir: &Path) -> std::path::PathBuf {
-    let chart = dir.join("secret-chart");
+/// A chart named `name` with `templates` (file name, text), written into `dir`; its folder.
+fn chart_on_disk(dir: &Path, name: &str, templates: &[(&str, &str)]) -> std::path::PathBuf {
+    let chart = dir.join(name);
     std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
     std::fs::write(
         chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: secret-chart\nversion: 0.1.0\n",
+        format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
     )
     .expect("Chart.yaml");
-    std::fs::write(
-        chart.join("templates/secret.yaml"),
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: issuer\nstringData:\n  key: \"{{ Values.name }}\"\n",
-    )
-    .expect("secret template");
-    std::fs::write(
-        chart.join("templates/config.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: b\n",
-    )
-    .expect("configmap template");
+    for (file, text) in templates {
+        std::fs::write(chart.join("templates").join(file), text).expect("template");
+    }
     chart
+}
+
+/// A chart of one Secret and one ConfigMap, written into `dir`; its folder.
+fn chart_with_a_secret(dir: &Path) -> std::path::PathBuf {
+    chart_on_disk(
+        dir,
+        "secret-chart",
+        &[
+            (
+                "secret.yaml",
+                "apiVersion: v1\nkind: Secret\nmetadata:\n  name: issuer\nstringData:\n  key: \"{{ Values.name }}\"\n",
+            ),
+            (
+                "config.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: b\n",
+            ),
+        ],
+    )
 }
 
 /// `command` run under umask 000, where a file made with the default mode is 0666.
@@ -1070,19 +1081,14 @@ fn mounted_small(path: &Path, size: &str) -> Option<Mounted> {
 
 /// A chart of one ConfigMap holding the cluster's `name`: outputs as big as their names.
 fn chart_of_one_value(dir: &Path) -> std::path::PathBuf {
-    let chart = dir.join("value-chart");
-    std::fs::create_dir_all(chart.join("templates")).expect("chart folder");
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: value-chart\nversion: 0.1.0\n",
+    chart_on_disk(
+        dir,
+        "value-chart",
+        &[(
+            "config.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key: \"{{ Values.name }}\"\n",
+        )],
     )
-    .expect("Chart.yaml");
-    std::fs::write(
-        chart.join("templates/config.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key: \"{{ Values.name }}\"\n",
-    )
-    .expect("template");
-    chart
 }
 
 #[test]
