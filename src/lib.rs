@@ -35,6 +35,6 @@ pub mod proxy_support;
 pub mod redact;
 pub mod render;
 pub mod values;
-pub mod yaml;
+pub use meshchart_yaml as yaml;
 
 pub use error::Error;

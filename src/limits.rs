@@ -15,11 +15,7 @@ use std::cell::Cell;
 use std::io::Write;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
-/// The deepest nesting of lists and maps meshchart reads (YAML, JSON) or converts from a
-/// template: as deep as kubectl reads, whose decoders stop at 10,000 (Go's `encoding/json`,
-/// `maxNestingDepth`; go-yaml's scanner, "exceeded max depth of 10000"). Past it a clear error,
-/// and within it every walk of a value fits the threads' stacks ([`crate::parallel`]).
-pub const MAX_NESTING: usize = 10_000;
+pub use meshchart_yaml::MAX_NESTING;
 
 /// The largest string a template function may build (`repeat`, `printf` widths, `indent`, ...),
 /// a value `{{ }}` prints, or the text an `include` or `tpl` returns.

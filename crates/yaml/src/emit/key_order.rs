@@ -9,7 +9,7 @@
 //! itself prints such sets in varying orders (observed with helm 3.17.1); we sort the byte-ordered
 //! keys with a stable merge sort and always print the same one of Helm's orders.
 
-use crate::yaml::value::{Map, Value};
+use crate::value::{Map, Value};
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 

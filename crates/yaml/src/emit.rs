@@ -34,8 +34,8 @@ mod ambiguous;
 mod key_order;
 
 use super::json::UnsupportedValue;
-use crate::yaml::number::format_yaml_float;
-use crate::yaml::value::{Map, Value};
+use crate::number::format_yaml_float;
+use crate::value::{Map, Value};
 use std::fmt::Write as _;
 
 /// Spaces per nesting level.
@@ -65,11 +65,11 @@ pub enum ToYamlError {
 /// YAML cannot hold ([`ToYamlError`]).
 ///
 /// ```
-/// use meshchart::values::{Map, Value};
+/// use meshchart_yaml::{Map, Value};
 /// let mut m = Map::new();
 /// m.insert("enabled".into(), Value::from("yes"));
 /// m.insert("ports".into(), Value::Seq(vec![Value::Int(80)]));
-/// assert_eq!(meshchart::yaml::to_yaml(&Value::Map(m)), "enabled: \"yes\"\nports:\n- 80");
+/// assert_eq!(meshchart_yaml::to_yaml(&Value::Map(m)), "enabled: \"yes\"\nports:\n- 80");
 /// ```
 pub fn to_yaml(value: &Value) -> String {
     try_to_yaml(value).unwrap_or_default()

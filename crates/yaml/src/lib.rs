@@ -1,6 +1,8 @@
 //! The data tree ([`Value`]) and its text forms: a Helm-compatible YAML reader, go-yaml-v2-compatible
 //! YAML and JSON writers, and Go-style number printing.
 
+#![deny(missing_docs)]
+
 pub mod emit;
 pub mod events;
 mod head;
@@ -25,3 +27,9 @@ pub use load::{
 };
 pub use number::{format_go_float, format_json_float, format_yaml_float};
 pub use value::{Map, Value};
+
+/// The deepest nesting of lists and maps meshchart reads (YAML, JSON) or converts from a
+/// template: as deep as kubectl reads, whose decoders stop at 10,000 (Go's `encoding/json`,
+/// `maxNestingDepth`; go-yaml's scanner, "exceeded max depth of 10000"). Past it a clear error;
+/// within it every walk of a value fits the stacks of the threads that render.
+pub const MAX_NESTING: usize = 10_000;

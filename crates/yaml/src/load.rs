@@ -5,9 +5,9 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
-pub use crate::yaml::events::Position;
-use crate::yaml::events::{EventError, Events};
-use crate::yaml::value::{Map, Value};
+pub use crate::events::Position;
+use crate::events::{EventError, Events};
+use crate::value::{Map, Value};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Tag};
 use yaml_rust2::scanner::TScalarStyle;
@@ -15,9 +15,9 @@ use yaml_rust2::scanner::TScalarStyle;
 /// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
 /// in the explicit form (`? key` then `: value`), which our writer does.
 pub const MAX_IMPLICIT_KEY_CHARS: usize = 1024;
-/// Deepest nesting of sequences and maps accepted ([`crate::limits::MAX_NESTING`]), in block
-/// and flow style alike (see [`crate::yaml::events`] for flow style past 255 levels).
-pub const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
+/// Deepest nesting of sequences and maps accepted ([`crate::MAX_NESTING`]), in block
+/// and flow style alike (see [`crate::events`] for flow style past 255 levels).
+pub const MAX_DEPTH: usize = crate::MAX_NESTING;
 /// Most nodes that alias expansion may add to one stream.
 pub const MAX_ALIAS_NODES: usize = 1_000_000;
 
@@ -612,7 +612,7 @@ pub(crate) fn resolve_key(
         }
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => crate::yaml::number::format_go_float(f),
+        Value::Float(f) => crate::number::format_go_float(f),
         Value::Number(text) | Value::String(text) => text,
         Value::Seq(_) | Value::Map(_) => text.to_owned(),
     })
@@ -871,11 +871,14 @@ mod tests {
         assert!(e.message.contains("alias bomb"), "{e}");
     }
 
+    /// The stack meshchart's rendering threads have (`meshchart_helm::parallel::STACK_BYTES`).
+    const WORKER_STACK_BYTES: usize = 64 << 20;
+
     /// Runs `test` on a thread with the stack the CLI's threads have: deep values are walked
     /// and dropped recursively.
     fn on_a_worker_stack(test: impl FnOnce() + Send + 'static) {
         std::thread::Builder::new()
-            .stack_size(crate::parallel::STACK_BYTES)
+            .stack_size(WORKER_STACK_BYTES)
             .spawn(test)
             .unwrap()
             .join()

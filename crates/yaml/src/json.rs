@@ -2,11 +2,11 @@
 //! `encoding/json`: keys in byte order, `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u` codes,
 //! control characters as `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX`, floats as Go prints them.
 
-use crate::yaml::number::{format_go_float, format_json_float};
-use crate::yaml::value::Value;
+use crate::number::{format_go_float, format_json_float};
+use crate::value::Value;
 use std::fmt::Write as _;
 
-/// Where JSON text nests deeper than [`crate::limits::MAX_NESTING`] levels: the 1-based line and
+/// Where JSON text nests deeper than [`crate::MAX_NESTING`] levels: the 1-based line and
 /// column of the first `[` or `{` past it. Checked before [`json_deserializer`] reads the text.
 pub fn json_too_deep(text: &str) -> Option<(usize, usize)> {
     let (mut depth, mut line, mut line_start) = (0usize, 1, 0);
@@ -14,7 +14,7 @@ pub fn json_too_deep(text: &str) -> Option<(usize, usize)> {
         match c {
             '[' | '{' => {
                 depth += 1;
-                if depth > crate::limits::MAX_NESTING {
+                if depth > crate::MAX_NESTING {
                     return Some((line, text[line_start..i].chars().count() + 1));
                 }
             }
@@ -47,11 +47,11 @@ pub fn outside_strings(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 
 /// The message for JSON nested past the limit.
 pub fn json_too_deep_message() -> String {
-    format!("nesting deeper than {} levels", crate::limits::MAX_NESTING)
+    format!("nesting deeper than {} levels", crate::MAX_NESTING)
 }
 
 /// A reader of JSON text without serde_json's own limit of 128 levels: what kubectl reads, up
-/// to [`crate::limits::MAX_NESTING`], which the caller checks first with [`json_too_deep`].
+/// to [`crate::MAX_NESTING`], which the caller checks first with [`json_too_deep`].
 pub fn json_deserializer(text: &str) -> serde_json::Deserializer<serde_json::de::StrRead<'_>> {
     let mut reader = serde_json::Deserializer::from_str(text);
     reader.disable_recursion_limit();
@@ -219,7 +219,7 @@ fn write_string_with(out: &mut String, s: &str, html: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::value::Map;
+    use crate::value::Map;
 
     fn map(entries: &[(&str, Value)]) -> Value {
         Value::Map(

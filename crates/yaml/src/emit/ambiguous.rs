@@ -6,10 +6,10 @@
 //! from `yYnNtTfFoO~` only match a fixed word list, `.` may start a float, and digits or signs may
 //! start a timestamp, an integer (any Go base prefix, `_` ignored) or a float.
 
-use crate::yaml::load::{
+use crate::load::{
     go_parses_as_float, is_yaml_float, parse_go_integer, parses_finite, resolve_word,
 };
-use crate::yaml::timestamp::is_timestamp;
+use crate::timestamp::is_timestamp;
 
 /// True when `s` must be double-quoted so that it reads back as a string.
 pub(super) fn needs_double_quotes(s: &str) -> bool {

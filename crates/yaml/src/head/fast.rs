@@ -7,8 +7,8 @@
 //! caller asks the full scanner, which also produces the error message when there is one.
 
 use super::manifest_head::ManifestHead;
-use crate::yaml::load::{resolve_plain, resolve_word};
-use crate::yaml::value::Value;
+use crate::load::{resolve_plain, resolve_word};
+use crate::value::Value;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
