@@ -6,10 +6,11 @@
 //! chart does not use, as a typo'd or stray block would) and prints the median of a few runs of
 //! each command, in process, with the embedded chart. Target: 10,000 keys well under a second.
 
-use meshchart::chart::{Chart, ChartSource};
+use meshchart::chart::Chart;
 use meshchart::render::show_values;
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
+use meshchart::ChartSource;
 use std::time::{Duration, Instant};
 
 fn values_file(keys: usize) -> String {

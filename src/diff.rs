@@ -5,7 +5,8 @@
 //! unified diff, and added and removed resources are listed by name. Documents without a kind
 //! (comment-only ones) are matched by their `# Source:` line.
 
-use crate::chart::{Chart, ChartSource};
+use crate::chart::Chart;
+use crate::chart_source::ChartSource;
 use crate::error::Error;
 use crate::lint::keys::KnownKeys;
 use crate::manifest::split_documents;

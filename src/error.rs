@@ -13,6 +13,9 @@ pub enum Error {
     /// Reading or validating a chart.
     #[error(transparent)]
     Chart(#[from] ChartError),
+    /// Choosing or reading a release line's chart.
+    #[error(transparent)]
+    Release(#[from] crate::releases::ReleaseError),
     /// Reading or merging values.
     #[error(transparent)]
     Values(#[from] ValuesError),

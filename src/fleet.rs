@@ -20,11 +20,12 @@
 //! `.name/` folder with `values.yaml`); anything else is named in a warning. A special file (a FIFO, a device, a socket) that would be read as a cluster is
 //! refused by name before any work: reading it could block forever.
 
-use crate::chart::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
-use crate::chart::{Chart, ChartSource};
+use crate::chart::Chart;
+use crate::chart_source::ChartSource;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::output::{FileOutcome, OutputSet, Removal};
+use crate::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
 use crate::render::{read_inputs, render_inputs, Clock, RenderInputs, RenderRequest};
 use crate::values::{Assembler, KeptFiles};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -601,7 +602,7 @@ fn charts_of(
         .map(|(line, members)| {
             let chart = line
                 .map_err(Error::Usage)
-                .and_then(|line| Ok(Chart::embedded_line(&line, name)?));
+                .and_then(|line| Ok(crate::releases::embedded_line(&line, name)?));
             (chart, members)
         })
         .collect())

@@ -38,11 +38,10 @@ pub use error::IdentityError;
 use error::Origin;
 use serde_json::Value as Json;
 use std::cell::OnceCell;
-use std::ffi::OsStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The environment variable that pins the clock for reproducible output.
-pub const SOURCE_DATE_EPOCH: &str = "SOURCE_DATE_EPOCH";
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub use crate::epoch::SOURCE_DATE_EPOCH;
 
 /// Inputs that make generated material reproducible.
 #[derive(Clone, Debug)]
@@ -65,28 +64,9 @@ pub fn now_from_env() -> Result<SystemTime, IdentityError> {
 }
 
 /// `SOURCE_DATE_EPOCH` as an instant: `None` when unset, an error when set but not whole
-/// seconds. The one parser of that variable (packaging stamps archives with it too).
+/// seconds (see [`crate::epoch`]).
 pub fn source_date_epoch_from_env() -> Result<Option<SystemTime>, IdentityError> {
-    source_date_epoch(std::env::var_os(SOURCE_DATE_EPOCH).as_deref())
-}
-
-/// Parses a `SOURCE_DATE_EPOCH` value: `None` when unset, an error when set but not seconds.
-fn source_date_epoch(raw: Option<&OsStr>) -> Result<Option<SystemTime>, IdentityError> {
-    let Some(raw) = raw else {
-        return Ok(None);
-    };
-    let invalid = || IdentityError::SourceDateEpoch {
-        value: raw.to_string_lossy().into_owned(),
-    };
-    let text = raw.to_str().ok_or_else(invalid)?;
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(invalid());
-    }
-    let seconds: u64 = text.parse().map_err(|_| invalid())?;
-    UNIX_EPOCH
-        .checked_add(Duration::from_secs(seconds))
-        .map(Some)
-        .ok_or_else(invalid)
+    Ok(crate::epoch::source_date_epoch_from_env()?)
 }
 
 /// Fills `identityTrustAnchorsPEM` from `DIR/ca.crt` (the folder `render --certs-dir` keeps)
@@ -1079,39 +1059,6 @@ fn map_at<'v>(value: &'v mut Value, path: &[&str]) -> Result<&'v mut Map, Identi
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn source_date_epoch_unset_means_the_clock() {
-        assert!(source_date_epoch(None).expect("unset is fine").is_none());
-    }
-
-    #[test]
-    fn source_date_epoch_gives_that_many_seconds_after_1970() {
-        let pinned = source_date_epoch(Some(OsStr::new("1700000000")))
-            .expect("valid")
-            .expect("set");
-        assert_eq!(pinned, UNIX_EPOCH + Duration::from_secs(1_700_000_000));
-    }
-
-    #[test]
-    fn source_date_epoch_that_is_not_seconds_is_an_error_naming_the_variable() {
-        for bad in [
-            "",
-            "17e8",
-            "-5",
-            "+5",
-            " 1700000000",
-            "1700000000.5",
-            "soon",
-        ] {
-            let err = source_date_epoch(Some(OsStr::new(bad)))
-                .err()
-                .unwrap_or_else(|| panic!("{bad:?} should be rejected"));
-            let text = err.to_string();
-            assert!(text.starts_with("SOURCE_DATE_EPOCH is "), "{text}");
-            assert!(text.contains(&format!("{bad:?}")), "{text}");
-        }
-    }
 
     fn yaml(text: &str) -> Value {
         crate::yaml::parse_document(text).expect("test YAML")

@@ -14,27 +14,22 @@
 #![deny(missing_docs)]
 
 pub mod arena;
-pub mod chart;
+pub mod chart_source;
 pub mod diff;
-mod digest;
-pub mod engine;
 mod error;
-mod files;
 pub mod fleet;
 pub mod golden;
 pub mod identity;
 pub mod inject;
-pub mod input;
 pub mod limits;
 pub mod lint;
-pub mod manifest;
-pub mod output;
-pub mod package;
-pub mod parallel;
 pub mod proxy_support;
-pub mod redact;
+pub mod releases;
 pub mod render;
-pub mod values;
-pub use meshchart_yaml as yaml;
 
+pub use chart_source::ChartSource;
 pub use error::Error;
+pub use meshchart_helm::{
+    chart, digest, engine, epoch, files, input, manifest, output, package, parallel, redact,
+    values, yaml,
+};

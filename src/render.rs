@@ -1,6 +1,7 @@
 //! From flags to output: the pipeline behind `meshchart render`, and `--output-dir`.
 
-use crate::chart::{Chart, ChartSource, SCHEMA_FILE};
+use crate::chart::{Chart, SCHEMA_FILE};
+use crate::chart_source::ChartSource;
 use crate::engine::{CompileWork, Engine, KubeVersion, RenderOptions, RenderWork};
 use crate::error::Error;
 use crate::identity::{
@@ -737,7 +738,7 @@ mod tests {
 
     #[test]
     fn wait_before_exit_with_native_sidecars_gets_a_warning() {
-        let chart = Chart::embedded().unwrap();
+        let chart = crate::releases::default_control_plane().unwrap();
         let notes = proxy_value_warnings(
             &chart,
             &values("proxy: {nativeSidecar: true, waitBeforeExitSeconds: 30}"),

@@ -35,7 +35,7 @@ fn report(what: &str, bytes: usize, times: &mut [Duration]) {
 pub fn run() {
     std::env::set_var("SOURCE_DATE_EPOCH", "1700000000");
     let started = Instant::now();
-    let chart = Chart::embedded().expect("embedded chart");
+    let chart = meshchart::releases::default_control_plane().expect("embedded chart");
     let engine = Engine::new(&chart).expect("chart compiles");
     let compile = started.elapsed();
     let flags = RenderRequest {

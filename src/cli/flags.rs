@@ -4,11 +4,11 @@
 
 use camino::Utf8PathBuf;
 use clap::Args;
-use meshchart::chart::ChartSource;
 use meshchart::inject::command::InjectRequest;
 use meshchart::inject::{OutputFormat, ReportFormat};
 use meshchart::render::RenderRequest;
 use meshchart::values::ValueOverrides;
+use meshchart::ChartSource;
 
 /// Which chart a command works on: a folder or archive (named as Helm takes it, `CHART`, or with
 /// `--chart`), or one of the release lines compiled into meshchart (`--linkerd`). With none of

@@ -7,7 +7,6 @@ pub mod flags;
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
-use meshchart::chart::ChartSource;
 use meshchart::golden;
 use meshchart::inject::command::{
     check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
@@ -16,6 +15,7 @@ use meshchart::inject::command::{
 use meshchart::inject::SpooledReport;
 use meshchart::package::{self, PackageOptions};
 use meshchart::render::{self, Clock};
+use meshchart::ChartSource;
 use meshchart::Error;
 use meshchart::{diff, fleet, lint};
 use std::io::{Read, Write};
@@ -403,7 +403,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             let mut options = PackageOptions::from_env(version, app_version)?;
             options.include_golden = include_golden;
             let source = chart.source();
-            let (package, notes) = package::package_source(&source, &options)?;
+            let (package, notes) = source.package(&options)?;
             print_notes(&notes);
             print_notes(&[format!(
                 "packaged {source}: {} {}",
@@ -566,7 +566,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
 /// What `meshchart releases` prints: one line per embedded release line.
 fn releases_table() -> Result<String, Error> {
     let mut text = String::from("RELEASE\tCHARTS\tKUBERNETES\tDEFAULT\n");
-    for line in meshchart::chart::releases::release_lines()? {
+    for line in meshchart::releases::release_lines()? {
         let charts: Vec<String> = line
             .charts
             .iter()
@@ -600,7 +600,7 @@ fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
         (Some(line), _) => Some(line.clone()),
         (None, Some(config)) => {
             let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
-            let embedded = meshchart::chart::releases::embedded_releases();
+            let embedded = meshchart::releases::embedded_releases();
             if let Some(release) = release.as_deref().filter(|r| !embedded.contains(r)) {
                 return Err(Error::Usage(format!(
                     "--config {config}: its control plane runs Linkerd {release}, which \

@@ -40,7 +40,7 @@ pub struct GoldenCase {
     pub request: RenderRequest,
     /// The chart its `args` name (a folder or archive resolved against the case folder, or an
     /// embedded line); `None`: the chart the run was given.
-    pub chart: Option<crate::chart::ChartSource>,
+    pub chart: Option<crate::chart_source::ChartSource>,
 }
 
 /// How a case ended.
@@ -229,9 +229,9 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
             path: Some(path), ..
         } => {
             let path = Utf8PathBuf::from(crate::input::resolve_path(dir, &path));
-            Some(crate::chart::ChartSource::from_flag(Some(&path)))
+            Some(crate::chart_source::ChartSource::from_flag(Some(&path)))
         }
-        args::CaseChart { linkerd, crds, .. } => Some(crate::chart::ChartSource::Embedded {
+        args::CaseChart { linkerd, crds, .. } => Some(crate::chart_source::ChartSource::Embedded {
             release: linkerd,
             crds,
         }),

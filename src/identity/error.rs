@@ -221,14 +221,8 @@ pub enum IdentityError {
         reason: String,
     },
     /// `SOURCE_DATE_EPOCH` is set but is not a number of seconds.
-    #[error(
-        "SOURCE_DATE_EPOCH is {value:?}: expected whole seconds since 1970-01-01T00:00:00Z, \
-         e.g. 1700000000"
-    )]
-    SourceDateEpoch {
-        /// The variable's value.
-        value: String,
-    },
+    #[error(transparent)]
+    SourceDateEpoch(#[from] crate::epoch::EpochError),
     /// The time given cannot be used for certificates or the schedule.
     #[error(
         "the time to generate from ({detail}) is out of range: set SOURCE_DATE_EPOCH to a time \

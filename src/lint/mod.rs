@@ -17,8 +17,10 @@ pub use crate::values::known as keys;
 pub mod schema;
 pub mod yaml11;
 
-use crate::chart::{Chart, ChartError, ChartSource};
+use crate::chart::Chart;
+use crate::chart_source::ChartSource;
 use crate::engine::Engine;
+use crate::releases::ReleaseError;
 use crate::render::{complete_chart_material, Clock, RenderRequest};
 use crate::values::explain::{explain, DefaultsFile};
 use crate::values::Value;
@@ -151,8 +153,8 @@ pub fn lint_with(
         Err(e) => {
             // A release the values name that has no line is the values' problem.
             let about = match e {
-                crate::Error::Chart(
-                    ChartError::UnknownRelease { .. } | ChartError::MixedReleases { .. },
+                crate::Error::Release(
+                    ReleaseError::UnknownRelease { .. } | ReleaseError::MixedReleases { .. },
                 ) => "values",
                 crate::Error::Values(_) => "values",
                 _ => "Chart.yaml",
@@ -211,7 +213,7 @@ pub fn lint_with(
                 .filter(|v| crate::proxy_support::Release::parse(v).is_some())
                 .map(str::to_owned)
         })
-        .unwrap_or_else(|| crate::chart::releases::DEFAULT_RELEASE.to_owned());
+        .unwrap_or_else(|| crate::releases::DEFAULT_RELEASE.to_owned());
     let maps: Vec<&crate::values::Map> = documents.iter().map(|(_, map)| map).collect();
     for hit in known_issues::hits(&maps, &release) {
         let (location, _) = &documents[hit.document];

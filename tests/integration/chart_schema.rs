@@ -12,7 +12,7 @@ use std::process::Output;
 use support::cli::{legacy_command, run};
 
 fn chart() -> Chart {
-    Chart::embedded_line("edge-21.4.4", "linkerd-control-plane").unwrap()
+    meshchart::releases::embedded_line("edge-21.4.4", "linkerd-control-plane").unwrap()
 }
 
 fn schema(chart: &Chart) -> serde_json::Value {

@@ -72,7 +72,7 @@ fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
             ..RenderRequest::default()
         };
         let out = root.join(format!("out-{index}"));
-        let source = meshchart::chart::ChartSource::Embedded {
+        let source = meshchart::ChartSource::Embedded {
             release: Some("edge-21.4.4".to_owned()),
             crds: false,
         };

@@ -41,7 +41,7 @@ const RELEASE_LINES: [&str; 3] = ["edge-21.4.4", "edge-24.10.2", "edge-26.8.3"];
 fn release_line_golden_cases_match() {
     for release in RELEASE_LINES {
         check(
-            &Chart::embedded_line(release, "linkerd-control-plane").unwrap(),
+            &meshchart::releases::embedded_line(release, "linkerd-control-plane").unwrap(),
             &repo().join(format!("tests/golden/control-plane-{release}")),
         );
     }

@@ -926,7 +926,8 @@ fn certs_dir_serving_cert_for_another_namespace_is_rejected() {
 const MODERN_LINES: [&str; 2] = ["edge-24.10.2", "edge-26.8.3"];
 
 fn control_plane(release: &str) -> Chart {
-    Chart::embedded_line(release, "linkerd-control-plane").expect("an embedded release line")
+    meshchart::releases::embedded_line(release, "linkerd-control-plane")
+        .expect("an embedded release line")
 }
 
 /// `meshchart render` of release line `release`'s control plane with no values at all, into

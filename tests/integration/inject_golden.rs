@@ -3,7 +3,6 @@
 //! expectations that differ; review the diff before committing.
 
 use camino::Utf8PathBuf;
-use meshchart::chart::Chart;
 use meshchart::golden::{update_requested, CaseOutcome};
 
 #[test]
@@ -21,7 +20,7 @@ fn release_line_inject_golden_cases() {
 /// Runs the cases under `folder` with `line`'s control-plane chart.
 fn check_cases(folder: &str, line: &str) {
     let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
-    let chart = Chart::embedded_line(line, "linkerd-control-plane")
+    let chart = meshchart::releases::embedded_line(line, "linkerd-control-plane")
         .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
     let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
         .unwrap_or_else(|e| panic!("{e}"));

@@ -19,7 +19,8 @@ fn setup() -> &'static Setup {
     let root = camino::Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     SETUP.get_or_init(|| {
         let chart = CHART.get_or_init(|| {
-            Chart::embedded_line("edge-21.4.4", "linkerd-control-plane").expect("the chart reads")
+            meshchart::releases::embedded_line("edge-21.4.4", "linkerd-control-plane")
+                .expect("the chart reads")
         });
         let anchors = std::fs::read_to_string(root.join("tests/reference/valid-trust-anchors.pem"))
             .expect("trust anchors");

@@ -343,7 +343,7 @@ fn fixture(release: &str, name: &str) -> String {
 }
 
 fn chart(release: &str) -> Chart {
-    Chart::embedded_line(release, "linkerd-control-plane")
+    meshchart::releases::embedded_line(release, "linkerd-control-plane")
         .unwrap_or_else(|e| panic!("{release}: {e}"))
 }
 

@@ -107,7 +107,7 @@ fn assert_native(
 // ---- inject ----
 
 fn inject_values(extra: &[(&[&str], Value)]) -> Value {
-    let chart = meshchart::chart::Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+    let chart = meshchart::releases::embedded_line("edge-21.4.4", "linkerd-control-plane")
         .expect("the chart reads");
     let mut values = chart.default_values().expect("default values");
     set_path(

@@ -1,7 +1,6 @@
 //! `render_with` renders on the caller's thread and the process's one helper thread: renders on
 //! several threads at once share that helper and still give each the bytes of a render alone.
 
-use meshchart::chart::Chart;
 use meshchart::engine::Engine;
 use meshchart::render::RenderRequest;
 use meshchart::render::{render_with, render_with_kept, Clock};
@@ -22,8 +21,8 @@ fn clock() -> Clock {
 
 #[test]
 fn renders_on_several_threads_at_once_each_give_the_bytes_of_a_render_alone() {
-    let chart =
-        Chart::embedded_line("edge-21.4.4", "linkerd-control-plane").expect("the embedded chart");
+    let chart = meshchart::releases::embedded_line("edge-21.4.4", "linkerd-control-plane")
+        .expect("the embedded chart");
     let engine = Engine::new(&chart).expect("the chart compiles");
     let flags = flags();
     let alone = render_with_kept(

@@ -58,7 +58,7 @@ pub fn reference_file(name: &str) -> String {
 
 /// The default release line's control-plane chart, as the binary embeds it.
 pub fn chart() -> Chart {
-    Chart::embedded_line("edge-21.4.4", "linkerd-control-plane")
+    meshchart::releases::embedded_line("edge-21.4.4", "linkerd-control-plane")
         .unwrap_or_else(|e| panic!("cannot read the chart: {e}"))
 }
 

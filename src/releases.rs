@@ -8,8 +8,94 @@
 //! names no embedded release is an error unless `--linkerd` says which line's charts to use
 //! (then it is only an image tag, and a warning says so).
 
-use super::{embedded_charts, Chart, ChartError};
+use crate::chart::{Chart, ChartError, ChartFile};
 use crate::yaml::Value;
+
+/// Why a release line's chart could not be chosen or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReleaseError {
+    /// A release named by `--linkerd` or `linkerdVersion` has no line in this binary.
+    #[error(
+        "{from} {release} is not a Linkerd release meshchart embeds (it embeds {embedded}); \
+         choose one with --linkerd, which also lets linkerdVersion set only the image tags"
+    )]
+    UnknownRelease {
+        /// The release asked for.
+        release: String,
+        /// Where it was asked for: `--linkerd` or `linkerdVersion`.
+        from: String,
+        /// The embedded releases, comma-separated.
+        embedded: String,
+    },
+    /// `linkerdVersion` names another embedded release than `--linkerd`.
+    #[error(
+        "linkerdVersion {version} is another release than --linkerd {line}: the {line} charts \
+         with {version} images would mix two releases. Render --linkerd {version}, or drop \
+         linkerdVersion"
+    )]
+    MixedReleases {
+        /// The line `--linkerd` chose.
+        line: String,
+        /// The user's `linkerdVersion`.
+        version: String,
+    },
+    /// No chart of that release line and name is compiled into this binary.
+    #[error("meshchart has no chart {chart} for Linkerd {release} (it embeds: {embedded})")]
+    NotEmbedded {
+        /// The release line asked for.
+        release: String,
+        /// The chart name asked for.
+        chart: String,
+        /// The embedded charts, `release/chart`, comma-separated.
+        embedded: String,
+    },
+    /// The embedded chart itself does not read (a bug of this build, named as such).
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
+// The table build.rs writes: its type is spelled out there, once.
+#[allow(clippy::type_complexity)]
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
+}
+
+/// The charts compiled into the binary, as `(release, chart name)`, in release order.
+pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
+    embedded::CHARTS
+        .iter()
+        .map(|(release, chart, _)| (*release, *chart))
+}
+
+/// The control-plane chart of the default release line, compiled into this binary.
+pub fn default_control_plane() -> Result<Chart, ReleaseError> {
+    embedded_line(DEFAULT_RELEASE, CONTROL_PLANE_CHART)
+}
+
+/// Chart `name` of release line `release`, compiled into this binary.
+pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
+    let Some((_, _, files)) = embedded::CHARTS
+        .iter()
+        .find(|(r, c, _)| *r == release && *c == name)
+    else {
+        return Err(ReleaseError::NotEmbedded {
+            release: release.to_owned(),
+            chart: name.to_owned(),
+            embedded: embedded_charts()
+                .map(|(r, c)| format!("{r}/{c}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    };
+    let files = files.iter().map(|(path, text)| ChartFile {
+        path: (*path).to_owned(),
+        text: (*text).to_owned(),
+    });
+    Ok(Chart::from_files(
+        &format!("embedded chart {name} of Linkerd {release}"),
+        files.collect(),
+    )?)
+}
 
 /// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion` names one.
 pub const DEFAULT_RELEASE: &str = "edge-26.8.3";
@@ -33,10 +119,10 @@ pub struct ReleaseLine {
 }
 
 /// Every embedded release line, oldest first.
-pub fn release_lines() -> Result<Vec<ReleaseLine>, ChartError> {
+pub fn release_lines() -> Result<Vec<ReleaseLine>, ReleaseError> {
     let mut lines: Vec<ReleaseLine> = Vec::new();
     for (release, chart) in embedded_charts() {
-        let loaded = Chart::embedded_line(release, chart)?;
+        let loaded = embedded_line(release, chart)?;
         let index = match lines.iter().position(|l| l.release == release) {
             Some(i) => i,
             None => {
@@ -92,20 +178,23 @@ pub struct LineChoice {
 
 /// Chooses the release line from `--linkerd` (`explicit`) and the user's own values (their
 /// `linkerdVersion`, from `-f`/`--set`, not the chart's default).
-pub fn choose_line(explicit: Option<&str>, user_values: &Value) -> Result<LineChoice, ChartError> {
+pub fn choose_line(
+    explicit: Option<&str>,
+    user_values: &Value,
+) -> Result<LineChoice, ReleaseError> {
     let asked = user_values
         .get_path(&["linkerdVersion"])
         .and_then(Value::as_str)
         .filter(|v| !v.is_empty());
     let embedded = || embedded_releases().join(", ");
     match (explicit, asked) {
-        (Some(line), _) if !is_embedded(line) => Err(ChartError::UnknownRelease {
+        (Some(line), _) if !is_embedded(line) => Err(ReleaseError::UnknownRelease {
             release: line.to_owned(),
             from: "--linkerd".to_owned(),
             embedded: embedded(),
         }),
         (Some(line), Some(version)) if version != line && is_embedded(version) => {
-            Err(ChartError::MixedReleases {
+            Err(ReleaseError::MixedReleases {
                 line: line.to_owned(),
                 version: version.to_owned(),
             })
@@ -125,7 +214,7 @@ pub fn choose_line(explicit: Option<&str>, user_values: &Value) -> Result<LineCh
             release: version.to_owned(),
             warning: None,
         }),
-        (None, Some(version)) => Err(ChartError::UnknownRelease {
+        (None, Some(version)) => Err(ReleaseError::UnknownRelease {
             release: version.to_owned(),
             from: "linkerdVersion".to_owned(),
             embedded: embedded(),

@@ -1,8 +1,8 @@
-//! Charts: a `Chart.yaml`, templates and default values, read from a folder, the binary or an archive.
+//! Charts: a `Chart.yaml`, templates and default values, read from a folder, an archive or files
+//! in memory.
 
 pub mod helmignore;
 mod metadata;
-pub mod releases;
 
 pub use crate::input::tree::{Hidden, Walked};
 pub use crate::input::{MAX_CHART_BYTES, MAX_CHART_FILES};
@@ -10,8 +10,8 @@ pub use metadata::ChartMetadata;
 
 use crate::input::archive::{read_archive_file, ArchiveError};
 use crate::input::{self, InputError};
+use crate::yaml::Value;
 use crate::yaml::{self, YamlError};
-use crate::yaml::{Map, Value};
 use camino::{Utf8Path, Utf8PathBuf};
 use helmignore::{HelmIgnore, HELMIGNORE};
 
@@ -25,41 +25,6 @@ pub enum ChartError {
         path: Utf8PathBuf,
         /// The OS error.
         source: std::io::Error,
-    },
-    /// A release named by `--linkerd` or `linkerdVersion` has no line in this binary.
-    #[error(
-        "{from} {release} is not a Linkerd release meshchart embeds (it embeds {embedded}); \
-         choose one with --linkerd, which also lets linkerdVersion set only the image tags"
-    )]
-    UnknownRelease {
-        /// The release asked for.
-        release: String,
-        /// Where it was asked for: `--linkerd` or `linkerdVersion`.
-        from: String,
-        /// The embedded releases, comma-separated.
-        embedded: String,
-    },
-    /// `linkerdVersion` names another embedded release than `--linkerd`.
-    #[error(
-        "linkerdVersion {version} is another release than --linkerd {line}: the {line} charts \
-         with {version} images would mix two releases. Render --linkerd {version}, or drop \
-         linkerdVersion"
-    )]
-    MixedReleases {
-        /// The line `--linkerd` chose.
-        line: String,
-        /// The user's `linkerdVersion`.
-        version: String,
-    },
-    /// No chart of that release line and name is compiled into this binary.
-    #[error("meshchart has no chart {chart} for Linkerd {release} (it embeds: {embedded})")]
-    NotEmbedded {
-        /// The release line asked for.
-        release: String,
-        /// The chart name asked for.
-        chart: String,
-        /// The embedded charts, `release/chart`, comma-separated.
-        embedded: String,
     },
     /// The chart has subcharts, which meshchart does not render: rendering only the parent
     /// would drop their resources without a word.
@@ -132,83 +97,6 @@ pub enum ChartError {
         /// The name, escaped.
         file: String,
     },
-}
-
-/// Where a chart comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChartSource {
-    /// A release line's chart compiled into the binary (see [`releases`]).
-    Embedded {
-        /// The release line `--linkerd` names; `None` to take the user's `linkerdVersion`, or
-        /// else the default line.
-        release: Option<String>,
-        /// The line's CRD chart (`--crds`) rather than its control plane.
-        crds: bool,
-    },
-    /// A chart folder on disk.
-    Path(Utf8PathBuf),
-    /// A chart archive (`.tgz`), read in memory.
-    Archive(Utf8PathBuf),
-}
-
-impl std::fmt::Display for ChartSource {
-    /// How reports name the chart: its folder or archive, or the embedded line.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ChartSource::Path(path) | ChartSource::Archive(path) => write!(f, "{path}"),
-            ChartSource::Embedded { release, crds } => write!(
-                f,
-                "the embedded Linkerd {} chart ({})",
-                if *crds { "CRD" } else { "control plane" },
-                release.as_deref().unwrap_or("default release line")
-            ),
-        }
-    }
-}
-
-impl ChartSource {
-    /// The default line's control plane.
-    pub fn default_line() -> ChartSource {
-        ChartSource::Embedded {
-            release: None,
-            crds: false,
-        }
-    }
-
-    /// `--chart` if given (a file is an archive, anything else a folder), else the default
-    /// line's control plane.
-    pub fn from_flag(path: Option<&Utf8Path>) -> ChartSource {
-        match path {
-            Some(p) if p.is_file() => ChartSource::Archive(p.to_owned()),
-            Some(p) => ChartSource::Path(p.to_owned()),
-            None => ChartSource::default_line(),
-        }
-    }
-
-    /// Reads the chart; an embedded one of the line `--linkerd` named, else the default line.
-    pub fn load(&self) -> Result<Chart, ChartError> {
-        self.load_for(&Value::Map(Map::new()))
-            .map(|(chart, _)| chart)
-    }
-
-    /// Reads the chart for a user whose own values (`-f`/`--set`, without the chart's
-    /// defaults) are `user_values`: an embedded chart comes from the line [`releases::choose_line`]
-    /// picks, with the warning that choice gives.
-    pub fn load_for(&self, user_values: &Value) -> Result<(Chart, Option<String>), ChartError> {
-        match self {
-            ChartSource::Embedded { release, crds } => {
-                let choice = releases::choose_line(release.as_deref(), user_values)?;
-                let name = if *crds {
-                    releases::CRDS_CHART
-                } else {
-                    releases::CONTROL_PLANE_CHART
-                };
-                Ok((Chart::embedded_line(&choice.release, name)?, choice.warning))
-            }
-            ChartSource::Path(p) => Ok((Chart::from_dir(p)?, None)),
-            ChartSource::Archive(p) => Ok((Chart::from_archive(p)?, None)),
-        }
-    }
 }
 
 /// The chart's ignore rules: its `.helmignore` if it has one, else Helm's default rule only.
@@ -305,54 +193,11 @@ pub fn declared_in(
     (default.is_some() || property.is_some()) && declared_in(default, property, rest)
 }
 
-// The table build.rs writes: its type is spelled out there, once.
-#[allow(clippy::type_complexity)]
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
-}
-
 /// The schema file's name inside a chart (at its root): `lint` validates values against it, and
 /// the identity material reads the keys it declares.
 pub const SCHEMA_FILE: &str = "values.schema.json";
 
-/// The charts compiled into the binary, as `(release, chart name)`, in release order.
-pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
-    embedded::CHARTS
-        .iter()
-        .map(|(release, chart, _)| (*release, *chart))
-}
-
 impl Chart {
-    /// The control-plane chart of the default release line, compiled into this binary.
-    pub fn embedded() -> Result<Chart, ChartError> {
-        Chart::embedded_line(releases::DEFAULT_RELEASE, releases::CONTROL_PLANE_CHART)
-    }
-
-    /// Chart `name` of release line `release`, compiled into this binary.
-    pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ChartError> {
-        let Some((_, _, files)) = embedded::CHARTS
-            .iter()
-            .find(|(r, c, _)| *r == release && *c == name)
-        else {
-            return Err(ChartError::NotEmbedded {
-                release: release.to_owned(),
-                chart: name.to_owned(),
-                embedded: embedded_charts()
-                    .map(|(r, c)| format!("{r}/{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        };
-        let files = files.iter().map(|(path, text)| ChartFile {
-            path: (*path).to_owned(),
-            text: (*text).to_owned(),
-        });
-        Chart::from_files(
-            &format!("embedded chart {name} of Linkerd {release}"),
-            files.collect(),
-        )
-    }
-
     /// Reads a chart folder: every file `.helmignore` keeps, hidden files and folders skipped.
     pub fn from_dir(dir: &Utf8Path) -> Result<Chart, ChartError> {
         if !dir.is_dir() {

@@ -101,7 +101,7 @@ fn next_pem_private_key(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The byte range of the first run of base64 in `text` that decodes to a PEM private key.
-pub(crate) fn base64_private_key_in(text: &str) -> Option<(usize, usize)> {
+pub fn base64_private_key_in(text: &str) -> Option<(usize, usize)> {
     use base64::Engine as _;
     let mut from = 0;
     while let Some(found) = text[from..].find(BASE64_PEM_BEGIN) {
@@ -124,7 +124,7 @@ pub(crate) fn base64_private_key_in(text: &str) -> Option<(usize, usize)> {
 
 /// The first 12 hex digits of `bytes`' SHA-256: enough to tell two secrets apart in a review,
 /// too little to say anything about them.
-pub(crate) fn short_digest(bytes: &[u8]) -> String {
+pub fn short_digest(bytes: &[u8]) -> String {
     crate::digest::sha256(bytes)
         .iter()
         .take(6)

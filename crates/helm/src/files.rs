@@ -43,13 +43,13 @@ pub fn holds_exactly(target: &Utf8Path, bytes: &[u8]) -> bool {
 /// Which file `path` names (following links): its device and inode, the same for every name of
 /// one file (`f`, `./f`, a link to it), so a FIFO named twice is read once and a folder reached
 /// twice is walked once.
-pub(crate) fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
+pub fn identity(path: &Utf8Path) -> std::io::Result<(u64, u64)> {
     let meta = std::fs::metadata(path)?;
     Ok(identity_of(&meta))
 }
 
 /// [`identity`] from metadata already read.
-pub(crate) fn identity_of(meta: &std::fs::Metadata) -> (u64, u64) {
+pub fn identity_of(meta: &std::fs::Metadata) -> (u64, u64) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;

@@ -272,9 +272,9 @@ mod tests {
 
     /// The embedded charts' schemas, which this checker serves.
     const SCHEMAS: [&str; 3] = [
-        include_str!("../../../values/edge-21.4.4/linkerd-control-plane/values.schema.json"),
-        include_str!("../../../values/edge-24.10.2/linkerd-control-plane/values.schema.json"),
-        include_str!("../../../values/edge-26.8.3/linkerd-control-plane/values.schema.json"),
+        include_str!("../../../../../values/edge-21.4.4/linkerd-control-plane/values.schema.json"),
+        include_str!("../../../../../values/edge-24.10.2/linkerd-control-plane/values.schema.json"),
+        include_str!("../../../../../values/edge-26.8.3/linkerd-control-plane/values.schema.json"),
     ];
 
     /// Values that break the embedded schemas in every way they can be broken, and some that

@@ -575,7 +575,7 @@ mod tests {
     fn semver_compare_matches_helm_on_a_recorded_table() {
         // 1 400 constraint/version pairs recorded with Helm 3.17.1's semverCompare.
         let table: Vec<(String, String, bool)> = serde_json::from_str(include_str!(
-            "../../../tests/helm_corpus/semver_compare_helm.json"
+            "../../../../../tests/helm_corpus/semver_compare_helm.json"
         ))
         .unwrap();
         let wrong: Vec<String> = table

@@ -901,9 +901,10 @@ mod tests {
     #[test]
     fn printf_matches_helm_on_a_recorded_table() {
         // Format, arguments (JSON: integers are Go ints, fractions float64) and Helm 3.17.1's output.
-        let table: Vec<(String, Vec<serde_json::Value>, String)> =
-            serde_json::from_str(include_str!("../../../tests/helm_corpus/printf_helm.json"))
-                .unwrap();
+        let table: Vec<(String, Vec<serde_json::Value>, String)> = serde_json::from_str(
+            include_str!("../../../../../tests/helm_corpus/printf_helm.json"),
+        )
+        .unwrap();
         let wrong: Vec<String> = table
             .iter()
             .filter_map(|(format, args, want)| {

@@ -25,7 +25,7 @@ pub const FILE_MODE: u32 = 0o644;
 
 /// The mtime to stamp entries with: `SOURCE_DATE_EPOCH` if set, else [`DEFAULT_MTIME`].
 pub fn mtime_from_env() -> Result<u64, String> {
-    match crate::identity::source_date_epoch_from_env().map_err(|e| e.to_string())? {
+    match crate::epoch::source_date_epoch_from_env().map_err(|e| e.to_string())? {
         None => Ok(DEFAULT_MTIME),
         Some(instant) => Ok(instant
             .duration_since(std::time::UNIX_EPOCH)

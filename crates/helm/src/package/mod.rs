@@ -13,7 +13,7 @@
 
 pub mod archive;
 
-use crate::chart::{walk_chart_dir, Chart, ChartError, ChartMetadata, ChartSource, Hidden, Walked};
+use crate::chart::{walk_chart_dir, Chart, ChartError, ChartMetadata, Hidden, Walked};
 use crate::input::archive::read_archive_file;
 use crate::yaml::load::resolve_plain;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -184,19 +184,25 @@ pub fn files_from_chart(chart: &Chart) -> PackageFiles {
     files
 }
 
-/// Packages the chart `source` names: a folder as Helm would (`.helmignore` applied), the
-/// embedded chart from its compiled-in files, an archive from its content (to change its
-/// version). Returns the package and notes for stderr.
+/// What `package` packages.
+#[derive(Clone, Copy, Debug)]
+pub enum PackageSource<'a> {
+    /// A chart already read (from files in memory), packaged from its files.
+    Chart(&'a Chart),
+    /// A chart folder, read as Helm would (`.helmignore` applied).
+    Dir(&'a Utf8Path),
+    /// A chart archive, repackaged from its content (to change its version).
+    Archive(&'a Utf8Path),
+}
+
+/// Packages the chart `source` names. Returns the package and notes for stderr.
 pub fn package_source(
-    source: &ChartSource,
+    source: PackageSource<'_>,
     options: &PackageOptions,
 ) -> Result<(Package, Vec<String>), PackageError> {
     let (origin, files, notes) = match source {
-        ChartSource::Embedded { .. } => {
-            let chart = source.load()?;
-            (chart.origin.clone(), files_from_chart(&chart), Vec::new())
-        }
-        ChartSource::Path(dir) => {
+        PackageSource::Chart(chart) => (chart.origin.clone(), files_from_chart(chart), Vec::new()),
+        PackageSource::Dir(dir) => {
             let walked = files_from_dir(dir)?;
             let mut notes = walked.notes;
             let mut files = walked.files;
@@ -213,7 +219,7 @@ pub fn package_source(
             }
             (dir.to_string(), files, notes)
         }
-        ChartSource::Archive(path) => {
+        PackageSource::Archive(path) => {
             let contents = read_archive_file(path.as_str()).map_err(ChartError::from)?;
             (path.to_string(), contents.files, Vec::new())
         }
