@@ -1212,9 +1212,15 @@ fn a_run_waiting_behind_a_stopped_lock_holder_says_whom_it_waits_for() {
     std::fs::create_dir_all(&out).expect("out");
     let mut holder = spawn_quiet(fleet_command(&fleet, &out));
     let holder_pid = holder.id() as libc::pid_t;
-    // Stopped once it holds the lock and has staged (its staging records who it is).
+    // Stopped once it holds the lock and its staging's owner file records who it is: the
+    // folder appears a moment before that file is written, and a holder stopped in between
+    // records no pid (so the note rightly names none).
     let deadline = Instant::now() + Duration::from_secs(20);
-    while staging_left(&out).is_empty() {
+    let recorded = format!("pid {holder_pid}\n");
+    while !staging_left(&out).iter().any(|staging| {
+        std::fs::read_to_string(Path::new(staging).join("meshchart-staging-owner"))
+            .is_ok_and(|owner| owner.contains(&recorded) && owner.ends_with('\n'))
+    }) {
         assert!(Instant::now() < deadline, "the first run never staged");
         std::thread::sleep(Duration::from_millis(2));
     }

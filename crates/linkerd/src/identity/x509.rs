@@ -382,7 +382,7 @@ mod tests {
     /// Every certificate the tests carry: this repository's, upstream's, and the odd ones
     /// (RSA, SHA-384, another CA) that the issuer checks refuse.
     fn certificates() -> Vec<(String, Vec<u8>)> {
-        let root = env!("CARGO_MANIFEST_DIR");
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let mut found = Vec::new();
         for dir in ["tests/certs", "tests/identity-material", "tests/reference"] {
             let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
