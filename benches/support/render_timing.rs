@@ -2,7 +2,6 @@
 //! user's program has by default) and `benches/render_shipped_allocator.rs` (the allocator the
 //! meshchart binary installs) both run.
 
-use meshchart::chart::Chart;
 use meshchart::engine::Engine;
 use meshchart::render::RenderRequest;
 use meshchart::render::{render_with, render_with_kept, Clock, RenderOutcome};
