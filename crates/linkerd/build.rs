@@ -1,5 +1,6 @@
-//! Embeds the release lines' charts (`templates/<release>/<chart>/` and `values/<release>/<chart>/`)
-//! into the binary.
+//! Embeds the release table (`releases/<release>/release.toml`) and each release's charts
+//! (`templates/<release>/<chart>/` and `values/<release>/<chart>/`) into the binary, checking
+//! that every chart's Chart.yaml agrees with its release's row.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -52,31 +53,204 @@ fn subfolders(dir: &Path) -> Vec<PathBuf> {
     folders
 }
 
+/// The facts of one release as `releases/<release>/release.toml` states them.
+struct ReleaseFacts {
+    release: String,
+    default: bool,
+    kubernetes: String,
+    /// Chart name and version, in name order.
+    charts: Vec<(String, String)>,
+    known_issues: Vec<String>,
+}
+
+/// Reads `releases/<release>/release.toml`; a missing or mistyped fact stops the build, naming
+/// the file and the key.
+fn read_release_facts(file: &Path) -> ReleaseFacts {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let table: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let string = |key: &str| -> String {
+        match table.get(key) {
+            Some(toml::Value::String(s)) => s.clone(),
+            other => panic!(
+                "{}: {key} must be a string, found {other:?}",
+                file.display()
+            ),
+        }
+    };
+    let default = match table.get("default") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(other) => panic!(
+            "{}: default must be true or false, found {other:?}",
+            file.display()
+        ),
+    };
+    let charts = match table.get("charts") {
+        Some(toml::Value::Table(charts)) if !charts.is_empty() => charts
+            .iter()
+            .map(|(name, version)| match version {
+                toml::Value::String(v) => (name.clone(), v.clone()),
+                other => panic!(
+                    "{}: charts.{name} must be a version string, found {other:?}",
+                    file.display()
+                ),
+            })
+            .collect(),
+        other => panic!(
+            "{}: charts must name at least one chart and its version, found {other:?}",
+            file.display()
+        ),
+    };
+    let known_issues = match table.get("known-issues") {
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                toml::Value::String(s) => s.clone(),
+                other => panic!(
+                    "{}: known-issues holds issue names, found {other:?}",
+                    file.display()
+                ),
+            })
+            .collect(),
+        other => panic!(
+            "{}: known-issues must be a list (empty when none), found {other:?}",
+            file.display()
+        ),
+    };
+    for key in table.keys() {
+        if !["release", "default", "kubernetes", "charts", "known-issues"].contains(&key.as_str()) {
+            panic!("{}: unknown key {key}", file.display());
+        }
+    }
+    ReleaseFacts {
+        release: string("release"),
+        default,
+        kubernetes: string("kubernetes"),
+        charts,
+        known_issues,
+    }
+}
+
+/// The value of the top-level `key:` line of a Chart.yaml, unquoted, with its line number.
+fn chart_yaml_field(text: &str, key: &str) -> Option<(String, usize)> {
+    text.lines().enumerate().find_map(|(index, line)| {
+        let value = line.strip_prefix(key)?.strip_prefix(':')?.trim();
+        let unquoted = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value);
+        Some((unquoted.to_owned(), index + 1))
+    })
+}
+
+/// Stops the build when a chart's Chart.yaml says otherwise than its release's release.toml:
+/// the table is what the code reads, the charts must agree with it.
+fn check_chart_yaml(facts: &ReleaseFacts, chart: &str, version: &str, chart_yaml: &Path) {
+    let text = std::fs::read_to_string(chart_yaml).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (release.toml of {} lists chart {chart})",
+            chart_yaml.display(),
+            facts.release
+        )
+    });
+    for (key, expected) in [
+        ("version", version),
+        ("appVersion", facts.release.as_str()),
+        ("kubeVersion", facts.kubernetes.as_str()),
+    ] {
+        match chart_yaml_field(&text, key) {
+            Some((found, _)) if found == expected => {}
+            Some((found, line)) => panic!(
+                "{}:{line}: {key} is {found:?}, but releases/{}/release.toml says {expected:?}",
+                chart_yaml.display(),
+                facts.release
+            ),
+            None => panic!(
+                "{}: has no {key}: line; releases/{}/release.toml says {expected:?}",
+                chart_yaml.display(),
+                facts.release
+            ),
+        }
+    }
+}
+
+/// Sorts `edge-YY.M.P` tags by number rather than by text (`edge-24.10.2` after `edge-24.9.1`).
+fn release_order(release: &str) -> Vec<u64> {
+    release
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .split('.')
+        .map(|part| part.parse().unwrap_or(0))
+        .collect()
+}
+
 fn main() {
-    // templates/ and values/ sit at the workspace's root, two folders up.
+    // releases/, templates/ and values/ sit at the workspace's root, two folders up.
     let root =
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
             .join("../..");
-    let mut code = String::from(
-        "/// One embedded chart's files: each path relative to the chart root, with its text.\n\
-         pub type ChartFiles = &'static [(&'static str, &'static str)];\n\
-         /// The charts compiled into the binary: release line, chart name and files.\n\
-         pub static CHARTS: &[(&str, &str, ChartFiles)] = &[\n",
-    );
-    for top in ["templates", "values"] {
+    for top in ["releases", "templates", "values"] {
         println!("cargo:rerun-if-changed={}", root.join(top).display());
     }
+    let mut releases: Vec<ReleaseFacts> = Vec::new();
+    for release_dir in subfolders(&root.join("releases")) {
+        let file = release_dir.join("release.toml");
+        println!("cargo:rerun-if-changed={}", file.display());
+        let facts = read_release_facts(&file);
+        let folder = release_dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        assert!(
+            facts.release == folder,
+            "{}: release is {:?}, but the folder is {folder}",
+            file.display(),
+            facts.release
+        );
+        releases.push(facts);
+    }
+    releases.sort_by_key(|r| release_order(&r.release));
+    let defaults: Vec<&str> = releases
+        .iter()
+        .filter(|r| r.default)
+        .map(|r| r.release.as_str())
+        .collect();
+    assert!(
+        defaults.len() == 1,
+        "releases/*/release.toml: exactly one release must say default = true, found {defaults:?}"
+    );
     for release_dir in subfolders(&root.join("templates")) {
-        println!("cargo:rerun-if-changed={}", release_dir.display());
-        for chart_dir in subfolders(&release_dir) {
-            let release = release_dir
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy();
-            let chart = chart_dir.file_name().unwrap_or_default().to_string_lossy();
+        let release = release_dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        assert!(
+            releases.iter().any(|r| r.release == release),
+            "{} has no releases/{release}/release.toml",
+            release_dir.display()
+        );
+    }
+    let mut code = format!(
+        "/// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion`\n\
+         /// names one (the row of `releases/*/release.toml` that says `default = true`).\n\
+         pub const DEFAULT_RELEASE: &str = {:?};\n\
+         /// Every embedded release, oldest first, as `releases/<release>/release.toml` states it,\n\
+         /// with its charts' files.\n\
+         pub static RELEASES: &[ReleaseRow] = &[\n",
+        defaults[0]
+    );
+    for facts in &releases {
+        writeln!(
+            code,
+            "    ReleaseRow {{\n        release: {:?},\n        kubernetes: {:?},\n        known_issues: &{:?},\n        charts: &[",
+            facts.release, facts.kubernetes, facts.known_issues
+        )
+        .expect("write to String");
+        for (chart, version) in &facts.charts {
             let mut files = Vec::new();
             for top in ["templates", "values"] {
-                let dir = root.join(top).join(&*release).join(&*chart);
+                let dir = root.join(top).join(&facts.release).join(chart);
                 println!("cargo:rerun-if-changed={}", dir.display());
                 let mut found = Vec::new();
                 collect(&dir, &dir, &mut found);
@@ -86,21 +260,28 @@ fn main() {
                 }
             }
             files.sort();
-            writeln!(code, "    ({release:?}, {chart:?}, &[").expect("write to String");
+            let chart_yaml = root
+                .join("templates")
+                .join(&facts.release)
+                .join(chart)
+                .join("Chart.yaml");
+            check_chart_yaml(facts, chart, version, &chart_yaml);
+            writeln!(code, "            EmbeddedChart {{\n                name: {chart:?},\n                version: {version:?},\n                files: &[").expect("write to String");
             for (path, absolute) in files {
                 println!("cargo:rerun-if-changed={}", absolute.display());
                 writeln!(
                     code,
-                    "        ({path:?}, include_str!({:?})),",
+                    "                    ({path:?}, include_str!({:?})),",
                     absolute.to_string_lossy()
                 )
                 .expect("write to String");
             }
-            code.push_str("    ]),\n");
+            code.push_str("                ],\n            },\n");
         }
+        code.push_str("        ],\n    },\n");
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
-        .join("embedded_charts.rs");
-    std::fs::write(out, code).expect("write embedded_charts.rs");
+        .join("embedded_releases.rs");
+    std::fs::write(out, code).expect("write embedded_releases.rs");
 }

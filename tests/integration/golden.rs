@@ -33,13 +33,15 @@ fn check(chart: &Chart, cases: &Utf8Path) {
     );
 }
 
-/// Every embedded release line, each with its control plane's cases in
-/// `tests/golden/control-plane-<release>/`.
-const RELEASE_LINES: [&str; 3] = ["edge-21.4.4", "edge-24.10.2", "edge-26.8.3"];
+/// Every embedded release line (the release table, `releases/*/release.toml`), each with its
+/// control plane's cases in `tests/golden/control-plane-<release>/`.
+fn release_lines() -> Vec<&'static str> {
+    meshchart::releases::embedded_releases()
+}
 
 #[test]
 fn release_line_golden_cases_match() {
-    for release in RELEASE_LINES {
+    for release in release_lines() {
         check(
             &meshchart::releases::embedded_line(release, "linkerd-control-plane").unwrap(),
             &repo().join(format!("tests/golden/control-plane-{release}")),
@@ -49,8 +51,8 @@ fn release_line_golden_cases_match() {
 
 #[test]
 fn every_golden_case_is_listed_in_its_readme() {
-    let dirs = RELEASE_LINES
-        .iter()
+    let dirs = release_lines()
+        .into_iter()
         .map(|release| format!("tests/golden/control-plane-{release}"));
     for dir in dirs {
         let dir = repo().join(dir);

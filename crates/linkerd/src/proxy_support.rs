@@ -255,8 +255,10 @@ mod tests {
     #[test]
     fn a_known_issue_is_open_on_edges_before_its_fix_only() {
         let open = |v: &str| is_open(&control_plane(v), &NOT_READY_PEERS);
-        assert!(open("edge-24.10.2") && open("edge-25.1.0"));
+        assert!(open("edge-23.9.4") && open("edge-24.10.2") && open("edge-25.1.0"));
         assert!(!open("edge-25.1.1") && !open("edge-26.8.3"));
+        // Before the pod watcher's readiness check there was no fault.
+        assert!(!open("edge-23.9.3") && !open("edge-21.4.4"));
         // Not judged: stable releases and custom builds.
         assert!(!open("stable-2.14.10") && !open("my-build"));
     }
@@ -404,6 +406,8 @@ pub struct KnownIssue {
     pub issue: &'static str,
     /// What goes wrong, as a clause for a warning.
     pub what: &'static str,
+    /// The first edge release with the fault.
+    pub introduced_in: &'static str,
     /// The first edge release with the fix.
     pub fixed_in: &'static str,
 }
@@ -413,8 +417,18 @@ pub struct KnownIssue {
 pub const NOT_READY_PEERS: KnownIssue = KnownIssue {
     issue: "linkerd/linkerd2#13247",
     what: "direct pod-to-pod traffic to pods that are not ready yet is refused",
+    // The destination controller's pod watcher began skipping unready pods here.
+    introduced_in: "edge-23.9.4",
     fixed_in: "edge-25.1.1",
 };
+
+/// Every known issue, for the release table's `known-issues` lists.
+pub const KNOWN_ISSUES: &[KnownIssue] = &[NOT_READY_PEERS];
+
+/// The known issue named `issue` (`linkerd/linkerd2#13247`).
+pub fn known_issue(issue: &str) -> Option<&'static KnownIssue> {
+    KNOWN_ISSUES.iter().find(|known| known.issue == issue)
+}
 
 /// Whether the control plane of `values` (its `linkerdVersion`) is older than the release that
 /// fixed `issue`. A stable release, or a version that names no release, is not judged: the
@@ -427,11 +441,29 @@ pub fn is_open(values: &Value, issue: &KnownIssue) -> bool {
     is_open_in(version, issue)
 }
 
-/// Whether the release `version` (`edge-24.10.2`) is older than the release that fixed
-/// `issue`; as [`is_open`], only edge releases are judged.
+/// Whether the release `version` (`edge-24.10.2`) has `issue`: an embedded release as its row
+/// of the release table lists it ([`crate::releases::ReleaseRow::known_issues`]), any other
+/// edge release as [`issue_rule`] says; stable releases and custom builds are not judged.
 pub fn is_open_in(version: &str, issue: &KnownIssue) -> bool {
-    match (Release::parse(version), Release::parse(issue.fixed_in)) {
-        (Some(Release::Edge(a, b, c)), Some(Release::Edge(x, y, z))) => (a, b, c) < (x, y, z),
+    match crate::releases::row(version) {
+        Some(row) => row.known_issues.contains(&issue.issue),
+        None => issue_rule(version, issue),
+    }
+}
+
+/// Whether edge release `version` lies between the release that brought `issue` and the one
+/// that fixed it; false for anything else.
+pub fn issue_rule(version: &str, issue: &KnownIssue) -> bool {
+    let edge = |tag: &str| match Release::parse(tag) {
+        Some(Release::Edge(a, b, c)) => Some((a, b, c)),
+        _ => None,
+    };
+    match (
+        edge(version),
+        edge(issue.introduced_in),
+        edge(issue.fixed_in),
+    ) {
+        (Some(v), Some(from), Some(to)) => from <= v && v < to,
         _ => false,
     }
 }

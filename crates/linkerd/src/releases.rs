@@ -54,17 +54,45 @@ pub enum ReleaseError {
     Chart(#[from] ChartError),
 }
 
-// The table build.rs writes: its type is spelled out there, once.
-#[allow(clippy::type_complexity)]
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/embedded_charts.rs"));
+/// One release of the table, as `releases/<release>/release.toml` states it.
+#[derive(Debug)]
+pub struct ReleaseRow {
+    /// The Linkerd release tag (`edge-24.10.2`).
+    pub release: &'static str,
+    /// The Kubernetes versions it runs on, as a `kubeVersion` constraint.
+    pub kubernetes: &'static str,
+    /// The faults of this release a workload's shape runs into, by upstream issue
+    /// (`linkerd/linkerd2#13247`); [`crate::proxy_support`] knows each.
+    pub known_issues: &'static [&'static str],
+    /// Its charts, in name order.
+    pub charts: &'static [EmbeddedChart],
+}
+
+/// One chart of a release, compiled into the binary.
+#[derive(Debug)]
+pub struct EmbeddedChart {
+    /// The chart's name (`linkerd-control-plane`).
+    pub name: &'static str,
+    /// Its version as upstream publishes it.
+    pub version: &'static str,
+    /// Its files: each path relative to the chart root, with its text.
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+// The table crates/linkerd/build.rs writes from releases/*/release.toml: DEFAULT_RELEASE and
+// RELEASES.
+include!(concat!(env!("OUT_DIR"), "/embedded_releases.rs"));
+
+/// The row of `release`, if meshchart embeds it.
+pub fn row(release: &str) -> Option<&'static ReleaseRow> {
+    RELEASES.iter().find(|row| row.release == release)
 }
 
 /// The charts compiled into the binary, as `(release, chart name)`, in release order.
 pub fn embedded_charts() -> impl Iterator<Item = (&'static str, &'static str)> {
-    embedded::CHARTS
+    RELEASES
         .iter()
-        .map(|(release, chart, _)| (*release, *chart))
+        .flat_map(|row| row.charts.iter().map(|chart| (row.release, chart.name)))
 }
 
 /// The control-plane chart of the default release line, compiled into this binary.
@@ -74,9 +102,7 @@ pub fn default_control_plane() -> Result<Chart, ReleaseError> {
 
 /// Chart `name` of release line `release`, compiled into this binary.
 pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
-    let Some((_, _, files)) = embedded::CHARTS
-        .iter()
-        .find(|(r, c, _)| *r == release && *c == name)
+    let Some(chart) = row(release).and_then(|row| row.charts.iter().find(|c| c.name == name))
     else {
         return Err(ReleaseError::NotEmbedded {
             release: release.to_owned(),
@@ -87,7 +113,7 @@ pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
                 .join(", "),
         });
     };
-    let files = files.iter().map(|(path, text)| ChartFile {
+    let files = chart.files.iter().map(|(path, text)| ChartFile {
         path: (*path).to_owned(),
         text: (*text).to_owned(),
     });
@@ -97,15 +123,13 @@ pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
     )?)
 }
 
-/// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion` names one.
-pub const DEFAULT_RELEASE: &str = "edge-26.8.3";
 /// The name of a release line's control-plane chart.
 pub const CONTROL_PLANE_CHART: &str = "linkerd-control-plane";
 /// The name of a release line's CRD chart.
 pub const CRDS_CHART: &str = "linkerd-crds";
 
-/// One embedded release line: its release tag, chart names and the Kubernetes versions its
-/// control plane declares (`kubeVersion` of its Chart.yaml).
+/// One embedded release line: its release tag, chart names and the Kubernetes versions it runs
+/// on (its row's `kubernetes`, which its charts' `kubeVersion` must match).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseLine {
     /// The Linkerd release tag (`edge-24.10.2`).
@@ -120,51 +144,28 @@ pub struct ReleaseLine {
 
 /// Every embedded release line, oldest first.
 pub fn release_lines() -> Result<Vec<ReleaseLine>, ReleaseError> {
-    let mut lines: Vec<ReleaseLine> = Vec::new();
-    for (release, chart) in embedded_charts() {
-        let loaded = embedded_line(release, chart)?;
-        let index = match lines.iter().position(|l| l.release == release) {
-            Some(i) => i,
-            None => {
-                lines.push(ReleaseLine {
-                    release,
-                    charts: Vec::new(),
-                    kube_version: String::new(),
-                    default: release == DEFAULT_RELEASE,
-                });
-                lines.len() - 1
-            }
-        };
-        let line = &mut lines[index];
-        if chart == CONTROL_PLANE_CHART {
-            line.kube_version = loaded.metadata.kube_version.clone().unwrap_or_default();
-        }
-        line.charts
-            .push((chart, loaded.metadata.version.to_string()));
-    }
-    lines.sort_by_key(|l| release_order(l.release));
-    Ok(lines)
-}
-
-/// Sorts `edge-YY.M.P` tags by number rather than by text (`edge-24.10.2` after `edge-24.9.1`).
-fn release_order(release: &str) -> Vec<u64> {
-    release
-        .trim_start_matches(|c: char| !c.is_ascii_digit())
-        .split('.')
-        .map(|part| part.parse().unwrap_or(0))
-        .collect()
+    Ok(RELEASES
+        .iter()
+        .map(|row| ReleaseLine {
+            release: row.release,
+            charts: row
+                .charts
+                .iter()
+                .map(|chart| (chart.name, chart.version.to_owned()))
+                .collect(),
+            kube_version: row.kubernetes.to_owned(),
+            default: row.release == DEFAULT_RELEASE,
+        })
+        .collect())
 }
 
 /// The embedded releases, oldest first, for messages.
 pub fn embedded_releases() -> Vec<&'static str> {
-    let mut releases: Vec<&'static str> = embedded_charts().map(|(release, _)| release).collect();
-    releases.sort_by_key(|r| release_order(r));
-    releases.dedup();
-    releases
+    RELEASES.iter().map(|row| row.release).collect()
 }
 
 fn is_embedded(release: &str) -> bool {
-    embedded_charts().any(|(r, _)| r == release)
+    row(release).is_some()
 }
 
 /// The release line a command renders, and a warning to print when the choice deserves one.
@@ -287,10 +288,54 @@ mod tests {
         );
     }
 
+    /// `edge-YY.M.P` as numbers, so `edge-24.10.2` comes after `edge-24.9.1`.
+    fn release_order(release: &str) -> Vec<u64> {
+        release
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .split('.')
+            .map(|part| part.parse().unwrap_or(0))
+            .collect()
+    }
+
     #[test]
-    fn releases_sort_by_number() {
-        let mut tags = vec!["edge-24.10.2", "edge-24.9.1", "edge-21.4.4"];
-        tags.sort_by_key(|t| release_order(t));
-        assert_eq!(tags, ["edge-21.4.4", "edge-24.9.1", "edge-24.10.2"]);
+    fn the_table_lists_releases_oldest_first_by_number() {
+        let listed = embedded_releases();
+        let mut sorted = listed.clone();
+        sorted.sort_by_key(|release| release_order(release));
+        assert_eq!(listed, sorted);
+        assert!(listed.len() >= 3, "{listed:?}");
+    }
+
+    #[test]
+    fn exactly_the_default_row_is_the_default_release() {
+        let lines = release_lines().unwrap();
+        let defaults: Vec<_> = lines
+            .iter()
+            .filter(|l| l.default)
+            .map(|l| l.release)
+            .collect();
+        assert_eq!(defaults, [DEFAULT_RELEASE]);
+    }
+
+    #[test]
+    fn every_row_names_known_issues_the_code_knows_and_agrees_with_their_rule() {
+        for row in RELEASES {
+            for issue in row.known_issues {
+                assert!(
+                    crate::proxy_support::known_issue(issue).is_some(),
+                    "releases/{}/release.toml names {issue}, which proxy_support does not know",
+                    row.release
+                );
+            }
+            for known in crate::proxy_support::KNOWN_ISSUES {
+                assert_eq!(
+                    row.known_issues.contains(&known.issue),
+                    crate::proxy_support::issue_rule(row.release, known),
+                    "releases/{}/release.toml and the rule of {} disagree",
+                    row.release,
+                    known.issue
+                );
+            }
+        }
     }
 }
