@@ -7,12 +7,14 @@
 //! [`package`], [`output`], ...) and `meshchart-linkerd` (the release lines, [`identity`],
 //! [`inject`], and the commands over both: [`render`], [`fleet`], [`lint`], [`diff`],
 //! [`golden`]). What belongs to the process alone lives here: [`limits`], the ceilings on its
-//! heap and running time, and [`arena`], its heap. The command line (`main.rs`, `cli/`) is a
-//! thin layer of clap over these.
+//! heap and running time, and [`arena`], its heap; and [`flags`], the command line's flag groups:
+//! clap's grammar for them, which golden cases' `args` files are read with too. The command line
+//! (`main.rs`, `cli/`) is a thin layer of clap over these.
 
 #![deny(missing_docs)]
 
 pub mod arena;
+pub mod flags;
 pub mod limits;
 
 pub use meshchart_helm::{

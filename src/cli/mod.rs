@@ -2,7 +2,7 @@
 //! Only the binary (this module and `main.rs`) knows clap.
 
 pub mod certs;
-pub mod flags;
+use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
@@ -546,7 +546,12 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                 accept_errors,
                 only,
             };
-            let reports = golden::run(&loaded, &cases, &options)?;
+            let reports = golden::run(
+                &loaded,
+                &cases,
+                &options,
+                &meshchart::flags::CommandLineCaseArgs,
+            )?;
             let named = match (&chart.chart, &chart.linkerd) {
                 (Some(path), _) => format!("{path} "),
                 (None, Some(line)) => format!("--linkerd {line} "),

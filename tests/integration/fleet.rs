@@ -32,7 +32,11 @@ fn copy_dir(from: &Utf8Path, to: &Utf8Path) {
 fn every_golden_case_renders_in_a_fleet_as_it_renders_alone() {
     let repo = support::repo_root();
     let chart = support::chart();
-    let cases = golden::discover(&repo.join("tests/golden/control-plane-edge-21.4.4")).unwrap();
+    let cases = golden::discover(
+        &repo.join("tests/golden/control-plane-edge-21.4.4"),
+        &meshchart::flags::CommandLineCaseArgs,
+    )
+    .unwrap();
     // A fleet shares its non-value flags, so the cases go into one fleet per Kubernetes version;
     // each case becomes a cluster folder: its value flags as values.yaml, its certs as certs/.
     let mut fleets: BTreeMap<Option<String>, Vec<&golden::GoldenCase>> = BTreeMap::new();

@@ -17,7 +17,13 @@ fn check(chart: &Chart, cases: &Utf8Path) {
         update: golden::update_requested(),
         ..Default::default()
     };
-    let reports = golden::run(chart, cases, &options).unwrap();
+    let reports = golden::run(
+        chart,
+        cases,
+        &options,
+        &meshchart::flags::CommandLineCaseArgs,
+    )
+    .unwrap();
     assert!(!reports.is_empty(), "no golden cases under {cases}");
     let failures: Vec<String> = reports
         .iter()
@@ -57,7 +63,7 @@ fn every_golden_case_is_listed_in_its_readme() {
     for dir in dirs {
         let dir = repo().join(dir);
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-        for case in golden::discover(&dir).unwrap() {
+        for case in golden::discover(&dir, &meshchart::flags::CommandLineCaseArgs).unwrap() {
             assert!(
                 readme.contains(&format!("`{}`", case.name)),
                 "{dir}/README.md has no line for case {}",

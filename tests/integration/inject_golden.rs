@@ -22,8 +22,13 @@ fn check_cases(folder: &str, line: &str) {
     let dir = Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let chart = meshchart::releases::embedded_line(line, "linkerd-control-plane")
         .unwrap_or_else(|e| panic!("cannot read the chart: {e}"));
-    let reports = meshchart::golden::inject::run(&chart, &dir, update_requested())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let reports = meshchart::golden::inject::run(
+        &chart,
+        &dir,
+        update_requested(),
+        &meshchart::flags::CommandLineCaseArgs,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert!(!reports.is_empty(), "no cases under {dir}");
     let mut failures = String::new();
     for report in &reports {

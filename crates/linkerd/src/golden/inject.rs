@@ -6,7 +6,7 @@
 //! (stderr: value notes, then the report), or `expected-error.txt` (the error; stdout must stay
 //! empty). The case folder's path is written as `<case>/` in expectations.
 
-use super::args::{inject_case, InjectCaseCommand};
+use super::args::{CaseArgs, InjectCaseCommand};
 use super::{
     check_expectations, parse_args_file, read_expectation, CaseReport, ARGS_FILE, EXPECTED_ERROR,
     EXPECTED_OUTPUT,
@@ -37,10 +37,10 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, Error> {
     Ok(cases)
 }
 
-fn parse_case(dir: &Utf8Path) -> Result<InjectCaseCommand, Error> {
+fn parse_case(dir: &Utf8Path, reader: &dyn CaseArgs) -> Result<InjectCaseCommand, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = crate::input::read_path(&args_path)?.text;
-    let mut command = parse_args_file(&args_path, &text, |words| inject_case(words))?;
+    let mut command = parse_args_file(&args_path, &text, |words| reader.inject_case(words))?;
     match &mut command {
         InjectCaseCommand::Inject(a, _) => {
             a.inputs = a.inputs.iter().map(|i| resolve_path(dir, i)).collect();
@@ -57,9 +57,14 @@ fn parse_case(dir: &Utf8Path) -> Result<InjectCaseCommand, Error> {
     Ok(command)
 }
 
-/// What a case produced: `(file name, text)` for each expectation file.
-pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, String)>, Error> {
-    let command = parse_case(dir)?;
+/// What a case produced: `(file name, text)` for each expectation file; its `args` read by
+/// `reader`.
+pub fn produce(
+    chart: &Chart,
+    dir: &Utf8Path,
+    reader: &dyn CaseArgs,
+) -> Result<Vec<(&'static str, String)>, Error> {
+    let command = parse_case(dir, reader)?;
     let stdin_path = dir.join(STDIN_FILE);
     let stdin = match read_expectation(&stdin_path)? {
         Some(text) => text.into_bytes(),
@@ -96,11 +101,17 @@ pub fn produce(chart: &Chart, dir: &Utf8Path) -> Result<Vec<(&'static str, Strin
     })
 }
 
-/// Runs (or, with `update`, rewrites) every case under `cases_dir`.
-pub fn run(chart: &Chart, cases_dir: &Utf8Path, update: bool) -> Result<Vec<CaseReport>, Error> {
+/// Runs (or, with `update`, rewrites) every case under `cases_dir`, their `args` read by
+/// `reader`.
+pub fn run(
+    chart: &Chart,
+    cases_dir: &Utf8Path,
+    update: bool,
+    reader: &dyn CaseArgs,
+) -> Result<Vec<CaseReport>, Error> {
     let mut reports = Vec::new();
     for dir in discover(cases_dir)? {
-        let produced = produce(chart, &dir)?;
+        let produced = produce(chart, &dir, reader)?;
         let expectations: Vec<(&str, Option<&str>)> =
             [EXPECTED_OUTPUT, EXPECTED_REPORT, EXPECTED_ERROR]
                 .into_iter()

@@ -14,6 +14,8 @@
 pub mod args;
 pub mod inject;
 
+pub use args::CaseArgs;
+
 use crate::chart::Chart;
 use crate::engine::Engine;
 use crate::error::Error;
@@ -79,8 +81,9 @@ pub struct CaseReport {
     pub outcome: CaseOutcome,
 }
 
-/// Finds the cases under `cases_dir` (each subfolder with an `args` file or an expectation).
-pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
+/// Finds the cases under `cases_dir` (each subfolder with an `args` file or an expectation),
+/// their `args` read by `reader`.
+pub fn discover(cases_dir: &Utf8Path, reader: &dyn CaseArgs) -> Result<Vec<GoldenCase>, Error> {
     let entries = cases_dir.read_dir_utf8().map_err(Error::io(cases_dir))?;
     let mut cases = Vec::new();
     for entry in entries {
@@ -92,7 +95,7 @@ pub fn discover(cases_dir: &Utf8Path) -> Result<Vec<GoldenCase>, Error> {
         if !dir.is_dir() || !is_case {
             continue;
         }
-        cases.push(load_case(&dir)?);
+        cases.push(load_case(&dir, reader)?);
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(cases)
@@ -172,16 +175,16 @@ pub fn args_file_arguments(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// Parses the text of a case's `args` file (`args_path`, named in errors) with `parse` (one of
-/// [`args`]'s readers), split into arguments by [`args_file_arguments`].
+/// a [`CaseArgs`]'s readers), split into arguments by [`args_file_arguments`].
 pub fn parse_args_file<T>(
     args_path: &Utf8Path,
     text: &str,
-    parse: impl FnOnce(Vec<&str>) -> Result<T, String>,
+    parse: impl FnOnce(&[&str]) -> Result<T, String>,
 ) -> Result<T, Error> {
     let words =
         args_file_arguments(text).map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))?;
-    parse(words.iter().map(String::as_str).collect())
-        .map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    parse(&words).map_err(|e| Error::Usage(format!("{args_path}: error: {e}")))
 }
 
 /// A unified diff from the `expected` text of `expected_file` to `actual`, with Secret data and
@@ -212,8 +215,8 @@ pub fn write_expectation(path: &Utf8Path, text: &str) -> Result<(), Error> {
     Ok(crate::output::write_file(path, text.as_bytes())?)
 }
 
-/// Reads one case folder.
-pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
+/// Reads one case folder, its `args` by `reader`.
+pub fn load_case(dir: &Utf8Path, reader: &dyn CaseArgs) -> Result<GoldenCase, Error> {
     let args_path = dir.join(ARGS_FILE);
     let text = if args_path.is_file() {
         crate::input::read_path(&args_path)?.text
@@ -221,7 +224,7 @@ pub fn load_case(dir: &Utf8Path) -> Result<GoldenCase, Error> {
         String::new()
     };
     let (mut request, named) =
-        parse_args_file(&args_path, &text, |words| args::render_case(words))?;
+        parse_args_file(&args_path, &text, |words| reader.render_case(words))?;
     request.resolve_paths(dir);
     let chart = match named {
         named if named.is_empty() => None,
@@ -335,8 +338,12 @@ pub(crate) fn check_expectations(
 
 /// The cases under `cases_dir` that `only` names (all when it names none); an error when there is
 /// no case at all, or when a name is not a case.
-pub fn select(cases_dir: &Utf8Path, only: &[String]) -> Result<Vec<GoldenCase>, Error> {
-    let all = discover(cases_dir)?;
+pub fn select(
+    cases_dir: &Utf8Path,
+    only: &[String],
+    reader: &dyn CaseArgs,
+) -> Result<Vec<GoldenCase>, Error> {
+    let all = discover(cases_dir, reader)?;
     if all.is_empty() {
         return Err(Error::Usage(format!(
             "no golden cases under {cases_dir}: a case is a folder holding {ARGS_FILE}, \
@@ -382,15 +389,17 @@ fn differing_resources(expected: &str, actual: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// Runs (or, with `options.update`, rewrites) the cases under `cases_dir` against `chart`.
+/// Runs (or, with `options.update`, rewrites) the cases under `cases_dir` against `chart`, their
+/// `args` read by `reader`.
 pub fn run(
     chart: &Chart,
     cases_dir: &Utf8Path,
     options: &GoldenOptions,
+    reader: &dyn CaseArgs,
 ) -> Result<Vec<CaseReport>, Error> {
     let engine = Engine::new(chart)?;
     let mut reports = Vec::new();
-    for case in select(cases_dir, &options.only)? {
+    for case in select(cases_dir, &options.only, reader)? {
         let produced = match &case.chart {
             None => produce(&engine, chart, &case, options.update),
             // A case naming its own chart renders that one.

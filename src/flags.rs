@@ -2,13 +2,14 @@
 //! `inject`), the render flags (`render`, `lint`, `diff`) and the flags of `inject`/`uninject`.
 //! Each turns into the library's plain request; the library never sees a clap type.
 
+use crate::golden::args::{CaseArgs, CaseChart, InjectCaseCommand};
+use crate::inject::command::InjectRequest;
+use crate::inject::{OutputFormat, ReportFormat};
+use crate::render::RenderRequest;
+use crate::values::ValueOverrides;
+use crate::ChartSource;
 use camino::Utf8PathBuf;
-use clap::Args;
-use meshchart::inject::command::InjectRequest;
-use meshchart::inject::{OutputFormat, ReportFormat};
-use meshchart::render::RenderRequest;
-use meshchart::values::ValueOverrides;
-use meshchart::ChartSource;
+use clap::{Args, Parser as _};
 
 /// Which chart a command works on: a folder or archive (named as Helm takes it, `CHART`, or with
 /// `--chart`), or one of the release lines compiled into meshchart (`--linkerd`). With none of
@@ -174,7 +175,8 @@ pub struct RenderFlags {
 }
 
 fn parse_size_flag(text: &str) -> Result<u64, String> {
-    meshchart::golden::args::parse_size(text)
+    crate::input::parse_size(text)
+        .ok_or_else(|| format!("{text:?} is not a size (a byte count, or with KiB, MiB or GiB)"))
 }
 
 impl RenderFlags {
@@ -303,219 +305,136 @@ impl InjectArgs {
     }
 }
 
+/// A render golden case's `args`: `render`'s chart flags and render flags.
+#[derive(clap::Parser)]
+#[command(name = "render", no_binary_name = true)]
+struct RenderCaseLine {
+    #[command(flatten)]
+    chart: ChartFlags,
+    #[command(flatten)]
+    flags: RenderFlags,
+}
+
+/// An inject golden case's `args`: `inject ...` or `uninject ...`.
+#[derive(clap::Parser)]
+#[command(name = "meshchart", no_binary_name = true)]
+enum InjectCaseLine {
+    Inject(Box<InjectArgs>),
+    Uninject(UninjectArgs),
+}
+
+/// Reads golden cases' `args` with the command line's own flag groups and clap's parser, so a
+/// case's arguments mean what they mean to `meshchart render` and `meshchart inject`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CommandLineCaseArgs;
+
+/// Clap's message, without its `error: ` lead, usage and hints: it is quoted after the `args`
+/// file's name.
+fn clap_message(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_owned()
+}
+
+impl CaseArgs for CommandLineCaseArgs {
+    fn render_case(&self, arguments: &[&str]) -> Result<(RenderRequest, CaseChart), String> {
+        let line = RenderCaseLine::try_parse_from(arguments).map_err(|e| clap_message(&e))?;
+        let chart = CaseChart {
+            path: line.chart.chart.or(line.chart.path).map(|p| p.to_string()),
+            linkerd: line.chart.linkerd,
+            crds: line.chart.crds,
+        };
+        Ok((line.flags.request(), chart))
+    }
+
+    fn inject_case(&self, arguments: &[&str]) -> Result<InjectCaseCommand, String> {
+        Ok(
+            match InjectCaseLine::try_parse_from(arguments).map_err(|e| clap_message(&e))? {
+                InjectCaseLine::Inject(args) => {
+                    InjectCaseCommand::Inject(Box::new(args.request()), args.report.into())
+                }
+                InjectCaseLine::Uninject(args) => {
+                    InjectCaseCommand::Uninject(args.inputs, args.report.into())
+                }
+            },
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    #[command(no_binary_name = true)]
-    struct Render {
-        #[command(flatten)]
-        flags: RenderFlags,
-    }
-
-    #[derive(Parser)]
-    #[command(no_binary_name = true)]
-    struct Inject {
-        #[command(flatten)]
-        args: InjectArgs,
-    }
-
-    #[derive(Parser)]
-    #[command(no_binary_name = true)]
-    struct Uninject {
-        #[command(flatten)]
-        args: UninjectArgs,
-    }
-
-    /// Argument lists a golden case's `args` file may hold, in every spelling clap accepts.
-    const RENDER_ARGUMENT_LISTS: &[&[&str]] = &[
-        &[],
-        &[
-            "-f",
-            "a.yaml",
-            "--values",
-            "b.yaml",
-            "--values=c.yaml",
-            "-fd.yaml",
-            "-f=e.yaml",
-        ],
-        &[
-            "--set",
-            "x=1,y=2",
-            "--set=z=3",
-            "--set-string",
-            "s=1",
-            "--set-file",
-            "k=f.txt",
-        ],
-        &[
-            "--set-json",
-            "j={\"a\":1}",
-            "--set-literal",
-            "l=a,b",
-            "--set-literal=m=c",
-        ],
-        &[
-            "-n",
-            "linkerd",
-            "--release-name",
-            "r",
-            "--kube-version",
-            "1.30.0",
-        ],
-        &[
-            "--namespace=ns",
-            "-a",
-            "x/v1",
-            "--api-versions",
-            "y/v1",
-            "-s",
-            "templates/a.yaml",
-        ],
-        &[
-            "--show-only=templates/*.yaml",
-            "--is-upgrade",
-            "--certs-dir",
-            "certs",
-        ],
-        &["--max-output-bytes", "1MiB"],
-        &["--max-output-bytes=2048", "-nlinkerd"],
-        &["--strict", "--namespace", "default"],
-    ];
 
     #[test]
-    fn golden_args_read_render_flags_as_the_command_line_does() {
-        for list in RENDER_ARGUMENT_LISTS {
-            let by_clap = Render::try_parse_from(*list).unwrap().flags.request();
-            let by_golden = meshchart::golden::args::render_request(list.iter().copied()).unwrap();
-            assert_eq!(by_golden, by_clap, "{list:?}");
-        }
-    }
-
-    #[derive(Parser)]
-    #[command(no_binary_name = true)]
-    struct RenderWithChart {
-        #[command(flatten)]
-        chart: ChartFlags,
-        #[command(flatten)]
-        flags: RenderFlags,
+    fn attached_and_separate_values_read_alike() {
+        let read = |words: &[&str]| CommandLineCaseArgs.render_case(words).unwrap().0;
+        let separate = read(&["-f", "a.yaml", "--set", "x=1", "-n", "ns"]);
+        let attached = read(&["-fa.yaml", "--set=x=1", "-n=ns"]);
+        assert_eq!(separate, attached);
+        assert_eq!(separate.values.files, ["a.yaml"]);
+        assert_eq!(separate.values.set, ["x=1"]);
+        assert_eq!(separate.namespace, "ns");
     }
 
     #[test]
-    fn golden_args_name_the_chart_as_the_command_line_does() {
-        let lists: &[&[&str]] = &[
-            &["web", "--set", "a=1"],
-            &["-f", "v.yaml", "web.tgz", "-n", "shop"],
-            &["--chart", "web"],
-            &["--chart=web", "--set", "x=y"],
-            &["--linkerd", "edge-24.10.2", "--crds"],
-            &["--linkerd=edge-26.8.3"],
-            &["--set", "a=1"],
-        ];
-        for list in lists {
-            let parsed = RenderWithChart::try_parse_from(*list).unwrap();
-            let by_clap = (
-                parsed.flags.request(),
-                meshchart::golden::args::CaseChart {
-                    path: parsed
-                        .chart
-                        .chart
-                        .or(parsed.chart.path)
-                        .map(|p| p.to_string()),
-                    linkerd: parsed.chart.linkerd,
-                    crds: parsed.chart.crds,
-                },
-            );
-            let by_golden = meshchart::golden::args::render_case(list.iter().copied()).unwrap();
-            assert_eq!(by_golden, by_clap, "{list:?}");
-        }
-        for list in [
-            &["a", "b"][..],
-            &["a", "--linkerd", "edge-24.10.2"],
-            &["--chart", "a", "--crds"],
-            &["a", "--chart", "b"],
-            &["--linkerd", "x", "--linkerd", "y"],
-        ] {
-            assert!(RenderWithChart::try_parse_from(list).is_err(), "{list:?}");
-            assert!(
-                meshchart::golden::args::render_case(list.iter().copied()).is_err(),
-                "{list:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn golden_args_refuse_what_the_command_line_refuses() {
-        for list in [
-            &["--sett", "x"][..],
-            &["--set"],
-            &["positional"],
-            &["--is-upgrade=yes"],
-            &["-n", "a", "--namespace", "b"],
-            &["--kube-version=1.30.0", "--kube-version", "1.31.0"],
-        ] {
-            assert!(Render::try_parse_from(list).is_err(), "{list:?}");
-            assert!(
-                meshchart::golden::args::render_request(list.iter().copied()).is_err(),
-                "{list:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn golden_args_read_inject_flags_as_the_command_line_does() {
-        let lists: &[&[&str]] = &[
-            &["in.yaml"],
-            &[
-                "a.yaml",
-                "b/",
-                "-",
-                "-f",
-                "v.yaml",
-                "--set",
-                "proxy.await=false",
-            ],
-            &[
-                "in.yaml",
-                "--namespace-annotations",
-                "ns.yaml",
-                "--report",
-                "json",
-            ],
-            &[
-                "in.yaml",
-                "--kube-version=1.29.0",
-                "--certs-dir",
-                "c",
-                "--config",
-                "cp.yaml",
-            ],
-            &["in.yaml", "-o", "json", "--quiet"],
-            &["in.yaml", "--output=yaml"],
-            &["in.yaml", "-ojson"],
-        ];
-        for list in lists {
-            let args = Inject::try_parse_from(*list).unwrap().args;
-            let by_clap = meshchart::golden::args::InjectCaseCommand::Inject(
-                Box::new(args.request()),
-                args.report.into(),
-            );
-            let mut with_command = vec!["inject"];
-            with_command.extend(list.iter().copied());
-            let by_golden = meshchart::golden::args::inject_case(with_command).unwrap();
-            assert_eq!(by_golden, by_clap, "{list:?}");
-        }
-        let args = Uninject::try_parse_from(["x.yaml", "--report=json"])
-            .unwrap()
-            .args;
+    fn a_case_names_its_chart_as_the_command_line_does() {
+        let chart = |words: &[&str]| CommandLineCaseArgs.render_case(words).unwrap().1;
+        assert_eq!(chart(&["web", "--set", "a=1"]).path.as_deref(), Some("web"));
+        assert_eq!(chart(&["--chart=web"]).path.as_deref(), Some("web"));
+        let line = chart(&["--linkerd", "edge-24.10.2", "--crds"]);
         assert_eq!(
-            meshchart::golden::args::inject_case(["uninject", "x.yaml", "--report=json"]).unwrap(),
-            meshchart::golden::args::InjectCaseCommand::Uninject(args.inputs, args.report.into())
+            (line.linkerd.as_deref(), line.crds),
+            (Some("edge-24.10.2"), true)
         );
+        assert!(chart(&["--set", "a=1"]).is_empty());
     }
 
+    #[test]
+    fn a_case_is_refused_what_the_command_line_refuses_naming_the_flag() {
+        for (words, named) in [
+            (&["--sett", "x"][..], "'--sett'"),
+            (&["--set"], "'--set"),
+            (&["a", "b"], "'b'"),
+            (&["a", "--linkerd", "edge-24.10.2"], "--linkerd"),
+            (&["--chart", "a", "--crds"], "--crds"),
+            (&["--is-upgrade=yes"], "--is-upgrade"),
+            (&["-n", "a", "--namespace", "b"], "--namespace"),
+            (&["--max-output-bytes", "lots"], "not a size"),
+        ] {
+            let error = CommandLineCaseArgs.render_case(words).unwrap_err();
+            assert!(error.contains(named), "{words:?}: {error}");
+            assert!(
+                !error.starts_with("error:") && !error.contains('\n'),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn inject_cases_read_inject_and_uninject_flags() {
+        let read = |words: &[&str]| CommandLineCaseArgs.inject_case(words).unwrap();
+        let InjectCaseCommand::Inject(request, format) = read(&[
+            "inject",
+            "in.yaml",
+            "-ojson",
+            "--report=json",
+            "--set",
+            "proxy.await=false",
+        ]) else {
+            panic!("an inject case");
+        };
+        assert_eq!(request.inputs, ["in.yaml"]);
+        assert_eq!(request.output, OutputFormat::Json);
+        assert_eq!(request.overrides.set, ["proxy.await=false"]);
+        assert_eq!(format, ReportFormat::Json);
+        assert_eq!(
+            read(&["uninject", "x.yaml"]),
+            InjectCaseCommand::Uninject(vec!["x.yaml".into()], ReportFormat::Text)
+        );
+        assert!(CommandLineCaseArgs
+            .inject_case(&["uninject", "in.yaml", "--set", "x=1"])
+            .is_err());
+    }
     #[test]
     fn value_flags_read_like_render_flags() {
         let value_args = [
@@ -534,12 +453,14 @@ mod tests {
             "--set-literal",
             "l=a,b",
         ];
-        let render = Render::try_parse_from(value_args).unwrap();
-        let mut args = vec!["in.yaml"];
+        let render = RenderCaseLine::try_parse_from(value_args).unwrap();
+        let mut args = vec!["inject", "in.yaml"];
         args.extend(value_args);
-        let inject = Inject::try_parse_from(args).unwrap();
+        let InjectCaseLine::Inject(inject) = InjectCaseLine::try_parse_from(args).unwrap() else {
+            panic!("an inject line");
+        };
         assert_eq!(
-            format!("{:?}", inject.args.values.overrides()),
+            format!("{:?}", inject.values.overrides()),
             format!("{:?}", render.flags.values.overrides())
         );
     }
