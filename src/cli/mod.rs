@@ -1,24 +1,27 @@
-//! The command line: clap's view of the commands, each turned into a library request and run.
-//! Only the binary (this module and `main.rs`) knows clap.
+//! The command line: clap's view of the commands, each turned into a library request and run,
+//! one file per command (`render.rs`, `inject.rs`, ...). Only the `meshchart` package knows
+//! clap: this module, `main.rs`, and the flag groups in the package's library (`src/flags.rs`),
+//! which golden cases are read with too.
 
 pub mod certs;
+mod diff;
+mod golden;
+mod inject;
+mod lint;
+mod package;
+mod releases;
+mod render;
+mod values;
+
 use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
-use meshchart::golden;
-use meshchart::inject::command::{
-    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
-    run_uninject_reporting, Run,
-};
+use meshchart::inject::command::Run;
 use meshchart::inject::SpooledReport;
-use meshchart::package::{self, PackageOptions};
-use meshchart::render::{self, Clock};
-use meshchart::ChartSource;
 use meshchart::Error;
-use meshchart::{diff, fleet, lint};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Render a Linkerd-compatible control plane (or any chart in our format) the way `helm template` does.
@@ -353,7 +356,7 @@ fn with_chart_resolved(command: Command) -> Command {
 /// Runs one command; the caller prints the error and exits 1.
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match with_chart_resolved(command) {
-        Command::Inject(args) => inject(&args),
+        Command::Inject(args) => inject::inject(&args),
         Command::Certs(command) => {
             certs::run(command)?;
             Ok(ExitCode::SUCCESS)
@@ -363,22 +366,10 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Releases => {
-            write_stdout(&releases_table()?)?;
+            write_stdout(&releases::table()?)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Uninject(args) => {
-            let mut report = SpooledReport::new(args.report.into())?;
-            let run = held_back(&mut std::io::stdout().lock(), |out| {
-                run_uninject_reporting(
-                    &args.inputs,
-                    &mut std::io::stdin().lock(),
-                    out,
-                    &mut report,
-                )?;
-                Ok(Run::default())
-            })?;
-            Ok(finish(run, report))
-        }
+        Command::Uninject(args) => inject::uninject(&args),
         Command::Render {
             chart,
             output_dir: Some(out),
@@ -386,83 +377,31 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             jobs,
             keep_going,
             flags,
-        } => render_fleet(&chart, &fleet_dir, &out, jobs, keep_going, &flags),
+        } => render::fleet(&chart, &fleet_dir, &out, jobs, keep_going, &flags),
         Command::Render {
             chart,
             output_dir,
             flags,
             ..
-        } => render(&chart, output_dir, &flags),
+        } => render::one(&chart, output_dir, &flags),
         Command::Package {
             chart,
             destination,
             version,
             app_version,
             include_golden,
-        } => {
-            let mut options = PackageOptions::from_env(version, app_version)?;
-            options.include_golden = include_golden;
-            let source = chart.source();
-            let (package, notes) = source.package(&options)?;
-            print_notes(&notes);
-            print_notes(&[format!(
-                "packaged {source}: {} {}",
-                package.name, package.version
-            )]);
-            let path = package::write_package(&package, &destination)?;
-            write_stdout(&package::sha256sum_line(&package, &path))?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => package::run(&chart, &destination, version, app_version, include_golden),
         Command::Lint {
             chart,
             meshed_by,
             flags,
-        } => {
-            let source = chart.source();
-            let report = lint::lint_with(
-                &source,
-                &flags.request(),
-                meshed_by.as_deref(),
-                flags.strict,
-                &mut std::io::stdin().lock(),
-            );
-            write_stdout(&report.to_text())?;
-            Ok(failed_if(report.failed()))
-        }
+        } => lint::run(&chart, meshed_by.as_deref(), &flags),
         Command::Values {
             chart,
             explain,
             flags,
-        } => {
-            let overrides = flags.overrides();
-            let chosen =
-                render::choose_chart(&chart.source(), &overrides, &mut std::io::stdin().lock())?;
-            print_notes(&chosen.notes);
-            let (text, warnings) = render::show_values(
-                &chosen.chart,
-                &chosen.overrides,
-                explain,
-                &mut std::io::stdin().lock(),
-            )?;
-            print_notes(&warnings);
-            write_stdout(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Schema { chart, write, .. } => {
-            if write && chart.is_none() {
-                return Err(Error::Usage(
-                    "schema --write needs a chart folder to write into: name it (CHART or \
-                     --chart DIR); the embedded charts cannot be written"
-                        .into(),
-                ));
-            }
-            let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
-            let write_to = chart.as_deref().filter(|_| write);
-            let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
-            print_notes(&notes);
-            write_stdout(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => values::run(&chart, explain, &flags),
+        Command::Schema { chart, write, .. } => lint::schema(chart, write),
         Command::Diff {
             files,
             chart,
@@ -476,249 +415,26 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             set_b,
             show_secrets,
             flags,
-        } => {
-            // A side's own chart: its --chart-X folder, or its --linkerd-X line (the shared
-            // --crds choosing that line's chart).
-            let side_chart =
-                |path: Option<Utf8PathBuf>, release: Option<String>| match (path, release) {
-                    (Some(path), _) => Some(ChartSource::from_flag(Some(&path))),
-                    (None, Some(release)) => Some(ChartSource::Embedded {
-                        release: Some(release),
-                        crds: chart.crds,
-                    }),
-                    (None, None) => None,
-                };
-            let a = diff::SideRequest {
-                chart: side_chart(chart_a, linkerd_a),
-                values: values_a,
-                set: set_a,
-            };
-            let b = diff::SideRequest {
-                chart: side_chart(chart_b, linkerd_b),
-                values: values_b,
-                set: set_b,
-            };
-            let request = diff::DiffRequest {
-                files,
-                chart: ChartFlags::from(chart).source(),
-                shared: flags.request(),
-                a,
-                b,
-                secrets: if show_secrets {
-                    diff::Secrets::Shown
-                } else {
-                    diff::Secrets::Masked
-                },
-            };
-            let compared = diff::compare(&request, &mut std::io::stdin().lock(), Clock::FromEnv);
-            match compared {
-                // Exit 1 says "they differ": an error, writing the report included, is 2.
-                Ok(report) => match write_stdout(&report.to_text()) {
-                    Ok(()) => Ok(ExitCode::from(u8::from(!report.is_empty()))),
-                    Err(e) if e.is_broken_pipe() => Err(e),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        Ok(ExitCode::from(2))
-                    }
-                },
-                Err(e) => {
-                    eprintln!(
-                        "error: {}",
-                        meshchart::redact::mask_private_keys(&e.to_string())
-                    );
-                    Ok(ExitCode::from(2))
-                }
-            }
-        }
+        } => diff::run(diff::DiffCommand {
+            files,
+            chart,
+            chart_a,
+            chart_b,
+            linkerd_a,
+            linkerd_b,
+            values_a,
+            values_b,
+            set_a,
+            set_b,
+            show_secrets,
+            flags: *flags,
+        }),
         Command::Golden {
             chart,
             cases,
             update,
             accept_errors,
             only,
-        } => {
-            let loaded = chart.source().load()?;
-            let release = loaded.metadata.app_version.clone().unwrap_or_default();
-            let cases = cases
-                .unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
-            let options = golden::GoldenOptions {
-                update,
-                accept_errors,
-                only,
-            };
-            let reports = golden::run(
-                &loaded,
-                &cases,
-                &options,
-                &meshchart::flags::CommandLineCaseArgs,
-            )?;
-            let named = match (&chart.chart, &chart.linkerd) {
-                (Some(path), _) => format!("{path} "),
-                (None, Some(line)) => format!("--linkerd {line} "),
-                (None, None) => String::new(),
-            };
-            let update_command = format!("meshchart golden {named}--cases {cases} --update");
-            write_stdout(&format!(
-                "golden cases {cases} of chart {}\n{}",
-                chart.source(),
-                golden::summary(&reports, &update_command)
-            ))?;
-            Ok(failed_if(golden::failed_count(&reports) > 0))
-        }
+        } => golden::run(&chart, cases, update, accept_errors, only),
     }
-}
-
-/// What `meshchart releases` prints: one line per embedded release line.
-fn releases_table() -> Result<String, Error> {
-    let mut text = String::from("RELEASE\tCHARTS\tKUBERNETES\tDEFAULT\n");
-    for line in meshchart::releases::release_lines()? {
-        let charts: Vec<String> = line
-            .charts
-            .iter()
-            .map(|(name, version)| format!("{name}-{version}"))
-            .collect();
-        text.push_str(&format!(
-            "{}\t{}\t{}\t{}\n",
-            line.release,
-            charts.join(","),
-            line.kube_version,
-            if line.default { "yes" } else { "" }
-        ));
-    }
-    Ok(text)
-}
-
-fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
-    let mut request = args.request();
-    check_stdin_readers(&request)?;
-    // `--config -` is read twice (for its release, then for its values): keep standard input.
-    let mut kept_stdin = Vec::new();
-    if request.config.as_deref() == Some("-") {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut kept_stdin)
-            .map_err(Error::io("<stdin>"))?;
-    }
-    // The control plane's own release chooses the line, unless --linkerd does: a config from
-    // a release meshchart does not embed is then an error, as a linkerdVersion would be.
-    let release = match (&args.linkerd, &request.config) {
-        (Some(line), _) => Some(line.clone()),
-        (None, Some(config)) => {
-            let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
-            let embedded = meshchart::releases::embedded_releases();
-            if let Some(release) = release.as_deref().filter(|r| !embedded.contains(r)) {
-                return Err(Error::Usage(format!(
-                    "--config {config}: its control plane runs Linkerd {release}, which \
-                     meshchart does not embed (it embeds {}); name the line to inject with \
-                     --linkerd",
-                    embedded.join(", ")
-                )));
-            }
-            release
-        }
-        (None, None) => None,
-    };
-    let source = ChartSource::Embedded {
-        release,
-        crds: false,
-    };
-    let stdin_used_by_config = request.config.as_deref() == Some("-");
-    let mut live_stdin = std::io::stdin().lock();
-    let stdin: &mut dyn Read = if stdin_used_by_config {
-        &mut kept_stdin.as_slice()
-    } else {
-        &mut live_stdin
-    };
-    let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
-    print_notes(&chosen.notes);
-    request.overrides = chosen.overrides;
-    let mut report = SpooledReport::for_inject(args.report.into(), request.quiet)?;
-    let run = held_back(&mut std::io::stdout().lock(), |out| {
-        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut report)?;
-        Ok(Run {
-            notes,
-            ..Run::default()
-        })
-    })?;
-    Ok(finish(run, report))
-}
-
-fn render(
-    chart: &ChartFlags,
-    output_dir: Option<Utf8PathBuf>,
-    flags: &RenderFlags,
-) -> Result<ExitCode, Error> {
-    let request = flags.request();
-    if let Some(dir) = &output_dir {
-        render::refuse_output_overlap(dir, chart.chart.as_deref(), &request, None)?;
-    }
-    let chosen = render::choose_chart(
-        &chart.source(),
-        request.overrides(),
-        &mut std::io::stdin().lock(),
-    )?;
-    print_notes(&chosen.notes);
-    let request = chosen.request(&request)?;
-    let outcome = render::render(
-        &chosen.chart,
-        &request,
-        &mut std::io::stdin().lock(),
-        Clock::FromEnv,
-    )?;
-    print_notes(&outcome.notes);
-    match output_dir {
-        Some(dir) => {
-            // A --show-only render leaves the other templates' files (as Helm does).
-            let removal = match request.show_only.is_empty() {
-                true => meshchart::output::Removal::Stale,
-                false => meshchart::output::Removal::None,
-            };
-            render::write_output_dir(&dir, &outcome.rendered, removal)?;
-            write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
-        }
-        None => write_stdout(&outcome.rendered.to_stream())?,
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn render_fleet(
-    chart: &ChartFlags,
-    fleet_dir: &camino::Utf8Path,
-    out: &camino::Utf8Path,
-    jobs: Option<u16>,
-    keep_going: bool,
-    flags: &RenderFlags,
-) -> Result<ExitCode, Error> {
-    let request = flags.request();
-    render::refuse_output_overlap(out, chart.chart.as_deref(), &request, Some(fleet_dir))?;
-    let options = fleet::FleetOptions {
-        jobs: jobs.map(usize::from),
-        keep_going,
-    };
-    let report = fleet::run(
-        &chart.source(),
-        fleet_dir,
-        out,
-        &request,
-        options,
-        &mut std::io::stdin().lock(),
-        Clock::FromEnv,
-    )?;
-    print_notes(&report.notes);
-    write_stdout(&report.listing())?;
-    let mut last_words = String::new();
-    if !report.failures.is_empty() {
-        last_words.push_str(&report.failure_text(keep_going));
-    }
-    if let Some(error) = &report.not_put_in_place {
-        last_words.push_str(&format!(
-            "error: the clusters' outputs could not be put in place, so nothing was written: \
-             {error}\n"
-        ));
-    }
-    // One line that sums the run up, always the last.
-    last_words.push_str(&report.summary());
-    last_words.push('\n');
-    let _ = std::io::stderr().lock().write_all(last_words.as_bytes());
-    Ok(failed_if(report.failed()))
 }

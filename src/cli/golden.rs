@@ -1,0 +1,45 @@
+//! `meshchart golden`: a chart's golden cases checked (or rewritten).
+
+use super::{failed_if, write_stdout};
+use camino::Utf8PathBuf;
+use meshchart::flags::ChartFlags;
+use meshchart::golden;
+use meshchart::Error;
+use std::process::ExitCode;
+
+/// Runs the cases under `cases` (by default the chart's own) against the chart `chart` names.
+pub fn run(
+    chart: &ChartFlags,
+    cases: Option<Utf8PathBuf>,
+    update: bool,
+    accept_errors: bool,
+    only: Vec<String>,
+) -> Result<ExitCode, Error> {
+    let loaded = chart.source().load()?;
+    let release = loaded.metadata.app_version.clone().unwrap_or_default();
+    let cases =
+        cases.unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
+    let options = golden::GoldenOptions {
+        update,
+        accept_errors,
+        only,
+    };
+    let reports = golden::run(
+        &loaded,
+        &cases,
+        &options,
+        &meshchart::flags::CommandLineCaseArgs,
+    )?;
+    let named = match (&chart.chart, &chart.linkerd) {
+        (Some(path), _) => format!("{path} "),
+        (None, Some(line)) => format!("--linkerd {line} "),
+        (None, None) => String::new(),
+    };
+    let update_command = format!("meshchart golden {named}--cases {cases} --update");
+    write_stdout(&format!(
+        "golden cases {cases} of chart {}\n{}",
+        chart.source(),
+        golden::summary(&reports, &update_command)
+    ))?;
+    Ok(failed_if(golden::failed_count(&reports) > 0))
+}

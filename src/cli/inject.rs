@@ -1,0 +1,79 @@
+//! `meshchart inject` and `meshchart uninject`: the proxy added to workloads, or taken out.
+
+use super::{finish, print_notes};
+use meshchart::flags::{InjectArgs, UninjectArgs};
+use meshchart::inject::command::{
+    check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
+    run_uninject_reporting, Run,
+};
+use meshchart::inject::SpooledReport;
+use meshchart::render;
+use meshchart::{ChartSource, Error};
+use std::io::Read;
+use std::process::ExitCode;
+
+/// Injects the workloads `args` names with the proxy partials of the chosen release line.
+pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
+    let mut request = args.request();
+    check_stdin_readers(&request)?;
+    // `--config -` is read twice (for its release, then for its values): keep standard input.
+    let mut kept_stdin = Vec::new();
+    if request.config.as_deref() == Some("-") {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut kept_stdin)
+            .map_err(Error::io("<stdin>"))?;
+    }
+    // The control plane's own release chooses the line, unless --linkerd does: a config from
+    // a release meshchart does not embed is then an error, as a linkerdVersion would be.
+    let release = match (&args.linkerd, &request.config) {
+        (Some(line), _) => Some(line.clone()),
+        (None, Some(config)) => {
+            let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
+            let embedded = meshchart::releases::embedded_releases();
+            if let Some(release) = release.as_deref().filter(|r| !embedded.contains(r)) {
+                return Err(Error::Usage(format!(
+                    "--config {config}: its control plane runs Linkerd {release}, which \
+                     meshchart does not embed (it embeds {}); name the line to inject with \
+                     --linkerd",
+                    embedded.join(", ")
+                )));
+            }
+            release
+        }
+        (None, None) => None,
+    };
+    let source = ChartSource::Embedded {
+        release,
+        crds: false,
+    };
+    let stdin_used_by_config = request.config.as_deref() == Some("-");
+    let mut live_stdin = std::io::stdin().lock();
+    let stdin: &mut dyn Read = if stdin_used_by_config {
+        &mut kept_stdin.as_slice()
+    } else {
+        &mut live_stdin
+    };
+    let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
+    print_notes(&chosen.notes);
+    request.overrides = chosen.overrides;
+    let mut report = SpooledReport::for_inject(args.report.into(), request.quiet)?;
+    let run = held_back(&mut std::io::stdout().lock(), |out| {
+        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut report)?;
+        Ok(Run {
+            notes,
+            ..Run::default()
+        })
+    })?;
+    Ok(finish(run, report))
+}
+
+/// Takes out of the workloads `args` names exactly what inject added.
+pub fn uninject(args: &UninjectArgs) -> Result<ExitCode, Error> {
+    let mut report = SpooledReport::new(args.report.into())?;
+    let run = held_back(&mut std::io::stdout().lock(), |out| {
+        run_uninject_reporting(&args.inputs, &mut std::io::stdin().lock(), out, &mut report)?;
+        Ok(Run::default())
+    })?;
+    Ok(finish(run, report))
+}

@@ -1,0 +1,44 @@
+//! `meshchart lint` and `meshchart schema`: a chart's checks, and its values.schema.json.
+
+use super::{failed_if, print_notes, write_stdout};
+use camino::Utf8PathBuf;
+use meshchart::flags::{ChartFlags, RenderFlags};
+use meshchart::lint;
+use meshchart::{ChartSource, Error};
+use std::process::ExitCode;
+
+/// Lints the chart `chart` names with the render flags `flags`; exit 1 on an error finding.
+pub fn run(
+    chart: &ChartFlags,
+    meshed_by: Option<&str>,
+    flags: &RenderFlags,
+) -> Result<ExitCode, Error> {
+    let source = chart.source();
+    let report = lint::lint_with(
+        &source,
+        &flags.request(),
+        meshed_by,
+        flags.strict,
+        &mut std::io::stdin().lock(),
+    );
+    write_stdout(&report.to_text())?;
+    Ok(failed_if(report.failed()))
+}
+
+/// Prints (or, with `write`, writes into the chart folder) the chart's schema with every key of
+/// its defaults declared.
+pub fn schema(chart: Option<Utf8PathBuf>, write: bool) -> Result<ExitCode, Error> {
+    if write && chart.is_none() {
+        return Err(Error::Usage(
+            "schema --write needs a chart folder to write into: name it (CHART or \
+             --chart DIR); the embedded charts cannot be written"
+                .into(),
+        ));
+    }
+    let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
+    let write_to = chart.as_deref().filter(|_| write);
+    let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
+    print_notes(&notes);
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
