@@ -7,7 +7,7 @@
 //! own container); identity forces `false` (proxy last, no hook) whatever is set. The user's
 //! `proxy.await` only shows in linkerd-config, which the proxy injector applies to workloads.
 
-use crate::support;
+use crate::support::{self, RenderDocuments as _};
 
 use meshchart::chart::{Chart, ChartFile};
 use meshchart::values::Value;
@@ -146,7 +146,7 @@ fn a_bad_await_timeout_is_an_error_naming_the_key_and_the_value() {
         let mut values = reference_values();
         set(&mut values, "proxy.awaitTimeout", Value::from(bad));
         let err = engine
-            .render(&values, &support::legacy_options())
+            .render_documents(&values, &support::legacy_options())
             .expect_err(bad)
             .to_string();
         assert!(
@@ -158,7 +158,7 @@ fn a_bad_await_timeout_is_an_error_naming_the_key_and_the_value() {
         let mut values = reference_values();
         set(&mut values, "proxy.awaitTimeout", Value::from(good));
         engine
-            .render(&values, &support::legacy_options())
+            .render_documents(&values, &support::legacy_options())
             .unwrap_or_else(|e| panic!("{good}: {e}"));
     }
 }

@@ -3,6 +3,7 @@
 //! `meshchart render` prints); `UPDATE_GOLDEN=1 cargo test --test fixture_all_functions` rewrites
 //! the golden file. A second test keeps the chart honest: it must call every library function.
 
+use crate::support::RenderDocuments as _;
 use camino::Utf8PathBuf;
 use meshchart::chart::Chart;
 use meshchart::engine::{functions, Engine, RenderOptions};
@@ -25,7 +26,7 @@ fn render_case(case: &str) -> String {
     let values = chart.default_values().expect("values.yaml parses");
     let engine = Engine::new(&chart).unwrap_or_else(|e| panic!("{e}"));
     engine
-        .render(&values, &RenderOptions::default())
+        .render_documents(&values, &RenderOptions::default())
         .unwrap_or_else(|e| panic!("{e}"))
         .to_stream()
 }

@@ -1,7 +1,7 @@
 //! The function library inside the engine: errors carry their template and line, recursion and
 //! hostile arguments end in clear errors.
 
-use crate::support;
+use crate::support::{self, RenderDocuments as _};
 
 use meshchart::chart::Chart;
 use meshchart::engine::{Engine, RenderError, RenderOptions};
@@ -18,7 +18,7 @@ fn values(yaml: &str) -> Value {
 fn render_error(template: &str, values_yaml: &str) -> RenderError {
     let chart = chart(&[("templates/t.yaml", template)]);
     let engine = Engine::new(&chart).expect("compiles");
-    match engine.render(&values(values_yaml), &RenderOptions::default()) {
+    match engine.render_documents(&values(values_yaml), &RenderOptions::default()) {
         Ok(r) => panic!("expected an error, rendered {:?}", r.to_stream()),
         Err(e) => e,
     }
@@ -75,7 +75,7 @@ fn required_inside_an_include_names_the_partial_and_the_caller() {
     ]);
     let engine = Engine::new(&chart).unwrap();
     let text = engine
-        .render(&values("image: {}"), &RenderOptions::default())
+        .render_documents(&values("image: {}"), &RenderOptions::default())
         .unwrap_err()
         .to_string();
     assert!(

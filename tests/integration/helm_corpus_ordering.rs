@@ -1,5 +1,6 @@
 //! Helm 3.17.1's recorded `helm template` output for the `order` chart, reproduced byte for byte.
 
+use crate::support::RenderDocuments as _;
 use meshchart::chart::{Chart, ChartFile};
 use meshchart::engine::{Engine, RenderOptions};
 use meshchart::values::Value;
@@ -31,7 +32,7 @@ fn the_ordering_chart_renders_exactly_as_helm_does() {
     let chart = Chart::from_files("order", files).unwrap();
     let rendered = Engine::new(&chart)
         .unwrap()
-        .render(&Value::Map(Default::default()), &RenderOptions::default())
+        .render_documents(&Value::Map(Default::default()), &RenderOptions::default())
         .unwrap();
     let expected = std::fs::read_to_string(corpus_dir().join("expected.txt")).unwrap();
     assert!(
@@ -66,7 +67,7 @@ fn a_hook_of_an_unknown_type_is_dropped_with_a_note() {
     let chart = Chart::from_files("h", files).unwrap();
     let rendered = Engine::new(&chart)
         .unwrap()
-        .render(&Value::Map(Default::default()), &RenderOptions::default())
+        .render_documents(&Value::Map(Default::default()), &RenderOptions::default())
         .unwrap();
     assert!(rendered.documents.is_empty());
     assert!(

@@ -1,6 +1,7 @@
 //! Hostile templates end in a clear error, never a hang or a crash: self-including partials,
 //! mutual includes, recursive macros and endless loops (bounded by the engine's fuel).
 
+use crate::support::RenderDocuments as _;
 use meshchart::chart::{Chart, ChartFile};
 use meshchart::engine::{Engine, RenderOptions};
 use meshchart::values::Value;
@@ -18,7 +19,7 @@ fn render(templates: &[(&str, &str)]) -> (String, Duration) {
     let chart = Chart::from_files("hostile", files).unwrap();
     let started = Instant::now();
     let result = Engine::new(&chart).and_then(|engine| {
-        engine.render(&Value::Map(Default::default()), &RenderOptions::default())
+        engine.render_documents(&Value::Map(Default::default()), &RenderOptions::default())
     });
     let error = match result {
         Ok(_) => panic!("a hostile template rendered without error"),

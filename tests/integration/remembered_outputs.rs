@@ -1,7 +1,7 @@
 //! An engine that remembers template outputs (as `render --fleet` uses it) renders exactly what
 //! a fresh engine renders, whatever changes between renders.
 
-use crate::support;
+use crate::support::{self, RenderDocuments as _};
 
 use meshchart::chart::Chart;
 use meshchart::engine::{Engine, RenderOptions};
@@ -26,11 +26,11 @@ fn renders_as_fresh(files: &[(&str, &str)], each_values: &[&str], opts: &[Render
         let opts = opts.get(i).or(opts.last()).cloned().unwrap_or_default();
         let fresh = Engine::new(&chart).expect("compiles");
         let expected = fresh
-            .render(&values(yaml), &opts)
+            .render_documents(&values(yaml), &opts)
             .expect("renders")
             .to_stream();
         let got = remembering
-            .render(&values(yaml), &opts)
+            .render_documents(&values(yaml), &opts)
             .expect("renders")
             .to_stream();
         assert_eq!(got, expected, "render {i} with values {yaml:?}");
@@ -154,9 +154,11 @@ fn a_failing_render_is_not_remembered() {
         .expect("compiles")
         .remembering_template_outputs();
     let opts = RenderOptions::default();
-    assert!(engine.render(&values("w: 1"), &opts).is_err());
-    assert!(engine.render(&values("w: 1"), &opts).is_err());
-    let text = engine.render(&values("v: x"), &opts).expect("renders");
+    assert!(engine.render_documents(&values("w: 1"), &opts).is_err());
+    assert!(engine.render_documents(&values("w: 1"), &opts).is_err());
+    let text = engine
+        .render_documents(&values("v: x"), &opts)
+        .expect("renders");
     assert!(text.to_stream().contains("v: x"));
 }
 

@@ -24,6 +24,7 @@ use crate::chart::Chart;
 use crate::chart_source::ChartSource;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::manifest::DocumentReader;
 use crate::output::{FileOutcome, OutputSet, Removal};
 use crate::releases::{choose_line, CONTROL_PLANE_CHART, CRDS_CHART};
 use crate::render::{read_inputs, render_inputs, Clock, RenderInputs, RenderRequest};
@@ -392,10 +393,12 @@ pub fn render_clusters(
             kept.clone(),
         )
     };
+    // Remembers the documents it checked: most of a cluster's are another's, byte for byte.
+    let reader = DocumentReader::new().remembering_checked_documents();
     let render_one =
         |engine: &Engine<'_>, cluster: &Cluster, inputs: Option<Result<RenderInputs, Error>>| {
             let inputs = inputs.unwrap_or_else(|| read_one(cluster))?;
-            let outcome = render_inputs(engine, chart, inputs)?;
+            let outcome = render_inputs(engine, &reader, chart, inputs)?;
             let file = format!("{}.yaml", cluster.name);
             let stream = outcome.rendered.to_stream();
             let output = match set.write(&file, stream.as_bytes(), false)? {
@@ -425,11 +428,7 @@ pub fn render_clusters(
     let ((engine, first), ()) = pool.install(|| {
         rayon::join(
             || {
-                let engine = Engine::new(chart).map(|engine| {
-                    engine
-                        .remembering_checked_documents()
-                        .remembering_template_outputs()
-                });
+                let engine = Engine::new(chart).map(Engine::remembering_template_outputs);
                 let first = engine
                     .as_ref()
                     .ok()

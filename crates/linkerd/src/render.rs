@@ -8,6 +8,7 @@ use crate::identity::{
     complete_kept_material, complete_material, now_from_env, MaterialOptions, MaterialTargets,
 };
 use crate::manifest::Rendered;
+use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
 use crate::values::known::KnownKeys;
@@ -439,8 +440,10 @@ pub fn render(
     let engine = Engine::uncompiled(chart);
     engine.check_nesting(chart)?;
     let compiling = CompileWork::default();
-    let rendering: OnceLock<RenderWork> = OnceLock::new();
-    let (helper_engine, helper_compiling, helper_rendering) = (&engine, &compiling, &rendering);
+    let reader = DocumentReader::new();
+    let rendering: OnceLock<RenderWork<Vec<RenderedDocument>>> = OnceLock::new();
+    let (helper_engine, helper_compiling, helper_rendering, helper_reader) =
+        (&engine, &compiling, &rendering, &reader);
     // Made here, so that whichever side stops early drops its ends and the other stops waiting.
     let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
     let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
@@ -450,7 +453,7 @@ pub fn render(
             let _ = compiled.send(());
             if helper_may_render.recv() == Ok(true) {
                 if let Some(work) = helper_rendering.get() {
-                    helper_engine.render_shared(work);
+                    helper_engine.render_shared(work, helper_reader);
                 }
             }
         },
@@ -470,7 +473,7 @@ pub fn render(
             let _ = start.send(prepared.is_ok());
             // Without a helper, this thread compiled all, and renders all here.
             if let Some(work) = rendering.get() {
-                engine.render_shared(work);
+                engine.render_shared(work, &reader);
             }
             prepared
         },
@@ -479,7 +482,8 @@ pub fn render(
     let Some(work) = rendering.into_inner() else {
         unreachable!("a render is prepared whenever its values are");
     };
-    let rendered = engine.finish_render(work, &options)?;
+    let templates = engine.finish_render(work, &options, &reader)?;
+    let rendered = crate::manifest::assemble(engine.chart_name(), templates, &options)?;
     with_notes(chart, &values, rendered, notes)
 }
 
@@ -495,7 +499,12 @@ pub fn render_with(
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
     let inputs = read_inputs(chart, request, stdin, clock, KeptFiles::new())?;
-    let rendered = engine.render_with_a_helper(&inputs.values, &inputs.options)?;
+    let rendered = crate::manifest::render_with_a_helper(
+        engine,
+        &inputs.values,
+        &inputs.options,
+        &DocumentReader::new(),
+    )?;
     with_notes(chart, &inputs.values, rendered, inputs.notes)
 }
 
@@ -510,7 +519,7 @@ pub fn render_with_kept(
     kept: KeptFiles,
 ) -> Result<RenderOutcome, Error> {
     let inputs = read_inputs(chart, request, stdin, clock, kept)?;
-    render_inputs(engine, chart, inputs)
+    render_inputs(engine, &DocumentReader::new(), chart, inputs)
 }
 
 /// What a render reads before any template runs: its options and values, and the notes so far.
@@ -540,13 +549,15 @@ pub fn read_inputs(
     })
 }
 
-/// Renders inputs read by [`read_inputs`] on this thread alone.
+/// Renders inputs read by [`read_inputs`] on this thread alone, the templates' output read by
+/// `reader` (a fleet's remembers the documents it checked).
 pub fn render_inputs(
     engine: &Engine,
+    reader: &DocumentReader,
     chart: &Chart,
     inputs: RenderInputs,
 ) -> Result<RenderOutcome, Error> {
-    let rendered = engine.render(&inputs.values, &inputs.options)?;
+    let rendered = crate::manifest::render(engine, &inputs.values, &inputs.options, reader)?;
     with_notes(chart, &inputs.values, rendered, inputs.notes)
 }
 

@@ -13,8 +13,8 @@ pub mod yaml_round_trip;
 
 use camino::Utf8PathBuf;
 use meshchart::chart::{Chart, ChartFile};
-use meshchart::engine::{Engine, RenderOptions};
-use meshchart::manifest::Rendered;
+use meshchart::engine::{Engine, RenderError, RenderOptions};
+use meshchart::manifest::{DocumentReader, Rendered};
 use meshchart::values::ValueOverrides;
 use meshchart::values::{effective_values, Map, Value};
 use std::path::{Path, PathBuf};
@@ -152,12 +152,33 @@ pub fn legacy_options() -> RenderOptions {
     }
 }
 
+/// An engine's render as the chart's documents: each template's output read by a fresh
+/// [`DocumentReader`] and the documents assembled in Helm's order, as `meshchart render` does.
+pub trait RenderDocuments {
+    /// Renders every template with `values`.
+    fn render_documents(
+        &self,
+        values: &Value,
+        opts: &RenderOptions,
+    ) -> Result<Rendered, RenderError>;
+}
+
+impl RenderDocuments for Engine<'_> {
+    fn render_documents(
+        &self,
+        values: &Value,
+        opts: &RenderOptions,
+    ) -> Result<Rendered, RenderError> {
+        meshchart::manifest::render(self, values, opts, &DocumentReader::new())
+    }
+}
+
 /// Renders `chart` with `values` (release options at their defaults, for Kubernetes
 /// [`LEGACY_KUBE_VERSION`]: the chart takes its namespace from `Values.namespace`).
 pub fn render_chart(chart: &Chart, values: &Value) -> Rendered {
     let engine = Engine::new(chart).unwrap_or_else(|e| panic!("the chart does not compile: {e}"));
     engine
-        .render(values, &legacy_options())
+        .render_documents(values, &legacy_options())
         .unwrap_or_else(|e| panic!("the chart does not render: {e}"))
 }
 

@@ -18,10 +18,7 @@ pub use error::RenderError;
 pub use include::MAX_INCLUDE_DEPTH;
 
 use crate::chart::Chart;
-use crate::manifest::checked;
-use crate::manifest::{self, Rendered, RenderedDocument};
 use crate::values::Value;
-use crate::yaml;
 use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::collections::HashMap;
@@ -82,8 +79,6 @@ pub struct Engine<'source> {
     kube_version_constraint: Option<String>,
     /// Why the chart has that range: its `meshchart.io/kube-version-reason` annotation.
     kube_version_reason: Option<String>,
-    /// Documents checked in earlier renders, when this engine renders many similar ones.
-    checked: Option<checked::CheckedDocuments>,
     /// Template outputs of earlier renders, with the values each read.
     remembered: Option<Arc<remembered::RememberedRenders>>,
 }
@@ -108,29 +103,49 @@ pub struct CompileWork {
     first_error: Mutex<Option<(usize, minijinja::Error)>>,
 }
 
-/// A render in progress: the objects the templates see and, per emitted template, its result,
-/// filled by as many threads as call [`Engine::render_shared`].
-pub struct RenderWork {
+/// A render in progress: the objects the templates see and, per emitted template, its result
+/// as an [`OutputReader`] read it (`T`), filled by as many threads as call
+/// [`Engine::render_shared`].
+pub struct RenderWork<T> {
     objects: Objects,
     templates: Vec<usize>,
     next: AtomicUsize,
-    results: Vec<OnceLock<TemplateOutcome>>,
+    results: Vec<OnceLock<TemplateOutcome<T>>>,
     /// Output so far, all threads together; past `--max-output-bytes` no template is started.
     output_bytes: AtomicU64,
     max_output_bytes: u64,
 }
 
-/// One template's output length (its share of `--max-output-bytes`) and checked documents.
-type TemplateOutcome = Result<(u64, Vec<RenderedDocument>), RenderError>;
+/// One template's output length (its share of `--max-output-bytes`) and what the reader made of
+/// its output.
+type TemplateOutcome<T> = Result<(u64, T), RenderError>;
+
+/// What becomes of each template's output, on the thread that rendered it. The engine renders
+/// text, as Helm's engine does; the reader (manifest's `DocumentReader`) splits and checks it.
+pub trait OutputReader: Sync {
+    /// What one template's output becomes.
+    type Read: Send + Sync;
+    /// Reads the output of template `template` (relative to `templates/`); a problem names the
+    /// line and column of the output where it lies, which the engine maps to the template line
+    /// that wrote it.
+    fn read(&self, template: &str, output: &str) -> Result<Self::Read, OutputProblem>;
+}
+
+/// Where a template's output cannot be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputProblem {
+    /// 1-based line of the template's whole output.
+    pub line: usize,
+    /// 1-based column on that line.
+    pub column: usize,
+    /// What is wrong there.
+    pub message: String,
+}
 
 fn is_partial(name: &str) -> bool {
     name.rsplit('/')
         .next()
         .is_some_and(|base| base.starts_with('_'))
-}
-
-fn is_notes(name: &str) -> bool {
-    name.ends_with("NOTES.txt")
 }
 
 impl<'source> Engine<'source> {
@@ -299,16 +314,8 @@ impl<'source> Engine<'source> {
                 .and_then(|a| a.get_path(&[KUBE_VERSION_REASON_ANNOTATION]))
                 .and_then(|v| v.as_str())
                 .map(str::to_owned),
-            checked: None,
             remembered: None,
         }
-    }
-
-    /// Remembers every document that passes the YAML check, so a render that repeats it
-    /// (another cluster of a fleet) takes its head from memory; same results, less work.
-    pub fn remembering_checked_documents(mut self) -> Self {
-        self.checked = Some(checked::CheckedDocuments::default());
-        self
     }
 
     /// Remembers each template's and partial's output with the values it read, so a render
@@ -449,30 +456,44 @@ impl<'source> Engine<'source> {
         template.render(&ctx).map_err(|e| self.template_error(&e))
     }
 
-    /// Renders every template with `values` and returns the documents in Helm's order.
-    pub fn render(&self, values: &Value, opts: &RenderOptions) -> Result<Rendered, RenderError> {
+    /// Renders every template with `values`; returns what `reader` made of each one's output,
+    /// in template order.
+    pub fn render<R: OutputReader>(
+        &self,
+        values: &Value,
+        opts: &RenderOptions,
+        reader: &R,
+    ) -> Result<Vec<R::Read>, RenderError> {
         let work = self.prepare(values, opts)?;
-        self.render_shared(&work);
-        self.finish_render(work, opts)
+        self.render_shared(&work, reader);
+        self.finish_render(work, opts, reader)
     }
 
     /// [`Engine::render`] with a helper thread taking templates from the same queue as this one
     /// (for a single render; threads that already keep every core busy use `render`). The
     /// helper is the process's one helper thread ([`crate::parallel::alongside`]): renders on several threads at once
     /// share it, each taking it when it is free, and this thread renders whatever it has not.
-    pub fn render_with_a_helper(
+    pub fn render_with_a_helper<R: OutputReader>(
         &self,
         values: &Value,
         opts: &RenderOptions,
-    ) -> Result<Rendered, RenderError> {
+        reader: &R,
+    ) -> Result<Vec<R::Read>, RenderError> {
         let work = self.prepare(values, opts)?;
-        crate::parallel::alongside(|| self.render_shared(&work), || self.render_shared(&work));
-        self.finish_render(work, opts)
+        crate::parallel::alongside(
+            || self.render_shared(&work, reader),
+            || self.render_shared(&work, reader),
+        );
+        self.finish_render(work, opts, reader)
     }
 
     /// Starts a render of `values`: [`Engine::render_shared`] does the work (from one thread or
-    /// several) and [`Engine::finish_render`] puts the documents in Helm's order.
-    pub fn prepare(&self, values: &Value, opts: &RenderOptions) -> Result<RenderWork, RenderError> {
+    /// several) and [`Engine::finish_render`] collects it.
+    pub fn prepare<T>(
+        &self,
+        values: &Value,
+        opts: &RenderOptions,
+    ) -> Result<RenderWork<T>, RenderError> {
         self.check_kube_version(&opts.kube_version)?;
         let templates: Vec<usize> = (0..self.templates.len())
             .filter(|&i| !is_partial(&self.templates[i]))
@@ -488,8 +509,9 @@ impl<'source> Engine<'source> {
     }
 
     /// Renders templates of `work` not yet taken by another thread, until none is left or the
-    /// output so far passes `--max-output-bytes` (the error is [`Engine::finish_render`]'s).
-    pub fn render_shared(&self, work: &RenderWork) {
+    /// output so far passes `--max-output-bytes` (the error is [`Engine::finish_render`]'s),
+    /// each output read by `reader` here.
+    pub fn render_shared<R: OutputReader>(&self, work: &RenderWork<R::Read>, reader: &R) {
         while work.output_bytes.load(Ordering::Relaxed) <= work.max_output_bytes {
             let index = work.next.fetch_add(1, Ordering::Relaxed);
             let (Some(&template), Some(slot)) =
@@ -497,7 +519,7 @@ impl<'source> Engine<'source> {
             else {
                 return;
             };
-            let outcome = self.render_remembering(template, work);
+            let outcome = self.render_remembering(template, work, reader);
             if let Ok((length, _)) = &outcome {
                 work.output_bytes.fetch_add(*length, Ordering::Relaxed);
             }
@@ -505,14 +527,15 @@ impl<'source> Engine<'source> {
         }
     }
 
-    /// The documents of a finished render in Helm's order, or the first error in template order
-    /// (as a one-thread render would meet it). `max_output_bytes` caps all templates together:
-    /// each template's own output is bounded by its fuel.
-    pub fn finish_render(
+    /// What the reader made of each template's output, in template order, or the first error in
+    /// template order (as a one-thread render would meet it). `max_output_bytes` caps all
+    /// templates together: each template's own output is bounded by its fuel.
+    pub fn finish_render<R: OutputReader>(
         &self,
-        work: RenderWork,
+        work: RenderWork<R::Read>,
         opts: &RenderOptions,
-    ) -> Result<Rendered, RenderError> {
+        reader: &R,
+    ) -> Result<Vec<R::Read>, RenderError> {
         let mut total = 0u64;
         let mut all = Vec::new();
         let RenderWork {
@@ -523,11 +546,11 @@ impl<'source> Engine<'source> {
         } = work;
         for (template, result) in templates.into_iter().zip(results) {
             let name = &self.templates[template];
-            let (length, documents) = match result.into_inner() {
+            let (length, read) = match result.into_inner() {
                 Some(outcome) => outcome?,
                 // Not taken: the threads stopped at the output cap (or a caller skipped
                 // render_shared). Rendered now, in order, the cap is met at the same template.
-                None => self.render_one(name, &objects)?,
+                None => self.render_one(name, &objects, reader)?,
             };
             let before = total;
             total += length;
@@ -535,54 +558,66 @@ impl<'source> Engine<'source> {
                 let room = opts.max_output_bytes - before;
                 return Err(self.output_too_large(name, &objects, room, opts.max_output_bytes));
             }
-            all.extend(documents);
+            all.push(read);
         }
-        let (ordered, notes) = manifest::in_helm_order(all);
-        let documents = manifest::show_only(ordered, &opts.show_only)
-            .map_err(|pattern| RenderError::ShowOnlyNotFound { pattern })?;
-        Ok(Rendered {
-            chart_name: self.chart_name.clone(),
-            documents,
-            notes,
-        })
+        Ok(all)
     }
 
     /// [`Engine::render_one`] of template `template`, or its remembered output when the engine
     /// remembers and `work`'s context holds what an earlier render read.
-    fn render_remembering(&self, template: usize, work: &RenderWork) -> TemplateOutcome {
+    fn render_remembering<R: OutputReader>(
+        &self,
+        template: usize,
+        work: &RenderWork<R::Read>,
+        reader: &R,
+    ) -> TemplateOutcome<R::Read> {
         let name = &self.templates[template];
         let Some(remembered) = &self.remembered else {
-            return self.render_one(name, &work.objects);
+            return self.render_one(name, &work.objects, reader);
         };
         let _active = remembered.activate();
         let context = self.template_context(name, &work.objects);
-        remembered.documents(template, context, |context| self.render_in(name, context))
+        let output = remembered.output(template, context.clone(), |context| {
+            self.render_text(name, context)
+        })?;
+        self.read_output(name, &output, &context, reader)
+            .map(|read| (output.len() as u64, read))
     }
 
-    /// Renders one template and checks each of its documents; returns its output's length too.
-    fn render_one(&self, name: &str, objects: &Objects) -> TemplateOutcome {
-        self.render_in(name, &self.template_context(name, objects))
+    /// Renders one template and reads its output; returns its output's length too.
+    fn render_one<R: OutputReader>(
+        &self,
+        name: &str,
+        objects: &Objects,
+        reader: &R,
+    ) -> TemplateOutcome<R::Read> {
+        let context = self.template_context(name, objects);
+        let output = self.render_text(name, &context)?;
+        self.read_output(name, &output, &context, reader)
+            .map(|read| (output.len() as u64, read))
     }
 
-    /// Renders template `name` with the context `ctx` and checks each of its documents.
-    fn render_in(&self, name: &str, ctx: &JValue) -> TemplateOutcome {
+    /// Renders template `name` with the context `ctx`.
+    fn render_text(&self, name: &str, ctx: &JValue) -> Result<String, RenderError> {
         let template = self
             .env
             .get_template(name)
             .map_err(|e| self.template_error(&e))?;
-        let output = template.render(ctx).map_err(|e| self.template_error(&e))?;
-        let length = output.len() as u64;
-        if is_notes(name) {
-            return Ok((length, Vec::new()));
-        }
-        let documents = manifest::split_documents(&output)
-            .into_iter()
-            .enumerate()
-            .map(|(index, slice)| {
-                self.parse_document((name, index), &output, slice, &template, ctx)
-            })
-            .collect::<Result<_, _>>()?;
-        Ok((length, documents))
+        template.render(ctx).map_err(|e| self.template_error(&e))
+    }
+
+    /// `reader`'s reading of template `name`'s `output`, a problem it finds mapped to the
+    /// template line that wrote it.
+    fn read_output<R: OutputReader>(
+        &self,
+        name: &str,
+        output: &str,
+        ctx: &JValue,
+        reader: &R,
+    ) -> Result<R::Read, RenderError> {
+        reader
+            .read(name, output)
+            .map_err(|problem| self.unreadable_output(name, output, ctx, problem))
     }
 
     /// The error for the template whose output passes the cap `limit`, `room` bytes into it.
@@ -616,77 +651,51 @@ impl<'source> Engine<'source> {
         })
     }
 
-    fn parse_document(
+    /// The error for `problem` in template `name`'s `output`: the template and line that wrote
+    /// the offending output line, found by rendering it again with span tracking (error paths
+    /// only, so rendering stays fast).
+    fn unreadable_output(
         &self,
-        (name, index): (&str, usize),
+        name: &str,
         output: &str,
-        slice: manifest::DocumentSlice<'_>,
-        template: &minijinja::Template<'_, '_>,
         ctx: &JValue,
-    ) -> Result<RenderedDocument, RenderError> {
-        let scan = |text: &str| match &self.checked {
-            Some(checked) => checked.head((name, index), text),
-            None => yaml::scan_manifest_head(text),
-        };
-        // A label or annotation written twice (the chart's, then the user's commonLabels or
-        // podAnnotations) is written once, with the later value (see manifest::repeated_metadata).
-        let mut merged_text = None;
-        let head = scan(slice.text).or_else(|e| {
-            manifest::later_labels_and_annotations_win(slice.text)
-                .and_then(|merged| {
-                    let head = scan(&merged).ok()?;
-                    merged_text = Some(merged);
-                    Some(head)
-                })
-                .ok_or(e)
+        problem: OutputProblem,
+    ) -> RenderError {
+        let output_line = problem.line;
+        let origin = self.env.get_template(name).ok().and_then(|template| {
+            let line_start = line_start_offset(output, output_line)?;
+            let line_end = output[line_start..]
+                .find('\n')
+                .map_or(output.len(), |i| line_start + i);
+            let at = (line_start + problem.column.saturating_sub(1)).min(line_end);
+            self.output_origin(&template, ctx, at)
         });
-        let head = match head {
-            Ok(head) => head,
-            Err(e) => {
-                let output_line = manifest::line_of(output, slice.offset) + e.position.line - 1;
-                let origin = line_start_offset(output, output_line).and_then(|line_start| {
-                    let line_end = output[line_start..]
-                        .find('\n')
-                        .map_or(output.len(), |i| line_start + i);
-                    let at = (line_start + e.position.column.saturating_sub(1)).min(line_end);
-                    self.output_origin(template, ctx, at)
-                });
-                let (origin_name, template_line) = match origin {
-                    Some((n, l)) => (n, Some(l)),
-                    None => (name.to_owned(), None),
-                };
-                let source_line = template_line.and_then(|l| {
-                    self.env
-                        .get_template(&origin_name)
-                        .ok()?
-                        .source()
-                        .lines()
-                        .nth(l - 1)
-                        .map(str::to_owned)
-                });
-                return Err(RenderError::InvalidYaml {
-                    template: format!("{}/templates/{}", self.chart_name, origin_name),
-                    template_line,
-                    template_source_line: source_line,
-                    output_line,
-                    output_text: if crate::redact::line_is_in_private_key(output, output_line) {
-                        "<a line of a private key, masked>".to_owned()
-                    } else {
-                        let line = output.lines().nth(output_line - 1).unwrap_or_default();
-                        crate::redact::mask_private_keys(line).into_owned()
-                    },
-                    message: e.message,
-                });
-            }
+        let (origin_name, template_line) = match origin {
+            Some((n, l)) => (n, Some(l)),
+            None => (name.to_owned(), None),
         };
-        Ok(RenderedDocument {
-            template: format!("templates/{name}"),
-            text: merged_text.unwrap_or_else(|| slice.text.to_owned()),
-            kind: head.kind,
-            name: head.name,
-            namespace: head.namespace,
-            hook: head.hook,
-        })
+        let source_line = template_line.and_then(|l| {
+            self.env
+                .get_template(&origin_name)
+                .ok()?
+                .source()
+                .lines()
+                .nth(l - 1)
+                .map(str::to_owned)
+        });
+        RenderError::InvalidYaml {
+            template: format!("{}/templates/{}", self.chart_name, origin_name),
+            template_line,
+            template_source_line: source_line,
+            output_line,
+            output_text: if crate::redact::line_is_in_private_key(output, output_line) {
+                "<a line of a private key, masked>".to_owned()
+            } else {
+                let line = output.lines().nth(output_line - 1).unwrap_or_default();
+                crate::redact::mask_private_keys(line).into_owned()
+            },
+            message: problem.message,
+        }
     }
 }
 
@@ -712,7 +721,7 @@ impl Engine<'_> {
                     if let Ok(t) = self.env.get_template(s.name()) {
                         let offset =
                             s.source_range().start + at.saturating_sub(s.output_range().start);
-                        line = manifest::line_of(t.source(), offset);
+                        line = line_of(t.source(), offset);
                     }
                 }
                 (s.name().to_owned(), line)
@@ -725,4 +734,9 @@ fn line_start_offset(text: &str, line: usize) -> Option<usize> {
         return Some(0);
     }
     text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
 }

@@ -15,7 +15,6 @@
 //! `Values`, or that keeps missing, is rendered from then on without notes.
 
 use super::context::{ApiVersions, KubeVersion};
-use crate::manifest::RenderedDocument;
 use minijinja::value::{Enumerator, Object, ObjectExt, Value as JValue, ValueKind};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -310,12 +309,6 @@ impl OutputSize for String {
     }
 }
 
-impl OutputSize for (u64, Vec<RenderedDocument>) {
-    fn bytes(&self) -> usize {
-        self.1.iter().map(|doc| doc.text.len()).sum()
-    }
-}
-
 impl<T: Clone + OutputSize> Outputs<T> {
     /// The output of a render with `context`: remembered, or rendered by `render` (noting its
     /// reads while this template is still worth noting).
@@ -393,10 +386,10 @@ impl<T: Clone + OutputSize> Outputs<T> {
     }
 }
 
-/// Outputs remembered per template: whole templates' documents, and partials' text.
+/// Outputs remembered per template: whole templates' text, and partials' text.
 pub struct RememberedRenders {
     index: HashMap<String, usize>,
-    documents: Vec<Outputs<(u64, Vec<RenderedDocument>)>>,
+    outputs: Vec<Outputs<String>>,
     included: Vec<Outputs<String>>,
     kept_bytes: AtomicUsize,
 }
@@ -432,7 +425,7 @@ impl RememberedRenders {
                 .enumerate()
                 .map(|(i, n)| (n.clone(), i))
                 .collect(),
-            documents: names.iter().map(|_| Outputs::default()).collect(),
+            outputs: names.iter().map(|_| Outputs::default()).collect(),
             included: names.iter().map(|_| Outputs::default()).collect(),
             kept_bytes: AtomicUsize::new(0),
         }
@@ -448,15 +441,15 @@ impl RememberedRenders {
         Active { previous }
     }
 
-    /// The documents of template `template` rendered with `context`: remembered, or from
+    /// The output of template `template` rendered with `context`: remembered, or from
     /// `render`.
-    pub fn documents<E>(
+    pub fn output<E>(
         &self,
         template: usize,
         context: JValue,
-        render: impl FnOnce(&JValue) -> Result<(u64, Vec<RenderedDocument>), E>,
-    ) -> Result<(u64, Vec<RenderedDocument>), E> {
-        match self.documents.get(template) {
+        render: impl FnOnce(&JValue) -> Result<String, E>,
+    ) -> Result<String, E> {
+        match self.outputs.get(template) {
             Some(outputs) => outputs.output(context, &self.kept_bytes, render),
             None => render(&context),
         }

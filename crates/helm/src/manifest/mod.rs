@@ -1,9 +1,12 @@
-//! Rendered manifests: splitting a template's output into documents and checking each one,
-//! Helm's install order, `--show-only`, and the framing `helm template` prints.
+//! Rendered manifests: splitting a template's output into documents and checking each one
+//! ([`DocumentReader`], which the engine hands each template's output), Helm's install order,
+//! `--show-only` ([`assemble`]), and the framing `helm template` prints.
 
 pub mod checked;
+mod reader;
 mod repeated_metadata;
 
+pub use reader::{assemble, render, render_with_a_helper, DocumentReader};
 pub use repeated_metadata::later_labels_and_annotations_win;
 
 use std::fmt::{self, Write as _};

@@ -507,7 +507,14 @@ fn check_templates(
     };
     // As `helm lint` does, a `required` value left unset is noted and the render goes on.
     let (rendered, missing) = crate::engine::functions::noting_missing_required(|| {
-        Engine::new(chart).and_then(|engine| engine.render(values, &options))
+        Engine::new(chart).and_then(|engine| {
+            crate::manifest::render(
+                &engine,
+                values,
+                &options,
+                &crate::manifest::DocumentReader::new(),
+            )
+        })
     });
     let severity = if report.strict {
         Severity::Error
