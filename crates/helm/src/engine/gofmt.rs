@@ -13,13 +13,6 @@ pub fn write_display(out: &mut String, value: &Value) {
     }
 }
 
-/// `value` as Go's `%v` prints it at the top level.
-pub fn display(value: &Value) -> String {
-    let mut out = String::new();
-    write_display(&mut out, value);
-    out
-}
-
 /// Go `%v` inside a list or map: nil is `<nil>`, lists `[a b]`, maps `map[k:v]`.
 pub fn write_nested(out: &mut String, value: &Value) {
     match value.kind() {

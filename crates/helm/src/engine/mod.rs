@@ -5,7 +5,7 @@ pub(crate) mod convert;
 mod error;
 mod files;
 pub mod functions;
-pub mod gofmt;
+mod gofmt;
 mod include;
 mod nesting;
 mod remembered;

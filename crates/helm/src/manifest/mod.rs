@@ -2,7 +2,7 @@
 //! ([`DocumentReader`], which the engine hands each template's output), Helm's install order,
 //! `--show-only` ([`assemble`]), and the framing `helm template` prints.
 
-pub mod checked;
+mod checked;
 mod reader;
 mod repeated_metadata;
 

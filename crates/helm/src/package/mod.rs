@@ -11,7 +11,7 @@
 //! rewrite only their own lines. A chart that keeps its defaults in `values/values.yaml` (ours)
 //! gets them stored as `values.yaml`, where Helm looks; every other file keeps its path.
 
-pub mod archive;
+mod archive;
 
 use crate::chart::{walk_chart_dir, Chart, ChartError, ChartMetadata, Hidden, Walked};
 use crate::input::archive::read_archive_file;
