@@ -473,6 +473,23 @@ fn a_workload_hitting_13247_on_the_release_that_meshes_it_is_warned_about() {
 }
 
 #[test]
+fn a_workload_hitting_13247_on_a_stable_release_is_told_no_stable_release_has_the_fix() {
+    let (code, out) = lint_peers(&["--meshed-by", "stable-2.14.10"]);
+    assert_eq!(code, 0, "a warning does not fail the lint: {out}");
+    assert!(
+        out.contains(
+            "once meshed by Linkerd stable-2.14.10 direct pod-to-pod traffic to pods that are \
+             not ready yet is refused (linkerd/linkerd2#13247); no stable release has the fix \
+             (edge-25.1.1 and later edge releases do)"
+        ),
+        "{out}"
+    );
+    // The backport that brought the fault came with stable-2.14.2.
+    let (_, before) = lint_peers(&["--meshed-by", "stable-2.14.1"]);
+    assert!(!before.contains("13247"), "{before}");
+}
+
+#[test]
 fn the_same_chart_meshed_by_a_release_with_the_fix_gets_no_warning() {
     for extra in [&["--meshed-by", "edge-26.8.3"][..], &[]] {
         let (code, out) = lint_peers(extra);

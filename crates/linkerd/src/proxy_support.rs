@@ -259,8 +259,23 @@ mod tests {
         assert!(!open("edge-25.1.1") && !open("edge-26.8.3"));
         // Before the pod watcher's readiness check there was no fault.
         assert!(!open("edge-23.9.3") && !open("edge-21.4.4"));
-        // Not judged: stable releases and custom builds.
-        assert!(!open("stable-2.14.10") && !open("my-build"));
+        // Not judged: custom builds.
+        assert!(!open("my-build"));
+    }
+
+    #[test]
+    fn a_known_issue_is_open_on_stables_from_the_backport_while_no_stable_has_the_fix() {
+        let open = |v: &str| is_open(&control_plane(v), &NOT_READY_PEERS);
+        assert!(open("stable-2.14.2") && open("stable-2.14.10"));
+        assert!(!open("stable-2.14.1") && !open("stable-2.13.12"));
+        assert_eq!(
+            NOT_READY_PEERS.fix_for("stable-2.14.10"),
+            "no stable release has the fix (edge-25.1.1 and later edge releases do)"
+        );
+        assert_eq!(
+            NOT_READY_PEERS.fix_for("edge-24.10.2"),
+            "fixed in edge-25.1.1"
+        );
     }
 
     use super::*;
@@ -410,6 +425,24 @@ pub struct KnownIssue {
     pub introduced_in: &'static str,
     /// The first edge release with the fix.
     pub fixed_in: &'static str,
+    /// The first stable release with the fault, if the stable line has it.
+    pub introduced_in_stable: Option<&'static str>,
+    /// The first stable release with the fix; `None` while no stable release has it.
+    pub fixed_in_stable: Option<&'static str>,
+}
+
+impl KnownIssue {
+    /// Where the fix is, for someone on `release`: the fixing release of its own line.
+    pub fn fix_for(&self, release: &str) -> String {
+        match (Release::parse(release), self.fixed_in_stable) {
+            (Some(Release::Stable(..)), Some(stable)) => format!("fixed in {stable}"),
+            (Some(Release::Stable(..)), None) => format!(
+                "no stable release has the fix ({} and later edge releases do)",
+                self.fixed_in
+            ),
+            _ => format!("fixed in {}", self.fixed_in),
+        }
+    }
 }
 
 /// Direct traffic to a pod that is not ready yet, behind a headless Service that publishes
@@ -417,9 +450,12 @@ pub struct KnownIssue {
 pub const NOT_READY_PEERS: KnownIssue = KnownIssue {
     issue: "linkerd/linkerd2#13247",
     what: "direct pod-to-pod traffic to pods that are not ready yet is refused",
-    // The destination controller's pod watcher began skipping unready pods here.
+    // The destination controller's pod watcher began skipping unready pods here (linkerd2
+    // commit 65ddba4e, backported to the stable branch as b5fb1a28); the fix is ba8a84c9.
     introduced_in: "edge-23.9.4",
     fixed_in: "edge-25.1.1",
+    introduced_in_stable: Some("stable-2.14.2"),
+    fixed_in_stable: None,
 };
 
 /// Every known issue, for the release table's `known-issues` lists.
@@ -430,9 +466,8 @@ pub fn known_issue(issue: &str) -> Option<&'static KnownIssue> {
     KNOWN_ISSUES.iter().find(|known| known.issue == issue)
 }
 
-/// Whether the control plane of `values` (its `linkerdVersion`) is older than the release that
-/// fixed `issue`. A stable release, or a version that names no release, is not judged: the
-/// table knows the edge release of each fix only.
+/// Whether the control plane of `values` (its `linkerdVersion`) has `issue` (see [`is_open_in`]);
+/// a version that names no release is not judged.
 pub fn is_open(values: &Value, issue: &KnownIssue) -> bool {
     let version = values
         .get_path(&["linkerdVersion"])
@@ -451,21 +486,26 @@ pub fn is_open_in(version: &str, issue: &KnownIssue) -> bool {
     }
 }
 
-/// Whether edge release `version` lies between the release that brought `issue` and the one
-/// that fixed it; false for anything else.
+/// Whether release `version` lies between the release of its line that brought `issue` and
+/// the one that fixed it (a stable line without a fix has it from its first faulty release on);
+/// false for anything that names no release.
 pub fn issue_rule(version: &str, issue: &KnownIssue) -> bool {
-    let edge = |tag: &str| match Release::parse(tag) {
-        Some(Release::Edge(a, b, c)) => Some((a, b, c)),
-        _ => None,
+    let numbers = |tag: &str| match Release::parse(tag) {
+        Some(Release::Edge(a, b, c) | Release::Stable(a, b, c)) => Some((a, b, c)),
+        None => None,
     };
-    match (
-        edge(version),
-        edge(issue.introduced_in),
-        edge(issue.fixed_in),
-    ) {
-        (Some(v), Some(from), Some(to)) => from <= v && v < to,
-        _ => false,
-    }
+    let (from, to) = match Release::parse(version) {
+        Some(Release::Edge(..)) => (Some(issue.introduced_in), Some(issue.fixed_in)),
+        Some(Release::Stable(..)) => match issue.introduced_in_stable {
+            Some(from) => (Some(from), issue.fixed_in_stable),
+            None => return false,
+        },
+        None => return false,
+    };
+    let (Some(v), Some(from)) = (numbers(version), from.and_then(numbers)) else {
+        return false;
+    };
+    from <= v && to.and_then(numbers).is_none_or(|to| v < to)
 }
 
 /// A headless Service (`clusterIP: None`) with `publishNotReadyAddresses: true`: the pods it

@@ -177,8 +177,10 @@ impl Warning {
                 service,
             } => format!(
                 "its pods are selected by headless Service {service} with \
-                 publishNotReadyAddresses: true, and on {release} {} ({}); fixed in {}",
-                issue.what, issue.issue, issue.fixed_in
+                 publishNotReadyAddresses: true, and on {release} {} ({}); {}",
+                issue.what,
+                issue.issue,
+                issue.fix_for(release)
             ),
             Warning::UnknownAnnotation {
                 annotation,

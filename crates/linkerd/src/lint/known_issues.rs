@@ -66,8 +66,11 @@ pub fn hits(documents: &[&Map], release: &str) -> Vec<KnownIssueHit> {
             message: format!(
                 "{workload}: its pods are selected by headless Service {} with \
                  publishNotReadyAddresses: true, and once meshed by Linkerd {release} {} ({}); \
-                 fixed in {}",
-                service.name, issue.what, issue.issue, issue.fixed_in
+                 {}",
+                service.name,
+                issue.what,
+                issue.issue,
+                issue.fix_for(release)
             ),
             workload,
         });
