@@ -16,8 +16,9 @@ use crate::yaml::Value;
 pub enum ReleaseError {
     /// A release named by `--linkerd` or `linkerdVersion` has no line in this binary.
     #[error(
-        "{from} {release} is not a Linkerd release meshchart embeds (it embeds {embedded}); \
-         choose one with --linkerd, which also lets linkerdVersion set only the image tags"
+        "{from} {release} is not a Linkerd release meshchart embeds{} (it embeds {embedded}); \
+         choose one with --linkerd, which also lets linkerdVersion set only the image tags",
+        .nearest.as_ref().map(|n| format!(": did you mean {n}?")).unwrap_or_default()
     )]
     UnknownRelease {
         /// The release asked for.
@@ -26,6 +27,8 @@ pub enum ReleaseError {
         from: String,
         /// The embedded releases, comma-separated.
         embedded: String,
+        /// The embedded release the user most likely meant, if one is close.
+        nearest: Option<String>,
     },
     /// `linkerdVersion` names another embedded release than `--linkerd`.
     #[error(
@@ -168,6 +171,30 @@ fn is_embedded(release: &str) -> bool {
     row(release).is_some()
 }
 
+/// The embedded release a user who typed `asked` most likely meant: the one it names without
+/// its line (`26.8.3`, `v26.8.3`), else one a typo or two away (`edge-26.8.2`, `egde-26.8.3`).
+fn nearest_release(asked: &str) -> Option<String> {
+    let bare = asked.trim().trim_start_matches(['v', 'V']);
+    if let Some(row) = RELEASES.iter().find(|row| {
+        row.release
+            .split_once('-')
+            .is_some_and(|(_, number)| number == bare)
+    }) {
+        return Some(row.release.to_owned());
+    }
+    RELEASES
+        .iter()
+        .map(|row| {
+            (
+                crate::values::known::edit_distance(asked, row.release),
+                row.release,
+            )
+        })
+        .filter(|(distance, _)| *distance <= 2)
+        .min()
+        .map(|(_, release)| release.to_owned())
+}
+
 /// The release line a command renders, and a warning to print when the choice deserves one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineChoice {
@@ -193,6 +220,7 @@ pub fn choose_line(
             release: line.to_owned(),
             from: "--linkerd".to_owned(),
             embedded: embedded(),
+            nearest: nearest_release(line),
         }),
         (Some(line), Some(version)) if version != line && is_embedded(version) => {
             Err(ReleaseError::MixedReleases {
@@ -219,6 +247,7 @@ pub fn choose_line(
             release: version.to_owned(),
             from: "linkerdVersion".to_owned(),
             embedded: embedded(),
+            nearest: nearest_release(version),
         }),
         (None, None) => Ok(LineChoice {
             release: DEFAULT_RELEASE.to_owned(),
@@ -286,6 +315,23 @@ mod tests {
             text.contains("edge-99.1.1") && text.contains("edge-21.4.4"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_unknown_release_suggests_the_embedded_one_meant() {
+        let suggested = |asked: &str| {
+            choose_line(Some(asked), &values(None))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            suggested("26.8.3").contains("did you mean edge-26.8.3?"),
+            "{}",
+            suggested("26.8.3")
+        );
+        assert!(suggested("v24.10.2").contains("did you mean edge-24.10.2?"));
+        assert!(suggested("egde-26.8.3").contains("did you mean edge-26.8.3?"));
+        assert!(!suggested("stable-2.9.0").contains("did you mean"));
     }
 
     /// `edge-YY.M.P` as numbers, so `edge-24.10.2` comes after `edge-24.9.1`.
