@@ -126,7 +126,7 @@ fn golden_names_the_chart_and_the_cases_it_checked() {
 
 #[test]
 fn a_release_named_without_its_line_is_refused_suggesting_the_embedded_one() {
-    let out = run(command().args(["render", "--linkerd", "26.8.3"]));
+    let out = run(&mut command(&["render", "--linkerd", "26.8.3"]));
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
