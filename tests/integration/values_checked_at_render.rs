@@ -320,3 +320,64 @@ fn values_that_set_another_namespace_win_over_the_flag_with_a_warning() {
     assert!(text(&output.stdout)
         .contains("kind: Namespace\napiVersion: v1\nmetadata:\n  name: linkerd\n"));
 }
+
+#[test]
+fn every_modern_line_types_its_values_so_a_wrong_type_is_an_error_naming_the_key() {
+    for line in ["edge-24.10.2", "edge-26.8.3"] {
+        for (set, key, expected) in [
+            ("proxy.await=yes", "proxy.await", "boolean"),
+            ("controllerReplicas=three", "controllerReplicas", "integer"),
+            (
+                "enablePodAntiAffinity=sometimes",
+                "enablePodAntiAffinity",
+                "boolean",
+            ),
+        ] {
+            let out = meshchart(&[
+                "render",
+                "--linkerd",
+                line,
+                "-n",
+                "linkerd",
+                "--certs-dir",
+                "tests/certs",
+                "--set",
+                set,
+            ]);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{line} --set {set}: {stderr}");
+            assert!(
+                stderr.contains(&format!("- {key}: Invalid type. Expected: {expected}")),
+                "{line} --set {set}: {stderr}"
+            );
+            assert!(
+                out.stdout.is_empty(),
+                "{line} --set {set}: nothing rendered"
+            );
+        }
+    }
+}
+
+#[test]
+fn label_selectors_of_the_webhooks_take_match_labels_without_an_unknown_key_warning() {
+    let out = meshchart(&[
+        "render",
+        "--linkerd",
+        "edge-26.8.3",
+        "-n",
+        "linkerd",
+        "--certs-dir",
+        "tests/certs",
+        "--set",
+        "proxyInjector.namespaceSelector.matchLabels.team=a",
+        "--set",
+        "proxyInjector.objectSelector.matchLabels.app=b",
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("unknown key"), "{stderr}");
+    assert!(
+        text(&out.stdout).contains("team: a"),
+        "the selector reaches the webhook"
+    );
+}
