@@ -360,24 +360,33 @@ fn every_modern_line_types_its_values_so_a_wrong_type_is_an_error_naming_the_key
 
 #[test]
 fn label_selectors_of_the_webhooks_take_match_labels_without_an_unknown_key_warning() {
-    let out = meshchart(&[
-        "render",
-        "--linkerd",
-        "edge-26.8.3",
-        "-n",
-        "linkerd",
-        "--certs-dir",
-        "tests/certs",
-        "--set",
-        "proxyInjector.namespaceSelector.matchLabels.team=a",
-        "--set",
-        "proxyInjector.objectSelector.matchLabels.app=b",
-    ]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains("unknown key"), "{stderr}");
-    assert!(
-        text(&out.stdout).contains("team: a"),
-        "the selector reaches the webhook"
-    );
+    for (line, kube) in [
+        ("edge-21.4.4", "1.24.0"),
+        ("edge-24.10.2", "1.31.0"),
+        ("edge-26.8.3", "1.31.0"),
+    ] {
+        let out = meshchart(&[
+            "render",
+            "--linkerd",
+            line,
+            "--kube-version",
+            kube,
+            "-n",
+            "linkerd",
+            "--certs-dir",
+            "tests/certs",
+            "--set",
+            "proxyInjector.namespaceSelector.matchLabels.team=a",
+            "--set",
+            "profileValidator.namespaceSelector.matchLabels.env=b",
+        ]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {stderr}");
+        assert!(!stderr.contains("unknown key"), "{line}: {stderr}");
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("team: a") && stdout.contains("env: b"),
+            "{line}: the selectors reach the webhooks"
+        );
+    }
 }
