@@ -72,6 +72,21 @@ const ALLOWED: &[Allowed] = &[
         resource: "Deployment/*",
         path: "spec.template.spec.containers[0].lifecycle.postStart.exec.command[*]",
     },
+    Allowed {
+        cases: &["native-sidecar-await-off"],
+        resource: "Deployment/*",
+        path: "spec.template.spec.initContainers[1].startupProbe.*",
+    },
+    Allowed {
+        cases: &["heartbeat-from-clock"],
+        resource: "CronJob/linkerd-heartbeat",
+        path: "spec.schedule",
+    },
+    Allowed {
+        cases: &["heartbeat-from-clock"],
+        resource: "ConfigMap/linkerd-config",
+        path: "data.values.heartbeatSchedule",
+    },
 ];
 
 /// One difference between Helm's render and ours.
@@ -351,6 +366,16 @@ fn proxy_settings_the_components_override_reach_the_rest_as_the_user_set_them() 
 #[test]
 fn external_ca_cni_and_await_off_render_as_upstream_but_control_plane_still_awaits() {
     assert_matches_upstream("external-ca-cni-await-off");
+}
+
+#[test]
+fn native_sidecars_with_await_off_render_as_upstream_but_control_plane_still_probes() {
+    assert_matches_upstream("native-sidecar-await-off");
+}
+
+#[test]
+fn a_heartbeat_schedule_left_unset_is_derived_from_the_cluster_not_the_clock() {
+    assert_matches_upstream("heartbeat-from-clock");
 }
 
 /// The rows of the "edge-24.10.2 line" table: (resource, field path) of each.

@@ -31,7 +31,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "*.description",
     ),
     (
-        "defaults, ha, classic-proxy, external-ca, await-off, extras, scoped-overrides",
+        "defaults, ha, classic-proxy, external-ca, await-off*, extras, scoped-overrides, heartbeat-from-clock",
         "ConfigMap/linkerd-config",
         "data.values.proxy.controlPlaneAwait",
     ),
@@ -44,6 +44,26 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "await-off",
         "Deployment/linkerd-proxy-injector",
         "spec.template.spec.initContainers[name=linkerd-proxy].startupProbe",
+    ),
+    (
+        "await-off-classic",
+        "Deployment/linkerd-destination",
+        "spec.template.spec.containers[name=linkerd-proxy].lifecycle",
+    ),
+    (
+        "await-off-classic",
+        "Deployment/linkerd-proxy-injector",
+        "spec.template.spec.containers[name=linkerd-proxy].lifecycle",
+    ),
+    (
+        "heartbeat-from-clock",
+        "CronJob/linkerd-heartbeat",
+        "spec.schedule",
+    ),
+    (
+        "heartbeat-from-clock",
+        "ConfigMap/linkerd-config",
+        "data.values.heartbeatSchedule",
     ),
 ];
 
@@ -386,6 +406,16 @@ fn proxy_settings_the_components_override_reach_the_rest_as_the_user_set_them() 
 #[test]
 fn proxy_await_off_leaves_destination_and_injector_awaiting_their_proxy() {
     check_case("await-off");
+}
+
+#[test]
+fn proxy_await_off_with_classic_sidecars_leaves_their_await_hook() {
+    check_case("await-off-classic");
+}
+
+#[test]
+fn a_heartbeat_schedule_left_unset_is_derived_from_the_cluster_not_the_clock() {
+    check_case("heartbeat-from-clock");
 }
 
 /// The rows of the DEVIATIONS.md table "edge-26.8.3 line", as (cases, resource, path).
