@@ -17,7 +17,10 @@ use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
+use flags::helm::{HelmTemplateFlags, IgnoredFlags};
+use flags::{
+    ChartFlags, DiffChartFlags, InjectArgs, RenderChartFlags, RenderFlags, UninjectArgs, ValueFlags,
+};
 use meshchart::inject::command::Run;
 use meshchart::inject::SpooledReport;
 use meshchart::Error;
@@ -34,10 +37,18 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Render the chart to a multi-document YAML stream.
+    /// Render the chart to a multi-document YAML stream, as `helm template [NAME] [CHART]`.
+    ///
+    /// Helm's flags work as in `helm template`; those that only matter against a cluster or a
+    /// repository (--wait, --kube-context, ...) are accepted and ignored with a note.
+    #[command(disable_version_flag = true)]
     Render {
         #[command(flatten)]
-        chart: ChartFlags,
+        chart: RenderChartFlags,
+        /// The chart's version must satisfy this constraint (`1.2.3`, `^2.0.0`, `>=1.2 <2`),
+        /// as `helm template --version` asks of a repository's chart; else an error.
+        #[arg(long = "version", value_name = "CONSTRAINT")]
+        chart_version: Option<String>,
         /// Write one file per template under DIR instead of printing (all or nothing); with
         /// --fleet, one DIR/NAME.yaml per cluster.
         #[arg(long, value_name = "DIR")]
@@ -56,6 +67,8 @@ pub enum Command {
         keep_going: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
+        #[command(flatten)]
+        helm: Box<HelmTemplateFlags>,
     },
     /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
     #[command(disable_version_flag = true)]
@@ -79,6 +92,8 @@ pub enum Command {
         /// Keep the chart folder's golden/ cases in the archive (left out by default).
         #[arg(long)]
         include_golden: bool,
+        #[command(flatten)]
+        helm: IgnoredFlags<false>,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -93,6 +108,8 @@ pub enum Command {
         /// `required` value left unset: an INFO otherwise, as in `helm lint`.)
         #[command(flatten)]
         flags: Box<RenderFlags>,
+        #[command(flatten)]
+        helm: IgnoredFlags<false>,
     },
     /// Print the effective values (chart defaults, then -f files, then --set flags).
     Values {
@@ -237,42 +254,31 @@ fn failed_if(failed: bool) -> ExitCode {
 /// `command` with its chart made explicit (see [`ChartFlags::resolved`]).
 fn with_chart_resolved(command: Command) -> Command {
     match command {
-        Command::Render {
-            chart,
-            output_dir,
-            fleet,
-            jobs,
-            keep_going,
-            flags,
-        } => Command::Render {
-            chart: chart.resolved(),
-            output_dir,
-            fleet,
-            jobs,
-            keep_going,
-            flags,
-        },
         Command::Package {
             chart,
             destination,
             version,
             app_version,
             include_golden,
+            helm,
         } => Command::Package {
             chart: chart.resolved(),
             destination,
             version,
             app_version,
             include_golden,
+            helm,
         },
         Command::Lint {
             chart,
             meshed_by,
             flags,
+            helm,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
             flags,
+            helm,
         },
         Command::Values {
             chart,
@@ -372,30 +378,52 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Uninject(args) => inject::uninject(&args),
         Command::Render {
             chart,
-            output_dir: Some(out),
-            fleet: Some(fleet_dir),
+            chart_version,
+            output_dir,
+            fleet,
             jobs,
             keep_going,
             flags,
-        } => render::fleet(&chart, &fleet_dir, &out, jobs, keep_going, &flags),
-        Command::Render {
-            chart,
-            output_dir,
-            flags,
-            ..
-        } => render::one(&chart, output_dir, &flags),
+            helm,
+        } => {
+            let (chart, mut flags) = render::helm_grammar(chart, *flags, &helm)?;
+            let output_dir = render::release_output_dir(output_dir, &helm, &mut flags);
+            let chart = chart.resolved();
+            match (output_dir, fleet) {
+                (Some(out), Some(fleet_dir)) => render::fleet(
+                    &chart,
+                    &fleet_dir,
+                    &out,
+                    jobs,
+                    keep_going,
+                    &flags,
+                    chart_version.as_deref(),
+                ),
+                (output_dir, _) => {
+                    render::one(&chart, output_dir, &flags, &helm, chart_version.as_deref())
+                }
+            }
+        }
         Command::Package {
             chart,
             destination,
             version,
             app_version,
             include_golden,
-        } => package::run(&chart, &destination, version, app_version, include_golden),
+            helm,
+        } => {
+            print_notes(&helm.note().into_iter().collect::<Vec<_>>());
+            package::run(&chart, &destination, version, app_version, include_golden)
+        }
         Command::Lint {
             chart,
             meshed_by,
             flags,
-        } => lint::run(&chart, meshed_by.as_deref(), &flags),
+            helm,
+        } => {
+            print_notes(&helm.note().into_iter().collect::<Vec<_>>());
+            lint::run(&chart, meshed_by.as_deref(), &flags)
+        }
         Command::Values {
             chart,
             explain,

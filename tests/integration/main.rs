@@ -13,6 +13,7 @@ mod chart_schema;
 mod cli_chart_choice;
 mod cli_functions;
 mod cli_golden;
+mod cli_helm_habits;
 mod cli_inject;
 mod cli_render;
 mod control_plane_await;

@@ -60,6 +60,9 @@ pub struct RenderRequest {
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
+    /// Leave the values unchecked against the chart's `values.schema.json` (Helm's
+    /// `--skip-schema-validation`); unknown keys are still reported.
+    pub skip_schema_validation: bool,
 }
 
 impl Default for RenderRequest {
@@ -79,6 +82,7 @@ impl Default for RenderRequest {
             require_kept_material: false,
             certs_dir_read_only: false,
             max_output_bytes: None,
+            skip_schema_validation: false,
         }
     }
 }
@@ -277,7 +281,7 @@ fn values_with_kept(
         request.strict,
     )?);
     let values = coalesce(defaults, user, &mut notes);
-    if let Some(schema) = &schema {
+    if let Some(schema) = schema.as_ref().filter(|_| !request.skip_schema_validation) {
         let violations = schema.check(&values);
         if !violations.is_empty() {
             return Err(ValuesError::Schema {
