@@ -349,6 +349,37 @@ impl RenderFlags {
     }
 }
 
+/// How a command prints its result (`-o`/`--output`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people: lines of text.
+    #[default]
+    Text,
+    /// For programs: one JSON document on stdout (notes stay on stderr).
+    Json,
+}
+
+/// `-o/--output text|json` of `lint`, `golden`, `diff` and `releases`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FormatFlag {
+    /// How the result is printed: `text`, or `json` (one JSON document on stdout).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t
+    )]
+    pub output: Format,
+}
+
+impl FormatFlag {
+    /// Whether the result is printed as JSON.
+    pub fn json(self) -> bool {
+        self.output == Format::Json
+    }
+}
+
 /// How the inject report on stderr is written (the library's [`ReportFormat`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportKind {

@@ -7,11 +7,14 @@ use meshchart::lint;
 use meshchart::{ChartSource, Error};
 use std::process::ExitCode;
 
-/// Lints the chart `chart` names with the render flags `flags`; exit 1 on an error finding.
+/// Lints the chart `chart` names with the render flags `flags`, printing Helm's lines or (`json`)
+/// `{"chart", "findings": [{"severity", "location", "message"}], "failed"}`; exit 1 on an
+/// error finding.
 pub fn run(
     chart: &ChartFlags,
     meshed_by: Option<&str>,
     flags: &RenderFlags,
+    json: bool,
 ) -> Result<ExitCode, Error> {
     let source = chart.source();
     let report = lint::lint_with(
@@ -21,7 +24,30 @@ pub fn run(
         flags.strict,
         &mut std::io::stdin().lock(),
     );
-    write_stdout(&report.to_text())?;
+    if json {
+        let findings: Vec<serde_json::Value> = report
+            .findings
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "severity": match f.severity {
+                        lint::Severity::Error => "error",
+                        lint::Severity::Warning => "warning",
+                        lint::Severity::Info => "info",
+                    },
+                    "location": f.location,
+                    "message": f.message,
+                })
+            })
+            .collect();
+        write_stdout(&super::json_text(&serde_json::json!({
+            "chart": report.origin,
+            "findings": findings,
+            "failed": report.failed(),
+        })))?;
+    } else {
+        write_stdout(&report.to_text())?;
+    }
     Ok(failed_if(report.failed()))
 }
 

@@ -18,6 +18,7 @@ use meshchart::flags;
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 use flags::helm::{HelmTemplateFlags, IgnoredFlags};
+use flags::FormatFlag;
 use flags::{
     ChartFlags, DiffChartFlags, InjectArgs, RenderChartFlags, RenderFlags, UninjectArgs, ValueFlags,
 };
@@ -104,6 +105,8 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        #[command(flatten)]
+        format: FormatFlag,
         /// (`--strict`, among the render flags, also fails the lint on warnings and on a
         /// `required` value left unset: an INFO otherwise, as in `helm lint`.)
         #[command(flatten)]
@@ -171,6 +174,8 @@ pub enum Command {
         #[arg(long)]
         show_secrets: bool,
         #[command(flatten)]
+        format: FormatFlag,
+        #[command(flatten)]
         flags: Box<RenderFlags>,
     },
     /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
@@ -191,6 +196,8 @@ pub enum Command {
         /// Run (or update) only this case, by its folder name (repeatable).
         #[arg(long = "case", value_name = "NAME")]
         only: Vec<String>,
+        #[command(flatten)]
+        format: FormatFlag,
     },
     /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
     /// a report on stderr).
@@ -206,7 +213,10 @@ pub enum Command {
     Uninject(UninjectArgs),
     /// List the Linkerd release lines meshchart embeds: release, charts and versions, the
     /// Kubernetes versions each supports, and which is the default.
-    Releases,
+    Releases {
+        #[command(flatten)]
+        format: FormatFlag,
+    },
     /// The certificate lifecycle of a --certs-dir folder: create a root and issuer, renew the
     /// issuer (the root may be kept offline), rotate the root in phases, inspect.
     #[command(subcommand)]
@@ -226,6 +236,14 @@ fn print_notes(notes: &[String]) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// `value` as the one JSON document a command prints: pretty, keys in the order built, a newline
+/// at the end.
+fn json_text(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 fn write_stdout(text: &str) -> Result<(), Error> {
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -235,10 +253,12 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 }
 
 /// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
-/// stream is already on stdout).
-fn finish(run: Run, report: SpooledReport) -> ExitCode {
-    print_notes(&run.notes);
-    let _ = report.copy_to(&mut std::io::stderr().lock());
+/// stream is already on stdout); a JSON report holds the notes, `early` ones (said before the
+/// run) first, so stderr is one JSON document.
+fn finish(early: Vec<String>, run: Run, report: SpooledReport) -> ExitCode {
+    let mut notes = early;
+    notes.extend(run.notes);
+    let _ = report.copy_with_notes(&notes, &mut std::io::stderr().lock());
     ExitCode::SUCCESS
 }
 
@@ -272,11 +292,13 @@ fn with_chart_resolved(command: Command) -> Command {
         Command::Lint {
             chart,
             meshed_by,
+            format,
             flags,
             helm,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
+            format,
             flags,
             helm,
         },
@@ -295,12 +317,14 @@ fn with_chart_resolved(command: Command) -> Command {
             update,
             accept_errors,
             only,
+            format,
         } => Command::Golden {
             chart: chart.resolved(),
             cases,
             update,
             accept_errors,
             only,
+            format,
         },
         Command::Schema { path, chart, write } => {
             let named = ChartFlags {
@@ -327,6 +351,7 @@ fn with_chart_resolved(command: Command) -> Command {
             set_a,
             set_b,
             show_secrets,
+            format,
             flags,
         } => {
             // Two streams compared need no chart: only a render of one is resolved.
@@ -352,6 +377,7 @@ fn with_chart_resolved(command: Command) -> Command {
                 set_a,
                 set_b,
                 show_secrets,
+                format,
                 flags,
             }
         }
@@ -371,8 +397,8 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             write_stdout(&meshchart::engine::functions::listing())?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Releases => {
-            write_stdout(&releases::table()?)?;
+        Command::Releases { format } => {
+            write_stdout(&releases::table(format.json())?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Uninject(args) => inject::uninject(&args),
@@ -418,11 +444,12 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Lint {
             chart,
             meshed_by,
+            format,
             flags,
             helm,
         } => {
             print_notes(&helm.note().into_iter().collect::<Vec<_>>());
-            lint::run(&chart, meshed_by.as_deref(), &flags)
+            lint::run(&chart, meshed_by.as_deref(), &flags, format.json())
         }
         Command::Values {
             chart,
@@ -442,6 +469,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             set_a,
             set_b,
             show_secrets,
+            format,
             flags,
         } => diff::run(diff::DiffCommand {
             files,
@@ -455,6 +483,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             set_a,
             set_b,
             show_secrets,
+            json: format.json(),
             flags: *flags,
         }),
         Command::Golden {
@@ -463,6 +492,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             update,
             accept_errors,
             only,
-        } => golden::run(&chart, cases, update, accept_errors, only),
+            format,
+        } => golden::run(&chart, cases, update, accept_errors, only, format.json()),
     }
 }

@@ -15,6 +15,7 @@ mod cli_functions;
 mod cli_golden;
 mod cli_helm_habits;
 mod cli_inject;
+mod cli_json_output;
 mod cli_render;
 mod control_plane_await;
 mod control_plane_partials;
