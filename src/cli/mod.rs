@@ -224,6 +224,55 @@ pub enum Command {
     /// List the template functions: each with its arguments in Sprig's order, then Helm's
     /// functions refused on purpose (clock, randomness, cluster) or not supported yet, and why.
     Functions,
+    /// Print a shell completion script: `meshchart completions bash > /etc/bash_completion.d/meshchart`
+    /// (or zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print meshchart's man page (roff): `meshchart man > meshchart.1; man ./meshchart.1`.
+    Man,
+}
+
+/// What `meshchart --version` prints after the version: the Linkerd releases compiled in.
+fn long_version() -> String {
+    let mut text = format!("{}\nLinkerd releases embedded:", env!("CARGO_PKG_VERSION"));
+    match meshchart::releases::release_lines() {
+        Ok(lines) => {
+            for line in lines.iter().rev() {
+                let charts: Vec<String> = line
+                    .charts
+                    .iter()
+                    .map(|(name, version)| format!("{name} {version}"))
+                    .collect();
+                text.push_str(&format!(
+                    "\n  {}  {}{}",
+                    line.release,
+                    charts.join(", "),
+                    if line.default { "  (default)" } else { "" }
+                ));
+            }
+        }
+        Err(e) => text.push_str(&format!(" unreadable ({e})")),
+    }
+    text
+}
+
+/// The command line's clap definition, with `--version` listing the embedded releases.
+pub fn definition() -> clap::Command {
+    use clap::CommandFactory;
+    // Clap keeps a version as a 'static str; this one is made once per process.
+    let version: &'static str = Box::leak(long_version().into_boxed_str());
+    Cli::command().long_version(version)
+}
+
+/// Parses the process's arguments against [`definition`] (exits with clap's message when they
+/// do not parse, as `Cli::parse` would).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let matches = definition().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -391,6 +440,20 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Inject(args) => inject::inject(&args),
         Command::Certs(command) => {
             certs::run(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut definition(), "meshchart", &mut text);
+            write_stdout(&String::from_utf8_lossy(&text))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(definition())
+                .render(&mut text)
+                .map_err(Error::io("<man page>"))?;
+            write_stdout(&String::from_utf8_lossy(&text))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Functions => {

@@ -11,6 +11,7 @@ mod certs_lifecycle;
 mod chart_authoring;
 mod chart_schema;
 mod cli_chart_choice;
+mod cli_docs;
 mod cli_functions;
 mod cli_golden;
 mod cli_helm_habits;
