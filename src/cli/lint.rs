@@ -52,8 +52,14 @@ pub fn run(
 }
 
 /// Prints (or, with `write`, writes into the chart folder) the chart's schema with every key of
-/// its defaults declared.
-pub fn schema(chart: Option<Utf8PathBuf>, write: bool) -> Result<ExitCode, Error> {
+/// its defaults declared; `linkerd`/`crds` name an embedded release line's chart, as render's
+/// flags do.
+pub fn schema(
+    chart: Option<Utf8PathBuf>,
+    linkerd: Option<String>,
+    crds: bool,
+    write: bool,
+) -> Result<ExitCode, Error> {
     if write && chart.is_none() {
         return Err(Error::Usage(
             "schema --write needs a chart folder to write into: name it (CHART or \
@@ -61,7 +67,13 @@ pub fn schema(chart: Option<Utf8PathBuf>, write: bool) -> Result<ExitCode, Error
                 .into(),
         ));
     }
-    let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
+    let source = match (&chart, linkerd, crds) {
+        (None, release, crds) if release.is_some() || crds => {
+            ChartSource::Embedded { release, crds }
+        }
+        _ => ChartSource::from_flag(chart.as_deref()),
+    };
+    let loaded = source.load()?;
     let write_to = chart.as_deref().filter(|_| write);
     let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
     print_notes(&notes);

@@ -121,6 +121,13 @@ pub enum Command {
         /// Annotate each value with where it came from (file:line or the flag).
         #[arg(long)]
         explain: bool,
+        /// As render's -n: on a chart whose defaults have a top-level `namespace` value (the
+        /// 2021 line's), that value, under your own -f and --set values.
+        #[arg(short = 'n', long)]
+        namespace: Option<String>,
+        /// As render's --ha: the chart's values-ha.yaml under your own -f and --set values.
+        #[arg(long)]
+        ha: bool,
         #[command(flatten)]
         flags: ValueFlags,
     },
@@ -133,6 +140,12 @@ pub enum Command {
         /// plane).
         #[arg(long, value_name = "DIR")]
         chart: Option<Utf8PathBuf>,
+        /// The Linkerd release whose embedded chart's schema to print (as render's --linkerd).
+        #[arg(long, value_name = "RELEASE", conflicts_with_all = ["path", "chart", "write"])]
+        linkerd: Option<String>,
+        /// The release line's CRD chart (linkerd-crds).
+        #[arg(long, conflicts_with_all = ["path", "chart", "write"])]
+        crds: bool,
         /// Write the result to <chart>/values.schema.json instead of printing it.
         #[arg(long)]
         write: bool,
@@ -354,10 +367,14 @@ fn with_chart_resolved(command: Command) -> Command {
         Command::Values {
             chart,
             explain,
+            namespace,
+            ha,
             flags,
         } => Command::Values {
             chart: chart.resolved(),
             explain,
+            namespace,
+            ha,
             flags,
         },
         Command::Golden {
@@ -375,16 +392,25 @@ fn with_chart_resolved(command: Command) -> Command {
             only,
             format,
         },
-        Command::Schema { path, chart, write } => {
+        Command::Schema {
+            path,
+            chart,
+            linkerd,
+            crds,
+            write,
+        } => {
             let named = ChartFlags {
                 path,
                 chart,
-                ..ChartFlags::default()
+                linkerd,
+                crds,
             }
             .resolved();
             Command::Schema {
                 path: None,
                 chart: named.chart,
+                linkerd: named.linkerd,
+                crds: named.crds,
                 write,
             }
         }
@@ -517,9 +543,17 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Values {
             chart,
             explain,
+            namespace,
+            ha,
             flags,
-        } => values::run(&chart, explain, &flags),
-        Command::Schema { chart, write, .. } => lint::schema(chart, write),
+        } => values::run(&chart, explain, namespace.as_deref(), ha, &flags),
+        Command::Schema {
+            chart,
+            linkerd,
+            crds,
+            write,
+            ..
+        } => lint::schema(chart, linkerd, crds, write),
         Command::Diff {
             files,
             chart,

@@ -137,6 +137,12 @@ fn apply_helm_flags(
     notes
 }
 
+/// The first line on stderr of a render that made a trust root nothing keeps.
+pub const NEW_TRUST_ROOT_WARNING: &str = "warning: this render made a new identity trust root, \
+     and every render without --certs-dir makes another: proxies of different renders do not \
+     trust each other, and a GitOps tool that renders at each sync would rotate the mesh's \
+     root every time. Keep it with --certs-dir DIR (the README's GitOps recipe shows how)";
+
 /// Renders the chart `chart` names once: to stdout, or one file per template under `output_dir`.
 pub fn one(
     chart: &ChartFlags,
@@ -154,15 +160,25 @@ pub fn one(
         request.overrides(),
         &mut std::io::stdin().lock(),
     )?;
-    print_notes(&chosen.notes);
-    check_version(&chosen.chart, chart_version)?;
+    check_version(&chosen.chart, chart_version).inspect_err(|_| print_notes(&chosen.notes))?;
     let request = chosen.request(&request)?;
-    let mut outcome = render::render(
+    let rendered = render::render(
         &chosen.chart,
         &request,
         &mut std::io::stdin().lock(),
         Clock::FromEnv,
-    )?;
+    );
+    // A new trust root nothing keeps leads stderr: the choice's notes wait until the render is
+    // done, so that this line comes first.
+    let mut outcome = rendered.inspect_err(|_| print_notes(&chosen.notes))?;
+    let new_root = outcome
+        .notes
+        .iter()
+        .any(|n| n.starts_with(meshchart::identity::NEW_TRUST_ROOT_NOTE));
+    if new_root && request.certs_dir.is_none() {
+        print_notes(&[NEW_TRUST_ROOT_WARNING.to_owned()]);
+    }
+    print_notes(&chosen.notes);
     print_notes(&outcome.notes);
     print_notes(&apply_helm_flags(
         &chosen.chart,
@@ -177,8 +193,13 @@ pub fn one(
                 true => meshchart::output::Removal::Stale,
                 false => meshchart::output::Removal::None,
             };
+            let before = render::output_dir_contents(&dir, &outcome.rendered);
             render::write_output_dir(&dir, &outcome.rendered, removal)?;
-            write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
+            write_stdout(&render::output_dir_listing(
+                &dir,
+                &outcome.rendered,
+                &before,
+            ))?;
         }
         None => write_stdout(&outcome.rendered.to_stream())?,
     }

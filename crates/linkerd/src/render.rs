@@ -632,13 +632,35 @@ pub fn write_output_dir(
     })
 }
 
-/// What `render --output-dir` prints: a `wrote DIR/CHART/TEMPLATE` line per document, as Helm
-/// does (so a file with two documents shows twice).
-pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
+/// What each file of `rendered` holds under `dir` now (`None`: absent or unreadable), in
+/// [`Rendered::files`]' order: read before a write, so that [`output_dir_listing`] can tell the
+/// files a render changed from those it left as they were.
+pub fn output_dir_contents(dir: &Utf8Path, rendered: &Rendered) -> Vec<Option<String>> {
     rendered
-        .documents
+        .files()
         .iter()
-        .map(|doc| format!("wrote {dir}/{}/{}\n", rendered.chart_name, doc.template))
+        .map(|(relative, _)| std::fs::read_to_string(dir.join(relative)).ok())
+        .collect()
+}
+
+/// What `render --output-dir` prints: one line per file, `wrote DIR/CHART/TEMPLATE`, or
+/// `unchanged DIR/CHART/TEMPLATE` when `before` (see [`output_dir_contents`]) held the same
+/// text. Helm prints `wrote` once per document (a file of two documents twice), whatever the
+/// file held; a listing of what changed serves a GitOps review better.
+pub fn output_dir_listing(
+    dir: &Utf8Path,
+    rendered: &Rendered,
+    before: &[Option<String>],
+) -> String {
+    rendered
+        .files()
+        .iter()
+        .enumerate()
+        .map(|(i, (relative, text))| {
+            let same = before.get(i).and_then(Option::as_deref) == Some(text.as_str());
+            let verb = if same { "unchanged" } else { "wrote" };
+            format!("{verb} {dir}/{relative}\n")
+        })
         .collect()
 }
 
