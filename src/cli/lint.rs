@@ -17,9 +17,14 @@ pub fn run(
     json: bool,
 ) -> Result<ExitCode, Error> {
     let source = chart.source();
+    // A lint checks; it writes nothing, least of all private keys into --certs-dir.
+    let request = meshchart::render::RenderRequest {
+        certs_dir_read_only: true,
+        ..flags.request()
+    };
     let report = lint::lint_with(
         &source,
-        &flags.request(),
+        &request,
         meshed_by,
         flags.strict,
         &mut std::io::stdin().lock(),

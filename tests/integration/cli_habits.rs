@@ -158,3 +158,21 @@ fn a_render_keeping_its_trust_root_in_certs_dir_gives_no_such_warning() {
         stderr(&out)
     );
 }
+
+#[test]
+fn lint_with_certs_dir_writes_nothing_there() {
+    let dir = scratch_dir("lint-certs-dir");
+    let certs = dir.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    let out = meshchart(&[
+        "lint",
+        "--linkerd",
+        "edge-26.8.3",
+        "-n",
+        "linkerd",
+        "--certs-dir",
+        certs.to_str().unwrap(),
+    ]);
+    let left: Vec<_> = std::fs::read_dir(&certs).unwrap().collect();
+    assert!(left.is_empty(), "lint wrote {left:?}\n{}", stdout(&out));
+}

@@ -364,3 +364,35 @@ fn a_release_name_helm_would_refuse_is_refused_with_helms_rule() {
         );
     }
 }
+
+#[test]
+fn package_says_helm_cannot_render_the_archive_it_wrote() {
+    let (scratch, chart) = setup("package-jinja-note");
+    let out = meshchart_in(&scratch, &["package", &chart]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "note: its templates are Jinja: helm template, helm install and helm lint cannot \
+             render it"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // What the note promises: real Helm, where this machine has it, fails as it says.
+    let Some(helm) =
+        support::cli::helm_or_skip("package_says_helm_cannot_render_the_archive_it_wrote")
+    else {
+        return;
+    };
+    let helm_out = std::process::Command::new(helm)
+        .args(["template", "web-1.4.2.tgz"])
+        .current_dir(&scratch)
+        .output()
+        .expect("run helm");
+    assert_ne!(helm_out.status.code(), Some(0));
+    assert!(
+        stderr(&helm_out).contains("function \"Release\" not defined"),
+        "{}",
+        stderr(&helm_out)
+    );
+}
