@@ -11,6 +11,8 @@ use crate::ChartSource;
 use camino::Utf8PathBuf;
 use clap::{Args, Parser as _};
 
+pub mod helm;
+
 /// Which chart a command works on: a folder or archive (named as Helm takes it, `CHART`, or with
 /// `--chart`), or one of the release lines compiled into meshchart (`--linkerd`). With none of
 /// them, inside a folder holding a `Chart.yaml` the command works on that folder and says so
@@ -66,6 +68,91 @@ impl ChartFlags {
                 crds: self.crds,
             },
         }
+    }
+}
+
+/// `render`'s chart and release name, as `helm template [NAME] [CHART]` takes them: two words
+/// are NAME and CHART; one word is the CHART, or the NAME when `--chart`, `--linkerd` or
+/// `--crds` already names the chart (`render linkerd-control-plane --linkerd edge-26.8.3`).
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct RenderChartFlags {
+    /// `[NAME] CHART`, as `helm template` takes them: the release name (`Release.Name`) and the
+    /// chart, a folder or archive (.tgz). One word is the chart, or the release name when
+    /// --chart, --linkerd or --crds names the chart.
+    #[arg(value_name = "NAME|CHART", num_args = 0..=2)]
+    pub words: Vec<String>,
+    /// A chart folder or archive (.tgz) instead of an embedded Linkerd release line.
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with_all = ["linkerd", "crds"])]
+    pub chart: Option<Utf8PathBuf>,
+    /// The Linkerd release whose embedded charts to use (`meshchart releases` lists them);
+    /// default: the release your values' linkerdVersion names, else the default line.
+    #[arg(long, value_name = "RELEASE")]
+    pub linkerd: Option<String>,
+    /// The release line's CRD chart (linkerd-crds) instead of its control plane.
+    #[arg(long)]
+    pub crds: bool,
+}
+
+impl RenderChartFlags {
+    /// The chart flags and the release name the words give (`None`: the words name none). Two
+    /// words beside another way of naming the chart, or a name given twice, are refused.
+    pub fn split(self, flags: &RenderFlags) -> Result<(ChartFlags, Option<String>), String> {
+        let named_otherwise = self.chart.is_some() || self.linkerd.is_some() || self.crds;
+        let other = || {
+            [
+                self.chart.as_ref().map(|_| "--chart"),
+                self.linkerd.as_ref().map(|_| "--linkerd"),
+                self.crds.then_some("--crds"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ")
+        };
+        let mut words = self.words.clone().into_iter();
+        let (name, path) = match (words.next(), words.next()) {
+            (Some(name), Some(chart)) if !named_otherwise => (Some(name), Some(chart)),
+            (Some(_), Some(chart)) => {
+                return Err(format!(
+                    "NAME CHART names the chart ({chart}), and so does {}: give one of them",
+                    other()
+                ))
+            }
+            (Some(word), None) if named_otherwise => (Some(word), None),
+            (Some(chart), None) => (None, Some(chart)),
+            (None, _) => (None, None),
+        };
+        if let Some(name) = &name {
+            check_release_name(name).map_err(|reason| match path {
+                None => format!(
+                    "{reason}; {} already names the chart, so the word is read as the release \
+                     name",
+                    other()
+                ),
+                Some(_) => reason,
+            })?;
+            let given = [
+                flags.name.as_ref().map(|_| "--name"),
+                flags.name_template.as_ref().map(|_| "--name-template"),
+                flags.generate_name.then_some("--generate-name"),
+            ]
+            .into_iter()
+            .flatten()
+            .next();
+            if let Some(flag) = given {
+                return Err(format!(
+                    "the release is named {name:?} by NAME and also by {flag}: give one of them \
+                     (Helm: \"cannot set --generate-name and also specify a name\")"
+                ));
+            }
+        }
+        let chart = ChartFlags {
+            path: path.map(Utf8PathBuf::from),
+            chart: self.chart,
+            linkerd: self.linkerd,
+            crds: self.crds,
+        };
+        Ok((chart, name))
     }
 }
 
@@ -151,9 +238,21 @@ pub struct RenderFlags {
     /// --set values, as `linkerd install --ha` does.
     #[arg(long)]
     pub ha: bool,
-    /// `Release.Name`.
-    #[arg(long, default_value = "release-name")]
-    pub release_name: String,
+    /// `Release.Name` (default: `release-name`, as `helm template`'s): the NAME of `render NAME
+    /// CHART`, for a chart named otherwise (--chart, --linkerd, the current folder).
+    #[arg(long, value_name = "NAME", value_parser = parse_release_name, conflicts_with_all = ["name_template", "generate_name"])]
+    pub name: Option<String>,
+    /// Helm's `--name-template`: the release name, here plain text only (a template such as
+    /// `{{randAlpha 6}}` would make every render differ, and is refused).
+    #[arg(long, value_name = "TEXT", value_parser = parse_name_template, conflicts_with = "generate_name")]
+    pub name_template: Option<String>,
+    /// Helm's `-g/--generate-name`: `helm template` then names the release `release-name`, and so
+    /// does meshchart (a generated name would change at every render).
+    #[arg(short = 'g', long)]
+    pub generate_name: bool,
+    /// Do not check the values against the chart's values.schema.json (Helm's flag).
+    #[arg(long)]
+    pub skip_schema_validation: bool,
     /// Kubernetes version for `Capabilities.KubeVersion` (e.g. 1.30.0).
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
@@ -174,12 +273,57 @@ pub struct RenderFlags {
     pub max_output_bytes: Option<u64>,
 }
 
+/// Helm's rule for release names: at most 53 characters, lowercase letters, digits, `-` and
+/// `.`, each dot-separated part starting and ending with a letter or digit (Kubernetes names
+/// are built from it).
+pub fn check_release_name(name: &str) -> Result<(), String> {
+    let part_ok = |part: &str| {
+        !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !part.starts_with('-')
+            && !part.ends_with('-')
+    };
+    if name.len() > 53 || !name.split('.').all(part_ok) {
+        return Err(format!(
+            "{name:?} is not a valid release name (Helm's rule: at most 53 characters, lowercase \
+             letters, digits, '-' and '.', starting and ending with a letter or digit)"
+        ));
+    }
+    Ok(())
+}
+
+fn parse_release_name(text: &str) -> Result<String, String> {
+    check_release_name(text).map(|()| text.to_owned())
+}
+
+fn parse_name_template(text: &str) -> Result<String, String> {
+    if text.contains("{{") {
+        return Err(
+            "meshchart takes the release name as plain text: a template there (Helm \
+                    renders one, often with randomness or the time) would make each render \
+                    differ; give the name itself"
+                .into(),
+        );
+    }
+    check_release_name(text).map(|()| text.to_owned())
+}
+
 fn parse_size_flag(text: &str) -> Result<u64, String> {
     crate::input::parse_size(text)
         .ok_or_else(|| format!("{text:?} is not a size (a byte count, or with KiB, MiB or GiB)"))
 }
 
 impl RenderFlags {
+    /// `Release.Name`: `--name`, `--name-template`, or Helm's default for `helm template`.
+    pub fn release_name(&self) -> String {
+        self.name
+            .clone()
+            .or_else(|| self.name_template.clone())
+            .unwrap_or_else(|| RenderRequest::default().release_name)
+    }
+
     /// The request the library renders.
     pub fn request(&self) -> RenderRequest {
         RenderRequest {
@@ -191,7 +335,8 @@ impl RenderFlags {
             namespace_given: self.namespace.is_some(),
             strict: self.strict,
             ha: self.ha,
-            release_name: self.release_name.clone(),
+            release_name: self.release_name(),
+            skip_schema_validation: self.skip_schema_validation,
             kube_version: self.kube_version.clone(),
             api_versions: self.api_versions.clone(),
             show_only: self.show_only.clone(),
@@ -201,6 +346,37 @@ impl RenderFlags {
             certs_dir_read_only: false,
             max_output_bytes: self.max_output_bytes,
         }
+    }
+}
+
+/// How a command prints its result (`-o`/`--output`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// For people: lines of text.
+    #[default]
+    Text,
+    /// For programs: one JSON document on stdout (notes stay on stderr).
+    Json,
+}
+
+/// `-o/--output text|json` of `lint`, `golden`, `diff` and `releases`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FormatFlag {
+    /// How the result is printed: `text`, or `json` (one JSON document on stdout).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t
+    )]
+    pub output: Format,
+}
+
+impl FormatFlag {
+    /// Whether the result is printed as JSON.
+    pub fn json(self) -> bool {
+        self.output == Format::Json
     }
 }
 
@@ -310,7 +486,7 @@ impl InjectArgs {
 #[command(name = "render", no_binary_name = true)]
 struct RenderCaseLine {
     #[command(flatten)]
-    chart: ChartFlags,
+    chart: RenderChartFlags,
     #[command(flatten)]
     flags: RenderFlags,
 }
@@ -338,11 +514,13 @@ fn clap_message(error: &clap::Error) -> String {
 
 impl CaseArgs for CommandLineCaseArgs {
     fn render_case(&self, arguments: &[&str]) -> Result<(RenderRequest, CaseChart), String> {
-        let line = RenderCaseLine::try_parse_from(arguments).map_err(|e| clap_message(&e))?;
+        let mut line = RenderCaseLine::try_parse_from(arguments).map_err(|e| clap_message(&e))?;
+        let (chart, name) = line.chart.split(&line.flags)?;
+        line.flags.name = name.or(line.flags.name);
         let chart = CaseChart {
-            path: line.chart.chart.or(line.chart.path).map(|p| p.to_string()),
-            linkerd: line.chart.linkerd,
-            crds: line.chart.crds,
+            path: chart.chart.or(chart.path).map(|p| p.to_string()),
+            linkerd: chart.linkerd,
+            crds: chart.crds,
         };
         Ok((line.flags.request(), chart))
     }
@@ -394,8 +572,9 @@ mod tests {
         for (words, named) in [
             (&["--sett", "x"][..], "'--sett'"),
             (&["--set"], "'--set"),
-            (&["a", "b"], "'b'"),
-            (&["a", "--linkerd", "edge-24.10.2"], "--linkerd"),
+            (&["a", "b", "c"], "'c'"),
+            (&["a", "b", "--linkerd", "edge-24.10.2"], "--linkerd"),
+            (&["a", "b", "--name", "c"], "--name"),
             (&["--chart", "a", "--crds"], "--crds"),
             (&["--is-upgrade=yes"], "--is-upgrade"),
             (&["-n", "a", "--namespace", "b"], "--namespace"),

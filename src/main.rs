@@ -3,7 +3,6 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 #[global_allocator]
@@ -19,7 +18,7 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     // The work runs on a thread with room for deeply nested template values (see
     // meshchart::parallel), as do the threads render, fleet and inject start.
     let worker = std::thread::Builder::new()

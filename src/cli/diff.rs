@@ -32,6 +32,8 @@ pub struct DiffCommand {
     pub set_b: Vec<String>,
     /// Print Secret data instead of its digests.
     pub show_secrets: bool,
+    /// Print one JSON document instead of unified diffs.
+    pub json: bool,
     /// The render flags both sides share.
     pub flags: RenderFlags,
 }
@@ -50,6 +52,7 @@ pub fn run(command: DiffCommand) -> Result<ExitCode, Error> {
         set_a,
         set_b,
         show_secrets,
+        json,
         flags,
     } = command;
     // A side's own chart: its --chart-X folder, or its --linkerd-X line (the shared
@@ -87,7 +90,11 @@ pub fn run(command: DiffCommand) -> Result<ExitCode, Error> {
     let compared = diff::compare(&request, &mut std::io::stdin().lock(), Clock::FromEnv);
     match compared {
         // Exit 1 says "they differ": an error, writing the report included, is 2.
-        Ok(report) => match write_stdout(&report.to_text()) {
+        Ok(report) => match write_stdout(&if json {
+            report_json(&report)
+        } else {
+            report.to_text()
+        }) {
             Ok(()) => Ok(ExitCode::from(u8::from(!report.is_empty()))),
             Err(e) if e.is_broken_pipe() => Err(e),
             Err(e) => {
@@ -103,4 +110,38 @@ pub fn run(command: DiffCommand) -> Result<ExitCode, Error> {
             Ok(ExitCode::from(2))
         }
     }
+}
+
+/// The report as one JSON document: `{"changed": [{"kind", "namespace", "name", "occurrence",
+/// "diff"}], "added": [...], "removed": [...], "unreadKeys": [{"key", "a", "b"}], "same"}`.
+fn report_json(report: &diff::DiffReport) -> String {
+    let key = |key: &diff::ResourceKey| {
+        serde_json::json!({
+            "kind": key.kind,
+            "namespace": key.namespace,
+            "name": key.name,
+            "occurrence": key.occurrence,
+        })
+    };
+    let changed: Vec<serde_json::Value> = report
+        .changed
+        .iter()
+        .map(|(k, diff)| {
+            let mut entry = key(k);
+            entry["diff"] = serde_json::Value::from(diff.as_str());
+            entry
+        })
+        .collect();
+    let unread: Vec<serde_json::Value> = report
+        .unread_keys
+        .iter()
+        .map(|(k, a, b)| serde_json::json!({"key": k, "a": a, "b": b}))
+        .collect();
+    super::json_text(&serde_json::json!({
+        "changed": changed,
+        "added": report.added.iter().map(key).collect::<Vec<_>>(),
+        "removed": report.removed.iter().map(key).collect::<Vec<_>>(),
+        "unreadKeys": unread,
+        "same": report.is_empty(),
+    }))
 }

@@ -7,13 +7,16 @@ use meshchart::golden;
 use meshchart::Error;
 use std::process::ExitCode;
 
-/// Runs the cases under `cases` (by default the chart's own) against the chart `chart` names.
+/// Runs the cases under `cases` (by default the chart's own) against the chart `chart` names,
+/// printing a summary or (`json`) `{"chart", "cases", "results": [{"name", "outcome",
+/// "detail"}], "failed", "update"}`.
 pub fn run(
     chart: &ChartFlags,
     cases: Option<Utf8PathBuf>,
     update: bool,
     accept_errors: bool,
     only: Vec<String>,
+    json: bool,
 ) -> Result<ExitCode, Error> {
     let loaded = chart.source().load()?;
     let release = loaded.metadata.app_version.clone().unwrap_or_default();
@@ -36,6 +39,29 @@ pub fn run(
         (None, None) => String::new(),
     };
     let update_command = format!("meshchart golden {named}--cases {cases} --update");
+    if json {
+        let results: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|report| {
+                let (outcome, detail) = match &report.outcome {
+                    golden::CaseOutcome::Passed => ("passed", None),
+                    golden::CaseOutcome::Updated => ("updated", None),
+                    golden::CaseOutcome::Retyped(now) => ("retyped", Some(now)),
+                    golden::CaseOutcome::Failed(diff) => ("failed", Some(diff)),
+                    golden::CaseOutcome::Refused(why) => ("refused", Some(why)),
+                };
+                serde_json::json!({"name": report.name, "outcome": outcome, "detail": detail})
+            })
+            .collect();
+        write_stdout(&super::json_text(&serde_json::json!({
+            "chart": chart.source().to_string(),
+            "cases": cases.as_str(),
+            "results": results,
+            "failed": golden::failed_count(&reports),
+            "update": update_command,
+        })))?;
+        return Ok(failed_if(golden::failed_count(&reports) > 0));
+    }
     write_stdout(&format!(
         "golden cases {cases} of chart {}\n{}",
         chart.source(),

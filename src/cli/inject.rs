@@ -1,6 +1,7 @@
 //! `meshchart inject` and `meshchart uninject`: the proxy added to workloads, or taken out.
 
 use super::{finish, print_notes};
+use meshchart::flags::ReportKind;
 use meshchart::flags::{InjectArgs, UninjectArgs};
 use meshchart::inject::command::{
     check_stdin_readers, config_release as inject_config_release, held_back, run_inject_reporting,
@@ -55,7 +56,13 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
         &mut live_stdin
     };
     let chosen = render::choose_chart(&source, &request.overrides, stdin)?;
-    print_notes(&chosen.notes);
+    // A JSON report carries the notes inside it; text ones are said now.
+    let early = if args.report == ReportKind::Json {
+        chosen.notes.clone()
+    } else {
+        print_notes(&chosen.notes);
+        Vec::new()
+    };
     request.overrides = chosen.overrides;
     let mut report = SpooledReport::for_inject(args.report.into(), request.quiet)?;
     let run = held_back(&mut std::io::stdout().lock(), |out| {
@@ -65,7 +72,7 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
             ..Run::default()
         })
     })?;
-    Ok(finish(run, report))
+    Ok(finish(early, run, report))
 }
 
 /// Takes out of the workloads `args` names exactly what inject added.
@@ -75,5 +82,5 @@ pub fn uninject(args: &UninjectArgs) -> Result<ExitCode, Error> {
         run_uninject_reporting(&args.inputs, &mut std::io::stdin().lock(), out, &mut report)?;
         Ok(Run::default())
     })?;
-    Ok(finish(run, report))
+    Ok(finish(Vec::new(), run, report))
 }

@@ -7,27 +7,64 @@ use meshchart::lint;
 use meshchart::{ChartSource, Error};
 use std::process::ExitCode;
 
-/// Lints the chart `chart` names with the render flags `flags`; exit 1 on an error finding.
+/// Lints the chart `chart` names with the render flags `flags`, printing Helm's lines or (`json`)
+/// `{"chart", "findings": [{"severity", "location", "message"}], "failed"}`; exit 1 on an
+/// error finding.
 pub fn run(
     chart: &ChartFlags,
     meshed_by: Option<&str>,
     flags: &RenderFlags,
+    json: bool,
 ) -> Result<ExitCode, Error> {
     let source = chart.source();
+    // A lint checks; it writes nothing, least of all private keys into --certs-dir.
+    let request = meshchart::render::RenderRequest {
+        certs_dir_read_only: true,
+        ..flags.request()
+    };
     let report = lint::lint_with(
         &source,
-        &flags.request(),
+        &request,
         meshed_by,
         flags.strict,
         &mut std::io::stdin().lock(),
     );
-    write_stdout(&report.to_text())?;
+    if json {
+        let findings: Vec<serde_json::Value> = report
+            .findings
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "severity": match f.severity {
+                        lint::Severity::Error => "error",
+                        lint::Severity::Warning => "warning",
+                        lint::Severity::Info => "info",
+                    },
+                    "location": f.location,
+                    "message": f.message,
+                })
+            })
+            .collect();
+        write_stdout(&super::json_text(&serde_json::json!({
+            "chart": report.origin,
+            "findings": findings,
+            "failed": report.failed(),
+        })))?;
+    } else {
+        write_stdout(&report.to_text())?;
+    }
     Ok(failed_if(report.failed()))
 }
 
 /// Prints (or, with `write`, writes into the chart folder) the chart's schema with every key of
-/// its defaults declared.
-pub fn schema(chart: Option<Utf8PathBuf>, write: bool) -> Result<ExitCode, Error> {
+/// its defaults declared; `linkerd`/`crds` name an embedded release line's chart, as render's
+/// flags do.
+pub fn schema(
+    chart: Option<Utf8PathBuf>,
+    linkerd: Option<String>,
+    crds: bool,
+    write: bool,
+) -> Result<ExitCode, Error> {
     if write && chart.is_none() {
         return Err(Error::Usage(
             "schema --write needs a chart folder to write into: name it (CHART or \
@@ -35,7 +72,13 @@ pub fn schema(chart: Option<Utf8PathBuf>, write: bool) -> Result<ExitCode, Error
                 .into(),
         ));
     }
-    let loaded = ChartSource::from_flag(chart.as_deref()).load()?;
+    let source = match (&chart, linkerd, crds) {
+        (None, release, crds) if release.is_some() || crds => {
+            ChartSource::Embedded { release, crds }
+        }
+        _ => ChartSource::from_flag(chart.as_deref()),
+    };
+    let loaded = source.load()?;
     let write_to = chart.as_deref().filter(|_| write);
     let (text, notes) = lint::schema::schema_command(&loaded, write_to)?;
     print_notes(&notes);

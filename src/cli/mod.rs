@@ -17,7 +17,11 @@ use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::{ChartFlags, DiffChartFlags, InjectArgs, RenderFlags, UninjectArgs, ValueFlags};
+use flags::helm::{HelmTemplateFlags, IgnoredFlags};
+use flags::FormatFlag;
+use flags::{
+    ChartFlags, DiffChartFlags, InjectArgs, RenderChartFlags, RenderFlags, UninjectArgs, ValueFlags,
+};
 use meshchart::inject::command::Run;
 use meshchart::inject::SpooledReport;
 use meshchart::Error;
@@ -34,10 +38,18 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Render the chart to a multi-document YAML stream.
+    /// Render the chart to a multi-document YAML stream, as `helm template [NAME] [CHART]`.
+    ///
+    /// Helm's flags work as in `helm template`; those that only matter against a cluster or a
+    /// repository (--wait, --kube-context, ...) are accepted and ignored with a note.
+    #[command(disable_version_flag = true)]
     Render {
         #[command(flatten)]
-        chart: ChartFlags,
+        chart: RenderChartFlags,
+        /// The chart's version must satisfy this constraint (`1.2.3`, `^2.0.0`, `>=1.2 <2`),
+        /// as `helm template --version` asks of a repository's chart; else an error.
+        #[arg(long = "version", value_name = "CONSTRAINT")]
+        chart_version: Option<String>,
         /// Write one file per template under DIR instead of printing (all or nothing); with
         /// --fleet, one DIR/NAME.yaml per cluster.
         #[arg(long, value_name = "DIR")]
@@ -56,6 +68,8 @@ pub enum Command {
         keep_going: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
+        #[command(flatten)]
+        helm: Box<HelmTemplateFlags>,
     },
     /// Package a chart into `<name>-<version>.tgz` (Helm's layout, byte-for-byte reproducible).
     #[command(disable_version_flag = true)]
@@ -79,6 +93,8 @@ pub enum Command {
         /// Keep the chart folder's golden/ cases in the archive (left out by default).
         #[arg(long)]
         include_golden: bool,
+        #[command(flatten)]
+        helm: IgnoredFlags<false>,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -89,10 +105,14 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        #[command(flatten)]
+        format: FormatFlag,
         /// (`--strict`, among the render flags, also fails the lint on warnings and on a
         /// `required` value left unset: an INFO otherwise, as in `helm lint`.)
         #[command(flatten)]
         flags: Box<RenderFlags>,
+        #[command(flatten)]
+        helm: IgnoredFlags<false>,
     },
     /// Print the effective values (chart defaults, then -f files, then --set flags).
     Values {
@@ -101,6 +121,13 @@ pub enum Command {
         /// Annotate each value with where it came from (file:line or the flag).
         #[arg(long)]
         explain: bool,
+        /// As render's -n: on a chart whose defaults have a top-level `namespace` value (the
+        /// 2021 line's), that value, under your own -f and --set values.
+        #[arg(short = 'n', long)]
+        namespace: Option<String>,
+        /// As render's --ha: the chart's values-ha.yaml under your own -f and --set values.
+        #[arg(long)]
+        ha: bool,
         #[command(flatten)]
         flags: ValueFlags,
     },
@@ -113,6 +140,12 @@ pub enum Command {
         /// plane).
         #[arg(long, value_name = "DIR")]
         chart: Option<Utf8PathBuf>,
+        /// The Linkerd release whose embedded chart's schema to print (as render's --linkerd).
+        #[arg(long, value_name = "RELEASE", conflicts_with_all = ["path", "chart", "write"])]
+        linkerd: Option<String>,
+        /// The release line's CRD chart (linkerd-crds).
+        #[arg(long, conflicts_with_all = ["path", "chart", "write"])]
+        crds: bool,
         /// Write the result to <chart>/values.schema.json instead of printing it.
         #[arg(long)]
         write: bool,
@@ -154,6 +187,8 @@ pub enum Command {
         #[arg(long)]
         show_secrets: bool,
         #[command(flatten)]
+        format: FormatFlag,
+        #[command(flatten)]
         flags: Box<RenderFlags>,
     },
     /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
@@ -174,6 +209,8 @@ pub enum Command {
         /// Run (or update) only this case, by its folder name (repeatable).
         #[arg(long = "case", value_name = "NAME")]
         only: Vec<String>,
+        #[command(flatten)]
+        format: FormatFlag,
     },
     /// Add the mesh's proxy to workloads, as `linkerd inject --manual` does (YAML or JSON out,
     /// a report on stderr).
@@ -189,7 +226,10 @@ pub enum Command {
     Uninject(UninjectArgs),
     /// List the Linkerd release lines meshchart embeds: release, charts and versions, the
     /// Kubernetes versions each supports, and which is the default.
-    Releases,
+    Releases {
+        #[command(flatten)]
+        format: FormatFlag,
+    },
     /// The certificate lifecycle of a --certs-dir folder: create a root and issuer, renew the
     /// issuer (the root may be kept offline), rotate the root in phases, inspect.
     #[command(subcommand)]
@@ -197,6 +237,55 @@ pub enum Command {
     /// List the template functions: each with its arguments in Sprig's order, then Helm's
     /// functions refused on purpose (clock, randomness, cluster) or not supported yet, and why.
     Functions,
+    /// Print a shell completion script: `meshchart completions bash > /etc/bash_completion.d/meshchart`
+    /// (or zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print meshchart's man page (roff): `meshchart man > meshchart.1; man ./meshchart.1`.
+    Man,
+}
+
+/// What `meshchart --version` prints after the version: the Linkerd releases compiled in.
+fn long_version() -> String {
+    let mut text = format!("{}\nLinkerd releases embedded:", env!("CARGO_PKG_VERSION"));
+    match meshchart::releases::release_lines() {
+        Ok(lines) => {
+            for line in lines.iter().rev() {
+                let charts: Vec<String> = line
+                    .charts
+                    .iter()
+                    .map(|(name, version)| format!("{name} {version}"))
+                    .collect();
+                text.push_str(&format!(
+                    "\n  {}  {}{}",
+                    line.release,
+                    charts.join(", "),
+                    if line.default { "  (default)" } else { "" }
+                ));
+            }
+        }
+        Err(e) => text.push_str(&format!(" unreadable ({e})")),
+    }
+    text
+}
+
+/// The command line's clap definition, with `--version` listing the embedded releases.
+pub fn definition() -> clap::Command {
+    use clap::CommandFactory;
+    // Clap keeps a version as a 'static str; this one is made once per process.
+    let version: &'static str = Box::leak(long_version().into_boxed_str());
+    Cli::command().long_version(version)
+}
+
+/// Parses the process's arguments against [`definition`] (exits with clap's message when they
+/// do not parse, as `Cli::parse` would).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let matches = definition().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// Prints notes on stderr in one write: stderr is unbuffered, and a fleet has a note or more
@@ -209,6 +298,14 @@ fn print_notes(notes: &[String]) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// `value` as the one JSON document a command prints: pretty, keys in the order built, a newline
+/// at the end.
+fn json_text(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 fn write_stdout(text: &str) -> Result<(), Error> {
     let mut stdout = std::io::stdout().lock();
     stdout
@@ -218,10 +315,12 @@ fn write_stdout(text: &str) -> Result<(), Error> {
 }
 
 /// Prints what a finished inject/uninject has to say: notes and the report on stderr (the
-/// stream is already on stdout).
-fn finish(run: Run, report: SpooledReport) -> ExitCode {
-    print_notes(&run.notes);
-    let _ = report.copy_to(&mut std::io::stderr().lock());
+/// stream is already on stdout); a JSON report holds the notes, `early` ones (said before the
+/// run) first, so stderr is one JSON document.
+fn finish(early: Vec<String>, run: Run, report: SpooledReport) -> ExitCode {
+    let mut notes = early;
+    notes.extend(run.notes);
+    let _ = report.copy_with_notes(&notes, &mut std::io::stderr().lock());
     ExitCode::SUCCESS
 }
 
@@ -237,50 +336,45 @@ fn failed_if(failed: bool) -> ExitCode {
 /// `command` with its chart made explicit (see [`ChartFlags::resolved`]).
 fn with_chart_resolved(command: Command) -> Command {
     match command {
-        Command::Render {
-            chart,
-            output_dir,
-            fleet,
-            jobs,
-            keep_going,
-            flags,
-        } => Command::Render {
-            chart: chart.resolved(),
-            output_dir,
-            fleet,
-            jobs,
-            keep_going,
-            flags,
-        },
         Command::Package {
             chart,
             destination,
             version,
             app_version,
             include_golden,
+            helm,
         } => Command::Package {
             chart: chart.resolved(),
             destination,
             version,
             app_version,
             include_golden,
+            helm,
         },
         Command::Lint {
             chart,
             meshed_by,
+            format,
             flags,
+            helm,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
+            format,
             flags,
+            helm,
         },
         Command::Values {
             chart,
             explain,
+            namespace,
+            ha,
             flags,
         } => Command::Values {
             chart: chart.resolved(),
             explain,
+            namespace,
+            ha,
             flags,
         },
         Command::Golden {
@@ -289,23 +383,34 @@ fn with_chart_resolved(command: Command) -> Command {
             update,
             accept_errors,
             only,
+            format,
         } => Command::Golden {
             chart: chart.resolved(),
             cases,
             update,
             accept_errors,
             only,
+            format,
         },
-        Command::Schema { path, chart, write } => {
+        Command::Schema {
+            path,
+            chart,
+            linkerd,
+            crds,
+            write,
+        } => {
             let named = ChartFlags {
                 path,
                 chart,
-                ..ChartFlags::default()
+                linkerd,
+                crds,
             }
             .resolved();
             Command::Schema {
                 path: None,
                 chart: named.chart,
+                linkerd: named.linkerd,
+                crds: named.crds,
                 write,
             }
         }
@@ -321,6 +426,7 @@ fn with_chart_resolved(command: Command) -> Command {
             set_a,
             set_b,
             show_secrets,
+            format,
             flags,
         } => {
             // Two streams compared need no chart: only a render of one is resolved.
@@ -346,6 +452,7 @@ fn with_chart_resolved(command: Command) -> Command {
                 set_a,
                 set_b,
                 show_secrets,
+                format,
                 flags,
             }
         }
@@ -361,47 +468,92 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             certs::run(command)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut definition(), "meshchart", &mut text);
+            write_stdout(&String::from_utf8_lossy(&text))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(definition())
+                .render(&mut text)
+                .map_err(Error::io("<man page>"))?;
+            write_stdout(&String::from_utf8_lossy(&text))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Functions => {
             write_stdout(&meshchart::engine::functions::listing())?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Releases => {
-            write_stdout(&releases::table()?)?;
+        Command::Releases { format } => {
+            write_stdout(&releases::table(format.json())?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Uninject(args) => inject::uninject(&args),
         Command::Render {
             chart,
-            output_dir: Some(out),
-            fleet: Some(fleet_dir),
+            chart_version,
+            output_dir,
+            fleet,
             jobs,
             keep_going,
             flags,
-        } => render::fleet(&chart, &fleet_dir, &out, jobs, keep_going, &flags),
-        Command::Render {
-            chart,
-            output_dir,
-            flags,
-            ..
-        } => render::one(&chart, output_dir, &flags),
+            helm,
+        } => {
+            let (chart, mut flags) = render::helm_grammar(chart, *flags, &helm)?;
+            let output_dir = render::release_output_dir(output_dir, &helm, &mut flags);
+            let chart = chart.resolved();
+            match (output_dir, fleet) {
+                (Some(out), Some(fleet_dir)) => render::fleet(
+                    &chart,
+                    &fleet_dir,
+                    &out,
+                    jobs,
+                    keep_going,
+                    &flags,
+                    chart_version.as_deref(),
+                ),
+                (output_dir, _) => {
+                    render::one(&chart, output_dir, &flags, &helm, chart_version.as_deref())
+                }
+            }
+        }
         Command::Package {
             chart,
             destination,
             version,
             app_version,
             include_golden,
-        } => package::run(&chart, &destination, version, app_version, include_golden),
+            helm,
+        } => {
+            print_notes(&helm.note().into_iter().collect::<Vec<_>>());
+            package::run(&chart, &destination, version, app_version, include_golden)
+        }
         Command::Lint {
             chart,
             meshed_by,
+            format,
             flags,
-        } => lint::run(&chart, meshed_by.as_deref(), &flags),
+            helm,
+        } => {
+            print_notes(&helm.note().into_iter().collect::<Vec<_>>());
+            lint::run(&chart, meshed_by.as_deref(), &flags, format.json())
+        }
         Command::Values {
             chart,
             explain,
+            namespace,
+            ha,
             flags,
-        } => values::run(&chart, explain, &flags),
-        Command::Schema { chart, write, .. } => lint::schema(chart, write),
+        } => values::run(&chart, explain, namespace.as_deref(), ha, &flags),
+        Command::Schema {
+            chart,
+            linkerd,
+            crds,
+            write,
+            ..
+        } => lint::schema(chart, linkerd, crds, write),
         Command::Diff {
             files,
             chart,
@@ -414,6 +566,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             set_a,
             set_b,
             show_secrets,
+            format,
             flags,
         } => diff::run(diff::DiffCommand {
             files,
@@ -427,6 +580,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             set_a,
             set_b,
             show_secrets,
+            json: format.json(),
             flags: *flags,
         }),
         Command::Golden {
@@ -435,6 +589,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             update,
             accept_errors,
             only,
-        } => golden::run(&chart, cases, update, accept_errors, only),
+            format,
+        } => golden::run(&chart, cases, update, accept_errors, only, format.json()),
     }
 }

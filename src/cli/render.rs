@@ -2,18 +2,154 @@
 
 use super::{failed_if, print_notes, write_stdout};
 use camino::Utf8PathBuf;
-use meshchart::flags::{ChartFlags, RenderFlags};
+use meshchart::chart::{version_constraint, Chart};
+use meshchart::flags::helm::HelmTemplateFlags;
+use meshchart::flags::{ChartFlags, RenderChartFlags, RenderFlags};
 use meshchart::fleet;
+use meshchart::manifest::{Rendered, RenderedDocument};
 use meshchart::render::{self, Clock};
 use meshchart::Error;
 use std::io::Write;
 use std::process::ExitCode;
+
+/// `helm template [NAME] [CHART]`'s words and Helm's flags turned into meshchart's: the chart
+/// flags, and the render flags with the release's name; a Helm flag meshchart refuses is the
+/// error, and the ignored ones are said on stderr.
+pub fn helm_grammar(
+    chart: RenderChartFlags,
+    mut flags: RenderFlags,
+    helm: &HelmTemplateFlags,
+) -> Result<(ChartFlags, RenderFlags), Error> {
+    if let Some(reason) = helm.refusal() {
+        return Err(Error::Usage(reason));
+    }
+    let (chart, name) = chart.split(&flags).map_err(Error::Usage)?;
+    if name.is_some() {
+        flags.name = name;
+    }
+    print_notes(&helm.note().into_iter().collect::<Vec<_>>());
+    Ok((chart, flags))
+}
+
+/// Where `--output-dir` writes: with Helm's `--release-name` switch, under the release's name
+/// (`DIR/NAME/CHART/...`), as `helm template --release-name --output-dir DIR` does.
+pub fn release_output_dir(
+    output_dir: Option<Utf8PathBuf>,
+    helm: &HelmTemplateFlags,
+    flags: &mut RenderFlags,
+) -> Option<Utf8PathBuf> {
+    match (&helm.release_name, output_dir) {
+        (Some(_), Some(dir)) => Some(dir.join(flags.release_name())),
+        (_, dir) => dir,
+    }
+}
+
+/// Refuses a chart whose version does not satisfy `--version`.
+fn check_version(chart: &Chart, constraint: Option<&str>) -> Result<(), Error> {
+    let Some(constraint) = constraint else {
+        return Ok(());
+    };
+    let version = &chart.metadata.version;
+    match version_constraint::satisfies(constraint, version) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::Usage(format!(
+            "--version {constraint}: chart {} is version {version}, which does not satisfy it",
+            chart.metadata.name
+        ))),
+        Err(reason) => Err(Error::Usage(format!("--version: {reason}"))),
+    }
+}
+
+/// Files under `crds/` that Helm treats as CRDs (`.yaml`, `.yml`, `.json`), in path order.
+fn crd_files(chart: &Chart) -> Vec<&meshchart::chart::ChartFile> {
+    let mut files: Vec<_> = chart
+        .other_files
+        .iter()
+        .filter(|f| {
+            f.path.starts_with("crds/")
+                && [".yaml", ".yml", ".json"]
+                    .iter()
+                    .any(|ext| f.path.ends_with(ext))
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// Applies `helm template`'s document flags to a render: `--include-crds` puts the chart's
+/// crds/ files first (each whole, unrendered, as Helm prints them; a note says so when they are
+/// left out), `--skip-tests` drops test hooks and `--no-hooks` every hook.
+fn apply_helm_flags(
+    chart: &Chart,
+    rendered: &mut Rendered,
+    helm: &HelmTemplateFlags,
+    show_only: &[String],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if helm.no_hooks {
+        rendered.documents.retain(|d| d.hook.is_none());
+    } else if helm.skip_tests {
+        rendered.documents.retain(|d| {
+            !d.hook
+                .as_deref()
+                .is_some_and(|events| events.split(',').any(|e| e.trim().starts_with("test")))
+        });
+    }
+    let crds = crd_files(chart);
+    if crds.is_empty() {
+        return notes;
+    }
+    if !helm.include_crds {
+        notes.push(format!(
+            "note: the chart's crds/ folder ({} file{}) is not rendered: helm template leaves it \
+             out too; --include-crds prints it first",
+            crds.len(),
+            if crds.len() == 1 { "" } else { "s" }
+        ));
+        return notes;
+    }
+    let shown = |path: &str| {
+        show_only.is_empty()
+            || show_only
+                .iter()
+                .any(|p| meshchart::manifest::glob_match(p, path))
+    };
+    let documents = crds.into_iter().filter(|f| shown(&f.path)).map(|f| {
+        let field = |key: &str| {
+            f.text
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().trim_matches('"').to_owned())
+                .unwrap_or_default()
+        };
+        RenderedDocument {
+            template: f.path.clone(),
+            text: f.text.trim().to_owned(),
+            kind: field("kind:"),
+            name: field("  name:"),
+            namespace: String::new(),
+            hook: None,
+        }
+    });
+    let mut all: Vec<RenderedDocument> = documents.collect();
+    all.append(&mut rendered.documents);
+    rendered.documents = all;
+    notes
+}
+
+/// The first line on stderr of a render that made a trust root nothing keeps.
+pub const NEW_TRUST_ROOT_WARNING: &str = "warning: this render made a new identity trust root, \
+     and every render without --certs-dir makes another: proxies of different renders do not \
+     trust each other, and a GitOps tool that renders at each sync would rotate the mesh's \
+     root every time. Keep it with --certs-dir DIR (the README's GitOps recipe shows how)";
 
 /// Renders the chart `chart` names once: to stdout, or one file per template under `output_dir`.
 pub fn one(
     chart: &ChartFlags,
     output_dir: Option<Utf8PathBuf>,
     flags: &RenderFlags,
+    helm: &HelmTemplateFlags,
+    chart_version: Option<&str>,
 ) -> Result<ExitCode, Error> {
     let request = flags.request();
     if let Some(dir) = &output_dir {
@@ -24,15 +160,32 @@ pub fn one(
         request.overrides(),
         &mut std::io::stdin().lock(),
     )?;
-    print_notes(&chosen.notes);
+    check_version(&chosen.chart, chart_version).inspect_err(|_| print_notes(&chosen.notes))?;
     let request = chosen.request(&request)?;
-    let outcome = render::render(
+    let rendered = render::render(
         &chosen.chart,
         &request,
         &mut std::io::stdin().lock(),
         Clock::FromEnv,
-    )?;
+    );
+    // A new trust root nothing keeps leads stderr: the choice's notes wait until the render is
+    // done, so that this line comes first.
+    let mut outcome = rendered.inspect_err(|_| print_notes(&chosen.notes))?;
+    let new_root = outcome
+        .notes
+        .iter()
+        .any(|n| n.starts_with(meshchart::identity::NEW_TRUST_ROOT_NOTE));
+    if new_root && request.certs_dir.is_none() {
+        print_notes(&[NEW_TRUST_ROOT_WARNING.to_owned()]);
+    }
+    print_notes(&chosen.notes);
     print_notes(&outcome.notes);
+    print_notes(&apply_helm_flags(
+        &chosen.chart,
+        &mut outcome.rendered,
+        helm,
+        &request.show_only,
+    ));
     match output_dir {
         Some(dir) => {
             // A --show-only render leaves the other templates' files (as Helm does).
@@ -40,8 +193,13 @@ pub fn one(
                 true => meshchart::output::Removal::Stale,
                 false => meshchart::output::Removal::None,
             };
+            let before = render::output_dir_contents(&dir, &outcome.rendered);
             render::write_output_dir(&dir, &outcome.rendered, removal)?;
-            write_stdout(&render::output_dir_listing(&dir, &outcome.rendered))?;
+            write_stdout(&render::output_dir_listing(
+                &dir,
+                &outcome.rendered,
+                &before,
+            ))?;
         }
         None => write_stdout(&outcome.rendered.to_stream())?,
     }
@@ -56,8 +214,12 @@ pub fn fleet(
     jobs: Option<u16>,
     keep_going: bool,
     flags: &RenderFlags,
+    chart_version: Option<&str>,
 ) -> Result<ExitCode, Error> {
     let request = flags.request();
+    if chart_version.is_some() {
+        check_version(&chart.source().load()?, chart_version)?;
+    }
     render::refuse_output_overlap(out, chart.chart.as_deref(), &request, Some(fleet_dir))?;
     let options = fleet::FleetOptions {
         jobs: jobs.map(usize::from),

@@ -48,6 +48,7 @@ fn a_chart_named_as_helm_takes_it_is_rendered() {
 
 #[test]
 fn a_positional_chart_and_linkerd_together_are_refused() {
+    // One word beside --linkerd is Helm's NAME; a chart's path is no valid release name.
     let chart = web_chart(false);
     let out = run(&mut command(&[
         "render",
@@ -55,11 +56,12 @@ fn a_positional_chart_and_linkerd_together_are_refused() {
         "--linkerd",
         "edge-24.10.2",
     ]));
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a valid release name"), "{stderr}");
+    assert!(
+        stderr.contains("--linkerd already names the chart"),
+        "{stderr}"
     );
 }
 

@@ -43,6 +43,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use crate::epoch::SOURCE_DATE_EPOCH;
 
+/// How the note of a render that made a new trust root (and issuer) begins: the command line
+/// leads stderr with a warning when nothing keeps that root.
+pub const NEW_TRUST_ROOT_NOTE: &str = "generated the identity trust anchor ";
+
 /// Inputs that make generated material reproducible.
 #[derive(Clone, Debug)]
 pub struct MaterialOptions {
@@ -594,7 +598,7 @@ fn generate_issuer(
     plan.generated
         .push("the identity trust anchor and issuer".to_owned());
     plan.notes.push(format!(
-        "generated the identity trust anchor {root_cn} (valid until {}) and issuer {issuer_cn} \
+        "{NEW_TRUST_ROOT_NOTE}{root_cn} (valid until {}) and issuer {issuer_cn} \
          (valid until {expiry})",
         rfc3339(set.root.not_after)
     ));

@@ -60,6 +60,9 @@ pub struct RenderRequest {
     /// The most bytes the whole render may output; `None` for
     /// [`crate::engine::DEFAULT_MAX_OUTPUT_BYTES`].
     pub max_output_bytes: Option<u64>,
+    /// Leave the values unchecked against the chart's `values.schema.json` (Helm's
+    /// `--skip-schema-validation`); unknown keys are still reported.
+    pub skip_schema_validation: bool,
 }
 
 impl Default for RenderRequest {
@@ -79,6 +82,7 @@ impl Default for RenderRequest {
             require_kept_material: false,
             certs_dir_read_only: false,
             max_output_bytes: None,
+            skip_schema_validation: false,
         }
     }
 }
@@ -277,7 +281,7 @@ fn values_with_kept(
         request.strict,
     )?);
     let values = coalesce(defaults, user, &mut notes);
-    if let Some(schema) = &schema {
+    if let Some(schema) = schema.as_ref().filter(|_| !request.skip_schema_validation) {
         let violations = schema.check(&values);
         if !violations.is_empty() {
             return Err(ValuesError::Schema {
@@ -628,13 +632,35 @@ pub fn write_output_dir(
     })
 }
 
-/// What `render --output-dir` prints: a `wrote DIR/CHART/TEMPLATE` line per document, as Helm
-/// does (so a file with two documents shows twice).
-pub fn output_dir_listing(dir: &Utf8Path, rendered: &Rendered) -> String {
+/// What each file of `rendered` holds under `dir` now (`None`: absent or unreadable), in
+/// [`Rendered::files`]' order: read before a write, so that [`output_dir_listing`] can tell the
+/// files a render changed from those it left as they were.
+pub fn output_dir_contents(dir: &Utf8Path, rendered: &Rendered) -> Vec<Option<String>> {
     rendered
-        .documents
+        .files()
         .iter()
-        .map(|doc| format!("wrote {dir}/{}/{}\n", rendered.chart_name, doc.template))
+        .map(|(relative, _)| std::fs::read_to_string(dir.join(relative)).ok())
+        .collect()
+}
+
+/// What `render --output-dir` prints: one line per file, `wrote DIR/CHART/TEMPLATE`, or
+/// `unchanged DIR/CHART/TEMPLATE` when `before` (see [`output_dir_contents`]) held the same
+/// text. Helm prints `wrote` once per document (a file of two documents twice), whatever the
+/// file held; a listing of what changed serves a GitOps review better.
+pub fn output_dir_listing(
+    dir: &Utf8Path,
+    rendered: &Rendered,
+    before: &[Option<String>],
+) -> String {
+    rendered
+        .files()
+        .iter()
+        .enumerate()
+        .map(|(i, (relative, text))| {
+            let same = before.get(i).and_then(Option::as_deref) == Some(text.as_str());
+            let verb = if same { "unchanged" } else { "wrote" };
+            format!("{verb} {dir}/{relative}\n")
+        })
         .collect()
 }
 

@@ -3,6 +3,7 @@
 
 pub mod helmignore;
 mod metadata;
+pub mod version_constraint;
 
 pub use crate::input::tree::{Hidden, Walked};
 pub use crate::input::{MAX_CHART_BYTES, MAX_CHART_FILES};

@@ -291,19 +291,56 @@ pub fn show_only(
         .collect())
 }
 
-/// `*` matches within one path segment, `?` one character; everything else literally.
+/// `*` matches within one path segment, `?` one character, `[sd]`, `[a-z]` and `[^x]` (or
+/// `[!x]`) one character of a class, as Go's `filepath.Match`, which Helm's `--show-only` uses;
+/// everything else literally (an unclosed `[` too).
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
+    fn go(p: &[char], t: &[char]) -> bool {
         match p.first() {
             None => t.is_empty(),
-            Some(b'*') => (0..=t.len())
-                .take_while(|&i| i == 0 || t[i - 1] != b'/')
+            Some('*') => (0..=t.len())
+                .take_while(|&i| i == 0 || t[i - 1] != '/')
                 .any(|i| go(&p[1..], &t[i..])),
-            Some(b'?') => !t.is_empty() && t[0] != b'/' && go(&p[1..], &t[1..]),
+            Some('?') => !t.is_empty() && t[0] != '/' && go(&p[1..], &t[1..]),
+            Some('[') if class_end(p).is_some() => {
+                let end = class_end(p).unwrap_or_default();
+                match t.first() {
+                    Some(&c) if c != '/' && in_class(&p[1..end], c) => go(&p[end + 1..], &t[1..]),
+                    _ => false,
+                }
+            }
             Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
         }
     }
-    go(pattern.as_bytes(), text.as_bytes())
+    /// Where the class opening `p` closes: the first `]` after at least one member.
+    fn class_end(p: &[char]) -> Option<usize> {
+        let first = match p.get(1) {
+            Some('^' | '!') => 3,
+            _ => 2,
+        };
+        (first..p.len()).find(|&i| p[i] == ']')
+    }
+    fn in_class(class: &[char], c: char) -> bool {
+        let (negated, members) = match class.first() {
+            Some('^' | '!') => (true, &class[1..]),
+            _ => (false, class),
+        };
+        let mut found = false;
+        let mut i = 0;
+        while i < members.len() {
+            if i + 2 < members.len() && members[i + 1] == '-' {
+                found |= (members[i]..=members[i + 2]).contains(&c);
+                i += 3;
+            } else {
+                found |= members[i] == c;
+                i += 1;
+            }
+        }
+        found != negated
+    }
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    go(&pattern, &text)
 }
 
 #[cfg(test)]
@@ -312,6 +349,29 @@ mod tests {
 
     fn texts(s: &str) -> Vec<&str> {
         split_documents(s).into_iter().map(|d| d.text).collect()
+    }
+
+    #[test]
+    fn show_only_character_classes_match_one_character_of_the_class() {
+        assert!(glob_match("templates/[sd]*.yaml", "templates/service.yaml"));
+        assert!(glob_match(
+            "templates/[sd]*.yaml",
+            "templates/deployment.yaml"
+        ));
+        assert!(!glob_match(
+            "templates/[sd]*.yaml",
+            "templates/configmap.yaml"
+        ));
+        assert!(glob_match(
+            "templates/[a-c]*.yaml",
+            "templates/configmap.yaml"
+        ));
+        assert!(glob_match("templates/[^c]*.yaml", "templates/service.yaml"));
+        assert!(!glob_match(
+            "templates/[!c]*.yaml",
+            "templates/configmap.yaml"
+        ));
+        assert!(glob_match("templates/[x.yaml", "templates/[x.yaml"));
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub struct CaseReport {
 }
 
 /// Finds the cases under `cases_dir` (each subfolder with an `args` file or an expectation),
-/// their `args` read by `reader`.
+/// their `args` read by `reader`; a visible subfolder with none of them is the error.
 pub fn discover(cases_dir: &Utf8Path, reader: &dyn CaseArgs) -> Result<Vec<GoldenCase>, Error> {
     let entries = cases_dir.read_dir_utf8().map_err(Error::io(cases_dir))?;
     let mut cases = Vec::new();
@@ -92,8 +92,17 @@ pub fn discover(cases_dir: &Utf8Path, reader: &dyn CaseArgs) -> Result<Vec<Golde
         let is_case = [ARGS_FILE, EXPECTED_OUTPUT, EXPECTED_ERROR]
             .iter()
             .any(|f| dir.join(f).is_file());
-        if !dir.is_dir() || !is_case {
+        let hidden = entry.file_name().starts_with('.');
+        if !dir.is_dir() || hidden {
             continue;
+        }
+        if !is_case {
+            // A case folder left empty would otherwise be skipped, and the run pass without it.
+            return Err(Error::Usage(format!(
+                "golden case {dir} holds none of {ARGS_FILE}, {EXPECTED_OUTPUT} or \
+                 {EXPECTED_ERROR}: give it an {ARGS_FILE} file (an empty one renders the chart's \
+                 defaults) and record its output with --update, or remove the folder"
+            )));
         }
         cases.push(load_case(&dir, reader)?);
     }

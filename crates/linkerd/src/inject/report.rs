@@ -378,6 +378,46 @@ impl SpooledReport {
         })
     }
 
+    /// Whether the report is JSON (its notes then belong inside it: see
+    /// [`SpooledReport::copy_with_notes`]).
+    pub fn is_json(&self) -> bool {
+        self.format == ReportFormat::Json
+    }
+
+    /// Copies the report to `out` as [`SpooledReport::copy_to`], with the run's `notes`: in
+    /// JSON, a `notes` field of the one document (when there are any), so that stderr stays one
+    /// clean JSON document; in text, the notes' lines first.
+    pub fn copy_with_notes(
+        self,
+        notes: &[String],
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        if notes.is_empty() {
+            return self.copy_to(out);
+        }
+        if !self.is_json() {
+            for note in notes {
+                writeln!(out, "{note}")?;
+            }
+            return self.copy_to(out);
+        }
+        let mut document = Vec::new();
+        self.copy_to(&mut document)?;
+        // The document ends with "\n}\n": the notes go in as its last field.
+        let body = document
+            .strip_suffix(b"\n}\n")
+            .unwrap_or(document.as_slice());
+        let notes = serde_json::to_string_pretty(&serde_json::json!({ "notes": notes }))
+            .unwrap_or_default();
+        let field = notes
+            .strip_prefix("{\n")
+            .and_then(|n| n.strip_suffix("\n}"))
+            .unwrap_or_default();
+        out.write_all(body)?;
+        write!(out, ",\n{field}\n}}\n")?;
+        out.flush()
+    }
+
     /// Copies the report to `out`, as [`Report::render`] (or [`Report::render_inject`]) would
     /// print it.
     pub fn copy_to(self, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -1,0 +1,54 @@
+//! What the binary says about itself (#37): `--version` with the embedded Linkerd releases,
+//! shell completions and a man page generated from the same clap definition.
+
+use crate::support;
+
+use support::cli::meshchart;
+
+#[test]
+fn version_names_every_embedded_release_and_the_default() {
+    let out = meshchart(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("meshchart {}\n", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    for line in meshchart::releases::release_lines().unwrap() {
+        assert!(text.contains(&format!("  {}  ", line.release)), "{text}");
+    }
+    assert!(
+        text.contains(&format!("  {}  ", meshchart::releases::DEFAULT_RELEASE))
+            && text.lines().filter(|l| l.ends_with("(default)")).count() == 1,
+        "{text}"
+    );
+}
+
+#[test]
+fn completions_cover_every_shell_and_the_render_flags() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = meshchart(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains("include-crds"), "{shell}: {script}");
+        assert!(script.contains("meshchart"), "{shell}");
+    }
+}
+
+#[test]
+fn an_unknown_shell_is_refused_naming_the_shells() {
+    let out = meshchart(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bash"));
+}
+
+#[test]
+fn man_page_is_roff_listing_the_commands() {
+    let out = meshchart(&["man"]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains(".TH meshchart 1"), "{page}");
+    for command in ["render", "inject", "lint", "completions"] {
+        assert!(page.contains(command), "{command}");
+    }
+}
