@@ -1,0 +1,726 @@
+//! Go's `fmt` for template values: `%v` printing, `print`/`println` spacing, and `printf`.
+//!
+//! Written from Go's `fmt` and `strconv` documentation and from what Helm 3.17.1 printed for
+//! the recorded cases (`tests/cases/print_*`, `printf_*`). Byte parity matters here more than
+//! anywhere: every number in a values file is a float64, so `1000000` prints as `1e+06`.
+
+use crate::value::Value;
+
+/// Writes `v` as Go's `%v` (`fmt.Sprint` of one operand) would.
+pub fn write_value(out: &mut String, v: &Value) {
+    write_verb(out, v, &Spec::plain('v'));
+}
+
+/// Go's `fmt.Sprint`: operands printed with `%v`, with a space between two operands when
+/// neither is a string.
+pub fn sprint(args: &[Value]) -> String {
+    let mut out = String::new();
+    for (i, a) in args.iter().enumerate() {
+        let is_string = matches!(a, Value::String(_));
+        if i > 0 && !is_string && !matches!(args[i - 1], Value::String(_)) {
+            out.push(' ');
+        }
+        write_value(&mut out, a);
+    }
+    out
+}
+
+/// Go's `fmt.Sprintln`: operands printed with `%v`, always separated by spaces, then a newline.
+pub fn sprintln(args: &[Value]) -> String {
+    let mut out = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        write_value(&mut out, a);
+    }
+    out.push('\n');
+    out
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, the `%v` of a float64 (`1e+06`, `0.0001`).
+pub fn format_float_v(f: f64) -> String {
+    let mut s = String::new();
+    write_float(&mut s, f, 'g', None, &Spec::plain('v'));
+    s
+}
+
+/// One conversion's flags, width, precision and verb.
+#[derive(Clone, Debug, Default)]
+struct Spec {
+    verb: char,
+    plus: bool,
+    minus: bool,
+    sharp: bool,
+    space: bool,
+    zero: bool,
+    width: Option<usize>,
+    prec: Option<usize>,
+}
+
+impl Spec {
+    fn plain(verb: char) -> Spec {
+        Spec {
+            verb,
+            ..Spec::default()
+        }
+    }
+}
+
+/// Go's `fmt.Sprintf` over template values.
+pub fn sprintf(format: &str, args: &[Value]) -> String {
+    let mut out = String::new();
+    let mut argn = 0usize;
+    let mut reordered = false;
+    let mut chars = format.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = Spec::default();
+        // Flags.
+        while let Some(&(_, f)) = chars.peek() {
+            match f {
+                '+' => spec.plus = true,
+                '-' => spec.minus = true,
+                '#' => spec.sharp = true,
+                ' ' => spec.space = true,
+                '0' => spec.zero = true,
+                _ => break,
+            }
+            chars.next();
+        }
+        // An explicit argument index, `%[2]d`.
+        let take_index = |chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+                          argn: &mut usize,
+                          reordered: &mut bool| {
+            if chars.peek().map(|&(_, c)| c) == Some('[') {
+                chars.next();
+                let mut n = 0usize;
+                let mut ok = false;
+                while let Some(&(_, d)) = chars.peek() {
+                    if let Some(v) = d.to_digit(10) {
+                        n = n.saturating_mul(10).saturating_add(v as usize);
+                        ok = true;
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if chars.peek().map(|&(_, c)| c) == Some(']') && ok && n >= 1 {
+                    chars.next();
+                    *argn = n - 1;
+                    *reordered = true;
+                }
+            }
+        };
+        take_index(&mut chars, &mut argn, &mut reordered);
+        // Width.
+        if chars.peek().map(|&(_, c)| c) == Some('*') {
+            chars.next();
+            match args.get(argn).and_then(Value::as_int) {
+                Some(w) => {
+                    if w < 0 {
+                        spec.minus = true;
+                    }
+                    spec.width = Some(w.unsigned_abs() as usize);
+                }
+                None => out.push_str("%!(BADWIDTH)"),
+            }
+            argn += 1;
+        } else {
+            spec.width = read_number(&mut chars);
+        }
+        // Precision.
+        if chars.peek().map(|&(_, c)| c) == Some('.') {
+            chars.next();
+            take_index(&mut chars, &mut argn, &mut reordered);
+            if chars.peek().map(|&(_, c)| c) == Some('*') {
+                chars.next();
+                match args.get(argn).and_then(Value::as_int) {
+                    Some(p) if p >= 0 => spec.prec = Some(p as usize),
+                    _ => out.push_str("%!(BADPREC)"),
+                }
+                argn += 1;
+            } else {
+                spec.prec = Some(read_number(&mut chars).unwrap_or(0));
+            }
+        }
+        take_index(&mut chars, &mut argn, &mut reordered);
+        let Some((_, verb)) = chars.next() else {
+            out.push_str("%!(NOVERB)");
+            break;
+        };
+        spec.verb = verb;
+        if spec.minus {
+            spec.zero = false;
+        }
+        // `%+v` asks for struct field names, not signs; our values have no fields to name.
+        if verb == 'v' {
+            spec.plus = false;
+        }
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        match args.get(argn) {
+            None => {
+                out.push_str("%!");
+                out.push(verb);
+                out.push_str("(MISSING)");
+            }
+            Some(a) => {
+                write_verb(&mut out, a, &spec);
+                argn += 1;
+            }
+        }
+    }
+    if !reordered && argn < args.len() {
+        out.push_str("%!(EXTRA ");
+        for (i, a) in args[argn..].iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            if a.is_nil() {
+                out.push_str("<nil>");
+            } else {
+                out.push_str(a.type_name());
+                out.push('=');
+                write_value(&mut out, a);
+            }
+        }
+        out.push(')');
+    }
+    out
+}
+
+fn read_number(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) -> Option<usize> {
+    let mut n: Option<usize> = None;
+    while let Some(&(_, d)) = chars.peek() {
+        match d.to_digit(10) {
+            Some(v) => {
+                n = Some(n.unwrap_or(0).saturating_mul(10).saturating_add(v as usize));
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    n
+}
+
+/// Formats one operand with one verb, containers element by element as Go's `fmt` does.
+fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
+    if spec.verb == 'T' {
+        pad(out, v.type_name(), spec);
+        return;
+    }
+    match v {
+        Value::Null => match spec.verb {
+            'v' => pad(out, "<nil>", spec),
+            verb => {
+                out.push_str("%!");
+                out.push(verb);
+                out.push_str("(<nil>)");
+            }
+        },
+        Value::Bool(b) => match spec.verb {
+            'v' | 't' => pad(out, if *b { "true" } else { "false" }, spec),
+            _ => bad_verb(out, v, spec.verb),
+        },
+        Value::Int(i) | Value::Int64(i) => write_int(out, *i, v, spec),
+        Value::Float(f) => match spec.verb {
+            'v' => write_float(out, *f, 'g', None, spec),
+            'g' | 'G' => write_float(out, *f, spec.verb, spec.prec, spec),
+            'e' | 'E' | 'f' | 'F' => {
+                write_float(out, *f, spec.verb, Some(spec.prec.unwrap_or(6)), spec)
+            }
+            _ => bad_verb(out, v, spec.verb),
+        },
+        Value::String(s) => write_string(out, s, v, spec),
+        Value::Seq(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_verb(out, item, spec);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push_str("map[");
+            for (i, (k, item)) in m.borrow().iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_string(out, k, &Value::Null, spec);
+                out.push(':');
+                write_verb(out, item, spec);
+            }
+            out.push(']');
+        }
+        Value::Object(o) => match spec.verb {
+            'v' | 's' => {
+                let mut s = String::new();
+                o.format(&mut s);
+                pad(out, &s, spec);
+            }
+            _ => bad_verb(out, v, spec.verb),
+        },
+    }
+}
+
+/// Go's `%!verb(type=value)` for an operand the verb does not fit.
+fn bad_verb(out: &mut String, v: &Value, verb: char) {
+    out.push_str("%!");
+    out.push(verb);
+    out.push('(');
+    out.push_str(v.type_name());
+    out.push('=');
+    write_value(out, v);
+    out.push(')');
+}
+
+/// Pads to the width with spaces (or zeros when asked), counting runes as Go does.
+fn pad(out: &mut String, s: &str, spec: &Spec) {
+    let n = s.chars().count();
+    let w = spec.width.unwrap_or(0);
+    if n >= w {
+        out.push_str(s);
+        return;
+    }
+    let fill = if spec.zero { '0' } else { ' ' };
+    if spec.minus {
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(' ', w - n));
+    } else {
+        out.extend(std::iter::repeat_n(fill, w - n));
+        out.push_str(s);
+    }
+}
+
+fn write_string(out: &mut String, s: &str, v: &Value, spec: &Spec) {
+    match spec.verb {
+        'v' | 's' => {
+            let s = match spec.prec {
+                Some(p) => s.chars().take(p).collect::<String>(),
+                None => s.to_string(),
+            };
+            if spec.sharp && spec.verb == 'v' {
+                pad(out, &quote(&s, false), spec)
+            } else {
+                pad(out, &s, spec)
+            }
+        }
+        'q' => {
+            let s: String = match spec.prec {
+                Some(p) => s.chars().take(p).collect(),
+                None => s.to_string(),
+            };
+            let q = if spec.sharp && !s.contains('`') {
+                format!("`{s}`")
+            } else {
+                quote(&s, spec.plus)
+            };
+            pad(out, &q, spec)
+        }
+        'x' | 'X' => {
+            let bytes = s.as_bytes();
+            let bytes = match spec.prec {
+                Some(p) if p < bytes.len() => &bytes[..p],
+                _ => bytes,
+            };
+            let mut h = String::new();
+            for (i, b) in bytes.iter().enumerate() {
+                if spec.space && i > 0 {
+                    h.push(' ');
+                }
+                if spec.sharp && (spec.space || i == 0) {
+                    h.push_str(if spec.verb == 'x' { "0x" } else { "0X" });
+                }
+                if spec.verb == 'x' {
+                    h.push_str(&format!("{b:02x}"));
+                } else {
+                    h.push_str(&format!("{b:02X}"));
+                }
+            }
+            pad(out, &h, spec)
+        }
+        _ => bad_verb(out, v, spec.verb),
+    }
+}
+
+fn write_int(out: &mut String, i: i64, v: &Value, spec: &Spec) {
+    let neg = i < 0;
+    let u = i.unsigned_abs();
+    let (digits, prefix) = match spec.verb {
+        'v' | 'd' => (u.to_string(), ""),
+        'b' => (format!("{u:b}"), if spec.sharp { "0b" } else { "" }),
+        'o' => (format!("{u:o}"), if spec.sharp { "0" } else { "" }),
+        'O' => (format!("{u:o}"), "0o"),
+        'x' => (format!("{u:x}"), if spec.sharp { "0x" } else { "" }),
+        'X' => (format!("{u:X}"), if spec.sharp { "0X" } else { "" }),
+        'c' => {
+            let c = char::from_u32(i as u32).unwrap_or('\u{FFFD}');
+            pad(out, &c.to_string(), spec);
+            return;
+        }
+        'q' => {
+            let c = char::from_u32(i as u32).unwrap_or('\u{FFFD}');
+            pad(out, &quote_rune(c), spec);
+            return;
+        }
+        'U' => {
+            let mut s = format!("U+{u:04X}");
+            if spec.sharp {
+                if let Some(c) = char::from_u32(i as u32) {
+                    s.push_str(&format!(" '{c}'"));
+                }
+            }
+            pad(out, &s, spec);
+            return;
+        }
+        _ => return bad_verb(out, v, spec.verb),
+    };
+    // Precision is a minimum number of digits; `%.0d` of zero prints nothing.
+    let mut digits = digits;
+    if let Some(p) = spec.prec {
+        if p == 0 && u == 0 {
+            digits.clear();
+        }
+        while digits.len() < p {
+            digits.insert(0, '0');
+        }
+    }
+    let sign = if neg {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
+    let body = format!("{prefix}{digits}");
+    let w = spec.width.unwrap_or(0);
+    if spec.zero && spec.prec.is_none() && !spec.minus && sign.len() + body.len() < w {
+        out.push_str(sign);
+        out.extend(std::iter::repeat_n('0', w - sign.len() - body.len()));
+        out.push_str(&body);
+    } else {
+        let s = format!("{sign}{body}");
+        let plain = Spec {
+            zero: false,
+            ..spec.clone()
+        };
+        pad(out, &s, &plain);
+    }
+}
+
+fn write_float(out: &mut String, f: f64, verb: char, prec: Option<usize>, spec: &Spec) {
+    let mut num = String::new();
+    push_float(&mut num, f.abs(), verb, prec);
+    if f.is_nan() {
+        let s = if spec.plus {
+            "+NaN"
+        } else if spec.space {
+            " NaN"
+        } else {
+            "NaN"
+        };
+        let plain = Spec {
+            zero: false,
+            ..spec.clone()
+        };
+        return pad(out, s, &plain);
+    }
+    let negative = f.is_sign_negative();
+    let sign = if negative {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
+    if f.is_infinite() {
+        let s = format!(
+            "{}Inf",
+            if negative {
+                "-"
+            } else if spec.space && !spec.plus {
+                " "
+            } else {
+                "+"
+            }
+        );
+        let plain = Spec {
+            zero: false,
+            ..spec.clone()
+        };
+        return pad(out, &s, &plain);
+    }
+    let w = spec.width.unwrap_or(0);
+    if spec.zero && !spec.minus && sign.len() + num.len() < w {
+        out.push_str(sign);
+        out.extend(std::iter::repeat_n('0', w - sign.len() - num.len()));
+        out.push_str(&num);
+    } else {
+        pad(out, &format!("{sign}{num}"), spec);
+    }
+}
+
+/// Decimal digits and decimal-point position of `f` (non-negative), rounded to `sig`
+/// significant digits, or the shortest digits that read back as `f` when `sig` is `None`.
+fn digits(f: f64, sig: Option<usize>) -> (Vec<u8>, i32) {
+    if f == 0.0 {
+        return (vec![b'0'], 1);
+    }
+    let s = match sig {
+        Some(p) => format!("{:.*e}", p.saturating_sub(1), f),
+        None => format!("{f:e}"),
+    };
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let mut d: Vec<u8> = mant.bytes().filter(u8::is_ascii_digit).collect();
+    while d.len() > 1 && d.last() == Some(&b'0') {
+        d.pop();
+    }
+    (d, exp + 1)
+}
+
+fn push_exp(out: &mut String, e: i32, upper: bool) {
+    out.push(if upper { 'E' } else { 'e' });
+    out.push(if e < 0 { '-' } else { '+' });
+    let a = e.unsigned_abs();
+    if a < 10 {
+        out.push('0');
+    }
+    out.push_str(&a.to_string());
+}
+
+/// Go's `strconv.FormatFloat` for a non-negative finite `f` (signs and specials are the
+/// caller's), verbs `e E f F g G`; `prec` None is `-1` (shortest).
+fn push_float(out: &mut String, f: f64, verb: char, prec: Option<usize>) {
+    if f.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if f.is_infinite() {
+        out.push_str("+Inf");
+        return;
+    }
+    match verb {
+        'e' | 'E' => {
+            let upper = verb == 'E';
+            match prec {
+                Some(p) => {
+                    let s = format!("{f:.p$e}");
+                    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+                    out.push_str(mant);
+                    push_exp(out, exp.parse().unwrap_or(0), upper);
+                }
+                None => {
+                    let (d, dp) = digits(f, None);
+                    push_e(out, &d, dp, d.len() - 1, upper);
+                }
+            }
+        }
+        'f' | 'F' => match prec {
+            Some(p) => out.push_str(&format!("{f:.p$}")),
+            None => {
+                let (d, dp) = digits(f, None);
+                push_f(out, &d, dp, (d.len() as i32 - dp).max(0) as usize);
+            }
+        },
+        _ => {
+            let upper = verb == 'G';
+            let shortest = prec.is_none();
+            let p = prec.map(|p| p.max(1));
+            let (d, dp) = digits(f, p);
+            let nd = d.len() as i32;
+            let mut eprec = p.map(|p| p as i32).unwrap_or(nd);
+            if eprec > nd && nd >= dp {
+                eprec = nd;
+            }
+            if shortest {
+                eprec = 6;
+            }
+            let exp = dp - 1;
+            if exp < -4 || exp >= eprec {
+                push_e(out, &d, dp, d.len() - 1, upper);
+            } else {
+                push_f(out, &d, dp, (nd - dp).max(0) as usize);
+            }
+        }
+    }
+}
+
+fn push_e(out: &mut String, d: &[u8], dp: i32, frac: usize, upper: bool) {
+    out.push(d[0] as char);
+    if frac > 0 {
+        out.push('.');
+        for i in 1..=frac {
+            out.push(*d.get(i).unwrap_or(&b'0') as char);
+        }
+    }
+    let e = if d == b"0" { 0 } else { dp - 1 };
+    push_exp(out, e, upper);
+}
+
+fn push_f(out: &mut String, d: &[u8], dp: i32, frac: usize) {
+    if dp > 0 {
+        for i in 0..dp as usize {
+            out.push(*d.get(i).unwrap_or(&b'0') as char);
+        }
+    } else {
+        out.push('0');
+    }
+    if frac > 0 {
+        out.push('.');
+        for i in 0..frac as i32 {
+            let j = dp + i;
+            let c = if j < 0 {
+                b'0'
+            } else {
+                *d.get(j as usize).unwrap_or(&b'0')
+            };
+            out.push(c as char);
+        }
+    }
+}
+
+/// Whether Go's `strconv.IsPrint` holds, closely enough for quoting: letters, marks,
+/// numbers, punctuation, symbols and the ASCII space.
+fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(c as u32,
+        0xAD | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF)
+}
+
+fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
+    match c {
+        _ if c == quote || c == '\\' => {
+            out.push('\\');
+            out.push(c);
+        }
+        _ if is_print(c) && (!ascii_only || c.is_ascii()) => out.push(c),
+        '\u{7}' => out.push_str("\\a"),
+        '\u{8}' => out.push_str("\\b"),
+        '\u{c}' => out.push_str("\\f"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\u{b}' => out.push_str("\\v"),
+        _ if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+        _ if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+        _ => out.push_str(&format!("\\U{:08x}", c as u32)),
+    }
+}
+
+/// Go's `strconv.Quote` (or `QuoteToASCII` when `ascii_only`).
+pub fn quote(s: &str, ascii_only: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        push_escaped(&mut out, c, '"', ascii_only);
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `strconv.QuoteRune`.
+fn quote_rune(c: char) -> String {
+    let mut out = String::from("'");
+    push_escaped(&mut out, c, '\'', false);
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(f: f64) -> String {
+        format_float_v(f)
+    }
+
+    #[test]
+    fn float_v_uses_exponent_from_one_million() {
+        assert_eq!(v(1e6), "1e+06");
+        assert_eq!(v(999999.0), "999999");
+        assert_eq!(v(1234567.5), "1.2345675e+06");
+        assert_eq!(v(123456.7), "123456.7");
+    }
+
+    #[test]
+    fn float_v_uses_exponent_below_one_ten_thousandth() {
+        assert_eq!(v(0.0001), "0.0001");
+        assert_eq!(v(0.00001), "1e-05");
+        assert_eq!(v(1.25e-7), "1.25e-07");
+    }
+
+    #[test]
+    fn float_v_prints_integral_values_without_point() {
+        assert_eq!(v(42.0), "42");
+        assert_eq!(v(0.0), "0");
+        assert_eq!(v(-2.5), "-2.5");
+        assert_eq!(v(1.2345678901234567e19), "1.2345678901234567e+19");
+    }
+
+    #[test]
+    fn sprint_spaces_only_between_non_strings() {
+        let args = [
+            Value::str("a"),
+            Value::Int(1),
+            Value::Int(2),
+            Value::str("b"),
+        ];
+        assert_eq!(sprint(&args), "a1 2b");
+    }
+
+    #[test]
+    fn printf_reports_wrong_missing_and_extra_operands() {
+        assert_eq!(sprintf("%d", &[Value::str("x")]), "%!d(string=x)");
+        assert_eq!(sprintf("%s %s", &[Value::str("a")]), "a %!s(MISSING)");
+        assert_eq!(
+            sprintf("%s", &[Value::str("a"), Value::Int(3)]),
+            "a%!(EXTRA int=3)"
+        );
+    }
+
+    #[test]
+    fn printf_float_verbs() {
+        let f = [Value::Float(1234567.5)];
+        assert_eq!(sprintf("%f", &f), "1234567.500000");
+        assert_eq!(sprintf("%e", &f), "1.234568e+06");
+        assert_eq!(sprintf("%.2e", &f), "1.23e+06");
+        assert_eq!(sprintf("%g", &f), "1.2345675e+06");
+        assert_eq!(sprintf("%.3g", &[Value::Float(1.23456)]), "1.23");
+        assert_eq!(
+            sprintf("%8.3f|%-8.2f|", &[Value::Float(1.23456), Value::Float(2.5)]),
+            "   1.235|2.50    |"
+        );
+    }
+
+    #[test]
+    fn printf_integer_flags() {
+        let args = [Value::Int(42), Value::Int(255), Value::Int(7)];
+        assert_eq!(sprintf("%05d %#x %+d", &args), "00042 0xff +7");
+        assert_eq!(sprintf("%x", &[Value::Int(-255)]), "-ff");
+    }
+
+    #[test]
+    fn quote_escapes_like_strconv() {
+        assert_eq!(quote("héllo\n\t\"", false), "\"héllo\\n\\t\\\"\"");
+        assert_eq!(quote("\u{1}\u{2028}", false), "\"\\x01\\u2028\"");
+    }
+}
