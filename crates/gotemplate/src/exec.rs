@@ -663,8 +663,19 @@ impl<'a> State<'a> {
                 Err(self.error_with(format!("error calling {name}: {e}"), Some(e)))
             }
             Err(FuncError::WrongType { index, expected }) => {
-                if let Some(a) = args.get(index) {
+                let arg = args.get(index);
+                if let Some(a) = arg {
                     self.at = At::Arg(a);
+                }
+                // Go converts a literal operand to the parameter's type itself and words the
+                // failure differently from a value that arrives with the wrong type.
+                if let Some(lit @ (Arg::Bool(..) | Arg::Number(..) | Arg::String(..))) = arg {
+                    let want = match expected.as_str() {
+                        "int" | "int64" | "int32" | "uint" | "uint64" => "integer",
+                        "float64" | "float32" => "float",
+                        other => other,
+                    };
+                    return Err(self.error(format!("expected {want}; found {lit}")));
                 }
                 let got = argv.get(index).map(|s| s.v.type_name()).unwrap_or("<nil>");
                 Err(self.error(format!(

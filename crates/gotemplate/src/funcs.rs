@@ -400,10 +400,8 @@ pub fn js_escape(s: &str) -> String {
             '=' => out.push_str("\\u003D"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
             c if c.is_ascii() => out.push(c),
-            c if c.is_control() || c.is_whitespace() || matches!(c as u32, 0x2028 | 0x2029) => {
-                out.push_str(&format!("\\u{:04X}", c as u32))
-            }
-            c => out.push(c),
+            c if gofmt::is_print(c) => out.push(c),
+            c => out.push_str(&format!("\\u{:04X}", c as u32)),
         }
     }
     out

@@ -211,6 +211,11 @@ fn read_number(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) -> Op
 
 /// Formats one operand with one verb, containers element by element as Go's `fmt` does.
 fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
+    if spec.verb == 'v' && spec.sharp {
+        let mut s = String::new();
+        write_go_syntax(&mut s, v);
+        return pad(out, &s, spec);
+    }
     if spec.verb == 'T' {
         pad(out, v.type_name(), spec);
         return;
@@ -268,6 +273,37 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
             }
             _ => bad_verb(out, v, spec.verb),
         },
+    }
+}
+
+/// Go's `%#v`: the value as Go source (`[]interface {}{"a", 1}`).
+fn write_go_syntax(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("<nil>"),
+        Value::String(s) => out.push_str(&quote(s, false)),
+        Value::Seq(items) => {
+            out.push_str("[]interface {}{");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_go_syntax(out, item);
+            }
+            out.push('}');
+        }
+        Value::Map(m) => {
+            out.push_str("map[string]interface {}{");
+            for (i, (k, item)) in m.borrow().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&quote(k, false));
+                out.push(':');
+                write_go_syntax(out, item);
+            }
+            out.push('}');
+        }
+        other => write_value(out, other),
     }
 }
 
@@ -594,7 +630,7 @@ fn push_f(out: &mut String, d: &[u8], dp: i32, frac: usize) {
 
 /// Whether Go's `strconv.IsPrint` holds, closely enough for quoting: letters, marks,
 /// numbers, punctuation, symbols and the ASCII space.
-fn is_print(c: char) -> bool {
+pub(crate) fn is_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }

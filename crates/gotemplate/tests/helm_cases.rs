@@ -210,7 +210,17 @@ impl Json<'_> {
 /// `true`/`false` bools, `null` nil, anything else a string.
 fn apply_set(values: &mut Map, line: &str) {
     let (key, raw) = line.split_once('=').unwrap_or((line, ""));
-    let v = if let Ok(i) = raw.parse::<i64>() {
+    let parts: Vec<&str> = key.split('.').collect();
+    let v = match raw.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        Some(items) => Value::seq(items.split(',').map(set_scalar).collect()),
+        None => set_scalar(raw),
+    };
+    set_path(values, &parts, v);
+}
+
+/// How `--set` types one scalar.
+fn set_scalar(raw: &str) -> Value {
+    if let Ok(i) = raw.parse::<i64>() {
         if raw.len() > 1 && (raw.starts_with('0') || raw.starts_with("-0")) {
             Value::from(raw)
         } else {
@@ -223,9 +233,7 @@ fn apply_set(values: &mut Map, line: &str) {
             "null" => Value::Null,
             _ => Value::from(raw),
         }
-    };
-    let parts: Vec<&str> = key.split('.').collect();
-    set_path(values, &parts, v);
+    }
 }
 
 fn set_path(m: &mut Map, parts: &[&str], v: Value) {
