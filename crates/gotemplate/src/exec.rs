@@ -484,9 +484,9 @@ impl<'a> State<'a> {
         }
         let has_args = args.len() > 1 || fin.is_some();
         let typ = if recv.boxed {
-            "interface {}".to_string()
+            "interface {}"
         } else {
-            recv.v.type_name().to_string()
+            recv.v.type_name()
         };
         match &recv.v {
             Value::Map(m) => {

@@ -6,6 +6,8 @@
 //! number -3); ` -}}` likewise; a comment must follow the delimiter (and its trim marker)
 //! directly and end right before the closing delimiter. Lexing stops at the first error item.
 
+use std::borrow::Cow;
+
 /// What an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -98,20 +100,21 @@ impl Kind {
     }
 }
 
-/// One item: its kind, byte offset, text and line.
+/// One item: its kind, byte offset, text and line. The text borrows from the template
+/// (only error messages are owned), so items copy without allocating.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Item {
+pub struct Item<'a> {
     /// What it is.
     pub kind: Kind,
     /// Byte offset of its start in the template text.
     pub pos: usize,
     /// Its text (the message, for errors).
-    pub val: String,
+    pub val: Cow<'a, str>,
     /// The line it starts on, 1-based.
     pub line: usize,
 }
 
-impl std::fmt::Display for Item {
+impl std::fmt::Display for Item<'_> {
     /// As Go prints an item in parse errors: `EOF`, the error text, `<keyword>`, or the
     /// quoted text cut to 10 characters.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,13 +156,13 @@ struct Lexer<'a> {
     input: &'a str,
     pos: usize,
     start: usize,
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     paren_depth: i64,
     done: bool,
 }
 
 /// Splits a template into items; the last is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Item> {
+pub fn lex(input: &str) -> Vec<Item<'_>> {
     let mut l = Lexer {
         input,
         pos: 0,
@@ -197,7 +200,7 @@ impl<'a> Lexer<'a> {
         self.items.push(Item {
             kind,
             pos: start,
-            val: self.input[start..end].to_string(),
+            val: Cow::Borrowed(&self.input[start..end]),
             line,
         });
     }
@@ -212,7 +215,7 @@ impl<'a> Lexer<'a> {
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
-            val: msg,
+            val: Cow::Owned(msg),
             line,
         });
         self.done = true;
@@ -621,7 +624,10 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<(Kind, String)> {
-        lex(s).into_iter().map(|i| (i.kind, i.val)).collect()
+        lex(s)
+            .into_iter()
+            .map(|i| (i.kind, i.val.into_owned()))
+            .collect()
     }
 
     #[test]

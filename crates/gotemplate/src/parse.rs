@@ -42,12 +42,12 @@ impl std::fmt::Display for Parsed1 {
     }
 }
 
-struct Parser<'f> {
+struct Parser<'f, 't> {
     file: Rc<str>,
     text: Rc<str>,
-    items: Vec<Item>,
+    items: Vec<Item<'t>>,
     next_item: usize,
-    token: [Item; 3],
+    token: [Item<'t>; 3],
     peek_count: usize,
     vars: Vec<String>,
     action_line: usize,
@@ -65,7 +65,7 @@ pub fn parse(file: &str, text: &str, has_function: &dyn Fn(&str) -> bool) -> Res
     let blank = Item {
         kind: Kind::Eof,
         pos: 0,
-        val: String::new(),
+        val: "".into(),
         line: 0,
     };
     let mut p = Parser {
@@ -87,14 +87,14 @@ pub fn parse(file: &str, text: &str, has_function: &dyn Fn(&str) -> bool) -> Res
     Ok(Parsed { trees: p.trees })
 }
 
-impl Parser<'_> {
-    fn lex_next(&mut self) -> Item {
+impl<'t> Parser<'_, 't> {
+    fn lex_next(&mut self) -> Item<'t> {
         let i = self.next_item.min(self.items.len() - 1);
         self.next_item += 1;
         self.items[i].clone()
     }
 
-    fn next(&mut self) -> Item {
+    fn next(&mut self) -> Item<'t> {
         if self.peek_count > 0 {
             self.peek_count -= 1;
         } else {
@@ -107,18 +107,18 @@ impl Parser<'_> {
         self.peek_count += 1;
     }
 
-    fn backup2(&mut self, t1: Item) {
+    fn backup2(&mut self, t1: Item<'t>) {
         self.token[1] = t1;
         self.peek_count = 2;
     }
 
-    fn backup3(&mut self, t2: Item, t1: Item) {
+    fn backup3(&mut self, t2: Item<'t>, t1: Item<'t>) {
         self.token[1] = t1;
         self.token[2] = t2;
         self.peek_count = 3;
     }
 
-    fn peek(&mut self) -> Item {
+    fn peek(&mut self) -> Item<'t> {
         if self.peek_count > 0 {
             return self.token[self.peek_count - 1].clone();
         }
@@ -127,7 +127,7 @@ impl Parser<'_> {
         self.token[0].clone()
     }
 
-    fn next_non_space(&mut self) -> Item {
+    fn next_non_space(&mut self) -> Item<'t> {
         loop {
             let t = self.next();
             if t.kind != Kind::Space {
@@ -136,7 +136,7 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Item {
+    fn peek_non_space(&mut self) -> Item<'t> {
         let t = self.next_non_space();
         self.backup();
         t
@@ -164,7 +164,7 @@ impl Parser<'_> {
         self.error(format!("unexpected {token} in {context}"))
     }
 
-    fn expect(&mut self, kind: Kind, context: &str) -> PResult<Item> {
+    fn expect(&mut self, kind: Kind, context: &str) -> PResult<Item<'t>> {
         let t = self.next_non_space();
         if t.kind != kind {
             return Err(self.unexpected(&t, context));
@@ -258,7 +258,7 @@ impl Parser<'_> {
     fn text_or_action(&mut self) -> PResult<Parsed1> {
         let t = self.next_non_space();
         match t.kind {
-            Kind::Text => Ok(Parsed1::Node(Node::Text(t.val))),
+            Kind::Text => Ok(Parsed1::Node(Node::Text(t.val.into_owned()))),
             Kind::LeftDelim => {
                 self.action_line = t.line;
                 let r = self.action();
@@ -443,13 +443,13 @@ impl Parser<'_> {
             if next.kind == Kind::Assign || next.kind == Kind::Declare {
                 pipe.is_assign = next.kind == Kind::Assign;
                 self.next_non_space();
-                pipe.decl.push(v.val.clone());
-                self.vars.push(v.val);
+                pipe.decl.push(v.val.to_string());
+                self.vars.push(v.val.into_owned());
                 break;
             } else if next.kind == Kind::Char && next.val == "," {
                 self.next_non_space();
-                pipe.decl.push(v.val.clone());
-                self.vars.push(v.val);
+                pipe.decl.push(v.val.to_string());
+                self.vars.push(v.val.into_owned());
                 if context == "range" && pipe.decl.len() < 2 {
                     match self.peek_non_space().kind {
                         Kind::Variable | Kind::RightDelim | Kind::RightParen => continue,
@@ -575,16 +575,16 @@ impl Parser<'_> {
                     let q = crate::gofmt::quote(&t.val, false);
                     return Err(self.error(format!("function {q} not defined")));
                 }
-                Arg::Identifier(t.pos, t.val)
+                Arg::Identifier(t.pos, t.val.into_owned())
             }
             Kind::Dot => Arg::Dot(t.pos),
             Kind::Nil => Arg::Nil(t.pos),
             Kind::Variable => {
-                if !self.vars.contains(&t.val) {
+                if !self.vars.iter().any(|v| *v == t.val) {
                     let q = crate::gofmt::quote(&t.val, false);
                     return Err(self.error(format!("undefined variable {q}")));
                 }
-                Arg::Variable(t.pos, vec![t.val])
+                Arg::Variable(t.pos, vec![t.val.into_owned()])
             }
             Kind::Field => Arg::Field(t.pos, vec![t.val[1..].to_string()]),
             Kind::Bool => Arg::Bool(t.pos, t.val == "true"),
@@ -600,7 +600,7 @@ impl Parser<'_> {
             }
             Kind::String | Kind::RawString => {
                 let s = self.unquote(&t)?;
-                Arg::String(t.pos, t.val, Rc::from(s))
+                Arg::String(t.pos, t.val.into_owned(), Rc::from(s))
             }
             _ => {
                 self.backup();
@@ -621,7 +621,7 @@ impl Parser<'_> {
 
     /// Go's `newNumber` plus the value `idealConstant` makes of it at run time.
     fn number(&self, t: &Item) -> PResult<Number> {
-        let text = t.val.clone();
+        let text = t.val.to_string();
         if t.kind == Kind::CharConstant {
             let inner = &text[1..];
             let (c, tail) =
