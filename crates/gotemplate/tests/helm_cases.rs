@@ -3,8 +3,8 @@
 //!
 //! The harness plays the small part of Helm that wraps the engine: the render data (`.Values`,
 //! `.Release`, `.Capabilities`), `missingkey=zero`, the order Helm parses files in, the few
-//! Helm and Sprig functions the cases call (`include`, `required`, `fail`, `list`, `dict`,
-//! `upper`, `default`), the deletion of `<no value>`, and Helm's rewriting of error texts.
+//! Helm and Sprig functions the cases call (`include`, `tpl`, `required`, `fail`, `list`,
+//! `dict`, `upper`, `default`), the deletion of `<no value>`, and Helm's rewriting of error texts.
 //! meshchart's Helm layer will do the same for real; here it shows that the engine's texts
 //! are what Helm builds on.
 
@@ -223,6 +223,25 @@ fn helm_functions(set: &mut Templates) {
                 *v -= 1;
             }
             r.map(Value::from).map_err(FuncError::from)
+        }),
+    );
+    set.add_function(
+        "tpl",
+        Arity::Exact(2),
+        Rc::new(|ctx: &mut Context<'_, '_>, args: &[Value]| {
+            let text = args[0].as_str().unwrap_or_default();
+            let q = meshchart_gotemplate::quote(text, false);
+            // Helm parses the text as a template named like the set ("gotpl") in a copy of
+            // the set, and wraps the two kinds of failure differently.
+            match ctx.execute_text("gotpl", text, &args[1]) {
+                Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+                Err(e @ Error::Parse { .. }) => Err(FuncError::Message(format!(
+                    "cannot parse template {q}: {e}"
+                ))),
+                Err(e) => Err(FuncError::Message(format!(
+                    "error during tpl function execution for {q}: {e}"
+                ))),
+            }
         }),
     );
     set.add_function(
