@@ -511,7 +511,22 @@ impl<'a> State<'a> {
             }
             Value::Object(o) => {
                 let o = o.clone();
-                if o.is_method(name) {
+                if let Some(arity) = o.method_arity(name) {
+                    let num_in = args.len().saturating_sub(1) + usize::from(fin.is_some());
+                    match arity {
+                        Arity::Exact(n) if num_in != n => {
+                            return Err(self.error(format!(
+                                "wrong number of args for {name}: want {n} got {num_in}"
+                            )));
+                        }
+                        Arity::AtLeast(n) if num_in < n => {
+                            return Err(self.error(format!(
+                                "wrong number of args for {name}: want at least {n} got {}",
+                                args.len().saturating_sub(1)
+                            )));
+                        }
+                        _ => {}
+                    }
                     let mut argv = Vec::new();
                     for a in args.iter().skip(1) {
                         argv.push(self.eval_arg(dot, a)?.v);

@@ -52,10 +52,12 @@ pub trait Object {
     /// Looks up a field or calls a method by name with the given arguments. `None` when the
     /// type has no such field or method; `Some(Err(msg))` when the method fails.
     fn get(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>>;
-    /// Tells whether `name` is a method (methods take arguments; fields refuse them).
-    fn is_method(&self, name: &str) -> bool {
+    /// If `name` is a method, how many arguments it takes: Go looks methods up before
+    /// fields, checks the count (`wrong number of args for Has: want 1 got 0`) and lets the
+    /// last come from a pipe. `None` for fields, which refuse arguments.
+    fn method_arity(&self, name: &str) -> Option<crate::Arity> {
         let _ = name;
-        false
+        None
     }
     /// Writes the value as Go's `%v` would (`{v1.32.0 1 32}` for a struct; a type with a
     /// `String` method prints that).

@@ -301,8 +301,8 @@ impl Object for Caps {
             _ => None,
         }
     }
-    fn is_method(&self, name: &str) -> bool {
-        name == "Has"
+    fn method_arity(&self, name: &str) -> Option<Arity> {
+        (name == "Has").then_some(Arity::Exact(1))
     }
     fn format(&self, out: &mut String) {
         out.push_str("caps");
@@ -321,6 +321,18 @@ fn objects_give_fields_and_take_method_arguments() {
     assert_eq!(
         set.execute("t", &data).as_deref(),
         Ok("v1.32.0 true false caps")
+    );
+}
+
+#[test]
+fn a_method_called_with_the_wrong_number_of_arguments_fails_like_go() {
+    let mut set = Templates::new("test");
+    set.parse("t", "{{ .c.Has }}").ok();
+    let data = map(&[("c", Value::Object(Rc::new(Caps)))]);
+    let err = set.execute("t", &data).map_err(|e| e.to_string());
+    assert_eq!(
+        err,
+        Err("template: t:1:5: executing \"t\" at <.c.Has>: wrong number of args for Has: want 1 got 0".into())
     );
 }
 
