@@ -650,11 +650,6 @@ impl<'a> State<'a> {
         if let Some(f) = fin {
             argv.push(f);
         }
-        if let Some(c) = cmd {
-            self.at = At::Cmd(c);
-        } else {
-            self.at = At::Arg(ident);
-        }
         let result = match func {
             // Go passes `call` the callee's source text, for its message.
             Func::Builtin(Builtin::Call) if !argv[0].v.is_nil() => {
@@ -671,6 +666,14 @@ impl<'a> State<'a> {
                 f(&mut ctx, &values).map(Slot::plain)
             }
         };
+        // Go points a failed call at the whole command (or at the function's name when it
+        // is itself an argument); a successful one leaves the last argument as the position.
+        if result.is_err() {
+            self.at = match cmd {
+                Some(c) => At::Cmd(c),
+                None => At::Arg(ident),
+            };
+        }
         match result {
             Ok(v) => Ok(v),
             Err(FuncError::Message(m)) => Err(self.error(format!("error calling {name}: {m}"))),

@@ -12,16 +12,15 @@ per line of the `set` section, and rewrites the case's `output` or `error` secti
 
 `output` is the text Helm rendered for `templates/t.yaml`, byte for byte. `helm template` trims
 each document and refuses output that is not YAML, so the script gets the raw text another way:
-it renders a second time with `--debug` and TRAILER_SOURCE appended to `t.yaml`. The trailer adds a
+it renders a second time with `--debug` and TRAILER appended to `t.yaml`. The trailer adds a
 document that is a YAML list, which Helm rejects (it cannot read a manifest head from a list);
 on that error `--debug` prints every rendered file untrimmed, and the text before the trailer is
-the template's own output (an empty output shows as the trailer right after the file's header,
-without the trailer's first newline). The trailer is pure text after the template, so it
-cannot change what the template renders.
+the template's own output. The trailer is pure text after the template, so it cannot change
+what the template renders.
 """
-TRAILER = "\n---\n- END-OF-CASE"
-# The comment in front keeps a template that ends with `-}}` from trimming the trailer.
-TRAILER_SOURCE = "{{/* end of case */}}" + TRAILER
+# The marker in front is not white space, so a template ending in `-}}` cannot trim the
+# trailer, and not a brace, so a template ending in `{` cannot make it a delimiter.
+TRAILER = "@END-OF-CASE@\n---\n- END-OF-CASE"
 import os, subprocess, sys, tempfile, glob
 
 MARK = "=== "
@@ -90,14 +89,10 @@ def record(helm, path):
     with tempfile.TemporaryDirectory() as tmp:
         r = run(helm, tmp, sections, "", [])
         if r.returncode == 0 or r.stderr.startswith("Error: YAML parse error"):
-            r = run(helm, tmp, sections, TRAILER_SOURCE, ["--debug"])
+            r = run(helm, tmp, sections, TRAILER, ["--debug"])
             head = "# Source: c/templates/t.yaml\n"
             start = r.stdout.index(head) + len(head)
             end = r.stdout.find(TRAILER, start)
-            # Helm prints a file whose text starts with "\n---" without that newline, so an
-            # empty output shows as the trailer's own lines right after the header.
-            if end < 0 and r.stdout.startswith(TRAILER[1:], start):
-                end = start
             if end < 0:
                 sys.exit(f"{path}: no trailer in Helm's --debug output; stdout: {r.stdout!r} stderr: {r.stderr[-300:]!r}")
             sections.append(("output", r.stdout[start:end]))
