@@ -119,7 +119,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         // Width.
         if chars.peek().map(|&(_, c)| c) == Some('*') {
             chars.next();
-            match args.get(argn).and_then(Value::as_int) {
+            match int_operand(args, argn) {
                 Some(w) => {
                     if w < 0 {
                         spec.minus = true;
@@ -128,9 +128,17 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
                 }
                 None => out.push_str("%!(BADWIDTH)"),
             }
-            argn += 1;
+            if argn < args.len() {
+                argn += 1;
+            }
         } else {
-            spec.width = read_number(&mut chars);
+            match read_number(&mut chars) {
+                Ok(w) => spec.width = w,
+                Err(()) => {
+                    out.push_str("%!(NOVERB)");
+                    break;
+                }
+            }
         }
         // Precision.
         if chars.peek().map(|&(_, c)| c) == Some('.') {
@@ -138,13 +146,21 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             take_index(&mut chars, &mut argn, &mut reordered);
             if chars.peek().map(|&(_, c)| c) == Some('*') {
                 chars.next();
-                match args.get(argn).and_then(Value::as_int) {
+                match int_operand(args, argn) {
                     Some(p) if p >= 0 => spec.prec = Some(p as usize),
                     _ => out.push_str("%!(BADPREC)"),
                 }
-                argn += 1;
+                if argn < args.len() {
+                    argn += 1;
+                }
             } else {
-                spec.prec = Some(read_number(&mut chars).unwrap_or(0));
+                match read_number(&mut chars) {
+                    Ok(p) => spec.prec = Some(p.unwrap_or(0)),
+                    Err(()) => {
+                        out.push_str("%!(NOVERB)");
+                        break;
+                    }
+                }
             }
         }
         take_index(&mut chars, &mut argn, &mut reordered);
@@ -195,18 +211,37 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
     out
 }
 
-fn read_number(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) -> Option<usize> {
+/// Go's bound on widths and precisions.
+const TOO_LARGE: usize = 1_000_000;
+
+/// A written width or precision. Go checks the bound before taking each digit, so a number
+/// that grows past a million while being read is refused and the rest of the format is
+/// swallowed (`Err`), which then prints `%!(NOVERB)`.
+fn read_number(
+    chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+) -> Result<Option<usize>, ()> {
     let mut n: Option<usize> = None;
     while let Some(&(_, d)) = chars.peek() {
         match d.to_digit(10) {
             Some(v) => {
-                n = Some(n.unwrap_or(0).saturating_mul(10).saturating_add(v as usize));
+                if n.unwrap_or(0) > TOO_LARGE {
+                    chars.by_ref().for_each(drop);
+                    return Err(());
+                }
+                n = Some(n.unwrap_or(0) * 10 + v as usize);
                 chars.next();
             }
             None => break,
         }
     }
-    n
+    Ok(n)
+}
+
+/// A `*` width or precision: an integer operand within Go's bound.
+fn int_operand(args: &[Value], argn: usize) -> Option<i64> {
+    args.get(argn)
+        .and_then(Value::as_int)
+        .filter(|i| i.unsigned_abs() <= TOO_LARGE as u64)
 }
 
 /// Formats one operand with one verb, containers element by element as Go's `fmt` does.
@@ -752,6 +787,16 @@ mod tests {
         let args = [Value::Int(42), Value::Int(255), Value::Int(7)];
         assert_eq!(sprintf("%05d %#x %+d", &args), "00042 0xff +7");
         assert_eq!(sprintf("%x", &[Value::Int(-255)]), "-ff");
+    }
+
+    #[test]
+    fn a_written_width_is_refused_only_once_it_grew_past_a_million() {
+        // Go checks the bound before taking each digit: 1000001 passes, 100000001 does not.
+        assert_eq!(sprintf("%1000001d", &[Value::Int(5)]).len(), 1000001);
+        assert_eq!(
+            sprintf("[%100000001d]x", &[Value::Int(5)]),
+            "[%!(NOVERB)%!(EXTRA int=5)"
+        );
     }
 
     #[test]
