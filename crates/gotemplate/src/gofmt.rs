@@ -54,6 +54,8 @@ struct Spec {
     sharp: bool,
     space: bool,
     zero: bool,
+    /// `%#v`: Go syntax (the `#` flag means something else for other verbs).
+    sharp_v: bool,
     width: Option<usize>,
     prec: Option<usize>,
 }
@@ -172,9 +174,15 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if spec.minus {
             spec.zero = false;
         }
-        // `%+v` asks for struct field names, not signs; our values have no fields to name.
+        // `%+v` asks for struct field names, not signs (our values have no fields to name);
+        // `%#v` asks for Go syntax. Both flags mean other things to other verbs, and keep
+        // those meanings when a value does not fit its verb and is printed with `%v`.
         if verb == 'v' {
             spec.plus = false;
+            if spec.sharp {
+                spec.sharp = false;
+                spec.sharp_v = true;
+            }
         }
         if verb == '%' {
             out.push('%');
@@ -246,14 +254,21 @@ fn int_operand(args: &[Value], argn: usize) -> Option<i64> {
 
 /// Formats one operand with one verb, containers element by element as Go's `fmt` does.
 fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
-    if spec.verb == 'v' && spec.sharp {
+    if spec.verb == 'v' && spec.sharp_v {
         let mut s = String::new();
         write_go_syntax(&mut s, v);
         return pad(out, &s, spec);
     }
     if spec.verb == 'T' {
-        pad(out, v.type_name(), spec);
-        return;
+        if v.is_nil() {
+            return pad(out, "<nil>", spec);
+        }
+        // The type's name is printed as a string: precision cuts it, zeros may pad it.
+        let name: String = match spec.prec {
+            Some(p) => v.type_name().chars().take(p).collect(),
+            None => v.type_name().to_string(),
+        };
+        return pad(out, &name, spec);
     }
     match v {
         Value::Null => match spec.verb {
@@ -266,16 +281,16 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
         },
         Value::Bool(b) => match spec.verb {
             'v' | 't' => pad(out, if *b { "true" } else { "false" }, spec),
-            _ => bad_verb(out, v, spec.verb),
+            _ => bad_verb(out, v, spec),
         },
         Value::Int(i) | Value::Int64(i) => write_int(out, *i, v, spec),
         Value::Float(f) => match spec.verb {
-            'v' => write_float(out, *f, 'g', None, spec),
-            'g' | 'G' => write_float(out, *f, spec.verb, spec.prec, spec),
+            'v' => write_float(out, *f, 'g', spec.prec, spec),
+            'g' | 'G' | 'x' | 'X' | 'b' => write_float(out, *f, spec.verb, spec.prec, spec),
             'e' | 'E' | 'f' | 'F' => {
                 write_float(out, *f, spec.verb, Some(spec.prec.unwrap_or(6)), spec)
             }
-            _ => bad_verb(out, v, spec.verb),
+            _ => bad_verb(out, v, spec),
         },
         Value::String(s) => write_string(out, s, v, spec),
         Value::Seq(items) => {
@@ -294,7 +309,7 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
                 if i > 0 {
                     out.push(' ');
                 }
-                write_string(out, k, &Value::Null, spec);
+                write_verb(out, &Value::str(k), spec);
                 out.push(':');
                 write_verb(out, item, spec);
             }
@@ -306,7 +321,7 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
                 o.format(&mut s);
                 pad(out, &s, spec);
             }
-            _ => bad_verb(out, v, spec.verb),
+            _ => bad_verb(out, v, spec),
         },
     }
 }
@@ -342,14 +357,20 @@ fn write_go_syntax(out: &mut String, v: &Value) {
     }
 }
 
-/// Go's `%!verb(type=value)` for an operand the verb does not fit.
-fn bad_verb(out: &mut String, v: &Value, verb: char) {
+/// Go's `%!verb(type=value)` for an operand the verb does not fit; the value is printed
+/// with `%v` under the conversion's own flags, width and precision.
+fn bad_verb(out: &mut String, v: &Value, spec: &Spec) {
     out.push_str("%!");
-    out.push(verb);
+    out.push(spec.verb);
     out.push('(');
     out.push_str(v.type_name());
     out.push('=');
-    write_value(out, v);
+    let as_v = Spec {
+        verb: 'v',
+        sharp_v: false,
+        ..spec.clone()
+    };
+    write_verb(out, v, &as_v);
     out.push(')');
 }
 
@@ -378,11 +399,7 @@ fn write_string(out: &mut String, s: &str, v: &Value, spec: &Spec) {
                 Some(p) => s.chars().take(p).collect::<String>(),
                 None => s.to_string(),
             };
-            if spec.sharp && spec.verb == 'v' {
-                pad(out, &quote(&s, false), spec)
-            } else {
-                pad(out, &s, spec)
-            }
+            pad(out, &s, spec)
         }
         'q' => {
             let s: String = match spec.prec {
@@ -418,51 +435,80 @@ fn write_string(out: &mut String, s: &str, v: &Value, spec: &Spec) {
             }
             pad(out, &h, spec)
         }
-        _ => bad_verb(out, v, spec.verb),
+        _ => bad_verb(out, v, spec),
     }
 }
 
 fn write_int(out: &mut String, i: i64, v: &Value, spec: &Spec) {
     let neg = i < 0;
     let u = i.unsigned_abs();
-    let (digits, prefix) = match spec.verb {
-        'v' | 'd' => (u.to_string(), ""),
-        'b' => (format!("{u:b}"), if spec.sharp { "0b" } else { "" }),
-        'o' => (format!("{u:o}"), if spec.sharp { "0" } else { "" }),
-        'O' => (format!("{u:o}"), "0o"),
-        'x' => (format!("{u:x}"), if spec.sharp { "0x" } else { "" }),
-        'X' => (format!("{u:X}"), if spec.sharp { "0X" } else { "" }),
+    let mut digits = match spec.verb {
+        'v' | 'd' => u.to_string(),
+        'b' => format!("{u:b}"),
+        'o' | 'O' => format!("{u:o}"),
+        'x' => format!("{u:x}"),
+        'X' => format!("{u:X}"),
         'c' => {
             let c = char::from_u32(i as u32).unwrap_or('\u{FFFD}');
-            pad(out, &c.to_string(), spec);
-            return;
+            return pad(out, &c.to_string(), spec);
         }
         'q' => {
             let c = char::from_u32(i as u32).unwrap_or('\u{FFFD}');
-            pad(out, &quote_rune(c), spec);
-            return;
+            return pad(out, &quote_rune(c, spec.plus), spec);
         }
         'U' => {
-            let mut s = format!("U+{u:04X}");
+            // At least four hex digits, more if the precision asks; Go takes the value as
+            // unsigned, so -7 is U+FFFFFFFFFFFFFFF9.
+            let p = spec.prec.filter(|&p| p > 4).unwrap_or(4);
+            let bits = i as u64;
+            let mut s = format!("U+{bits:0p$X}");
             if spec.sharp {
-                if let Some(c) = char::from_u32(i as u32) {
+                if let Some(c) = char::from_u32(i as u32).filter(|&c| is_print(c)) {
                     s.push_str(&format!(" '{c}'"));
                 }
             }
-            pad(out, &s, spec);
+            let plain = Spec {
+                zero: false,
+                ..spec.clone()
+            };
+            return pad(out, &s, &plain);
+        }
+        _ => return bad_verb(out, v, spec),
+    };
+    // Go zero-pads through the precision: an explicit one is a minimum number of digits
+    // (`%.0d` of zero prints only padding); the zero flag with a width makes the width the
+    // precision, less room for a sign. Prefixes come after, so `%#08x` is ten characters.
+    let w = spec.width.unwrap_or(0);
+    let prec = match spec.prec {
+        Some(0) if u == 0 => {
+            out.extend(std::iter::repeat_n(' ', w));
             return;
         }
-        _ => return bad_verb(out, v, spec.verb),
+        Some(p) => p,
+        None if spec.zero && spec.width.is_some() => {
+            if neg || spec.plus || spec.space {
+                w.saturating_sub(1)
+            } else {
+                w
+            }
+        }
+        None => 0,
     };
-    // Precision is a minimum number of digits; `%.0d` of zero prints nothing.
-    let mut digits = digits;
-    if let Some(p) = spec.prec {
-        if p == 0 && u == 0 {
-            digits.clear();
+    while digits.len() < prec {
+        digits.insert(0, '0');
+    }
+    let mut prefix = String::new();
+    if spec.sharp {
+        match spec.verb {
+            'b' => prefix.push_str("0b"),
+            'o' | 'O' if !digits.starts_with('0') => prefix.push('0'),
+            'x' => prefix.push_str("0x"),
+            'X' => prefix.push_str("0X"),
+            _ => {}
         }
-        while digits.len() < p {
-            digits.insert(0, '0');
-        }
+    }
+    if spec.verb == 'O' {
+        prefix.insert_str(0, "0o");
     }
     let sign = if neg {
         "-"
@@ -473,25 +519,68 @@ fn write_int(out: &mut String, i: i64, v: &Value, spec: &Spec) {
     } else {
         ""
     };
-    let body = format!("{prefix}{digits}");
-    let w = spec.width.unwrap_or(0);
-    if spec.zero && spec.prec.is_none() && !spec.minus && sign.len() + body.len() < w {
-        out.push_str(sign);
-        out.extend(std::iter::repeat_n('0', w - sign.len() - body.len()));
-        out.push_str(&body);
-    } else {
-        let s = format!("{sign}{body}");
-        let plain = Spec {
-            zero: false,
-            ..spec.clone()
-        };
-        pad(out, &s, &plain);
+    let plain = Spec {
+        zero: false,
+        ..spec.clone()
+    };
+    pad(out, &format!("{sign}{prefix}{digits}"), &plain);
+}
+
+/// Go's `#` flag on floats: keep a decimal point, and for `%g` (and `%x`) keep trailing
+/// zeros up to the precision (6 by default). `num` has no sign.
+fn sharp_float(num: &str, verb: char, prec: Option<usize>) -> String {
+    // Go keeps trailing zeros for these verbs only (not for `%#X`).
+    let mut digits: i64 = match verb {
+        'v' | 'g' | 'G' | 'x' => prec.map(|p| p as i64).unwrap_or(6),
+        _ => 0,
+    };
+    let mut body = num.to_string();
+    let mut tail = String::new();
+    let mut has_point = false;
+    let mut seen_nonzero = false;
+    let hex = matches!(verb, 'x' | 'X');
+    for (i, c) in num.char_indices() {
+        match c {
+            '.' => has_point = true,
+            'p' | 'P' => {
+                tail = num[i..].to_string();
+                body = num[..i].to_string();
+                break;
+            }
+            'e' | 'E' if !hex => {
+                tail = num[i..].to_string();
+                body = num[..i].to_string();
+                break;
+            }
+            c => {
+                if c != '0' {
+                    seen_nonzero = true;
+                }
+                if seen_nonzero {
+                    digits -= 1;
+                }
+            }
+        }
     }
+    if !has_point {
+        if body == "0" {
+            digits -= 1;
+        }
+        body.push('.');
+    }
+    while digits > 0 {
+        body.push('0');
+        digits -= 1;
+    }
+    body + &tail
 }
 
 fn write_float(out: &mut String, f: f64, verb: char, prec: Option<usize>, spec: &Spec) {
     let mut num = String::new();
     push_float(&mut num, f.abs(), verb, prec);
+    if spec.sharp && verb != 'b' && f.is_finite() {
+        num = sharp_float(&num, verb, prec);
+    }
     if f.is_nan() {
         let s = if spec.plus {
             "+NaN"
@@ -584,6 +673,16 @@ fn push_float(out: &mut String, f: f64, verb: char, prec: Option<usize>) {
         return;
     }
     match verb {
+        'x' | 'X' => push_hex_float(out, f, prec, verb == 'X'),
+        'b' => {
+            // Go's %b: the integer mantissa and a power-of-two exponent, `4503599627370496p-52`.
+            let (mant, exp) = mantissa_exponent(f);
+            out.push_str(&format!(
+                "{mant}p{}{}",
+                if exp - 52 >= 0 { "+" } else { "" },
+                exp - 52
+            ));
+        }
         'e' | 'E' => {
             let upper = verb == 'E';
             match prec {
@@ -627,6 +726,81 @@ fn push_float(out: &mut String, f: f64, verb: char, prec: Option<usize>) {
             }
         }
     }
+}
+
+/// The 53-bit mantissa (with its implicit bit) and the unbiased exponent of a finite,
+/// non-negative float: `f = mant * 2^(exp - 52)`.
+fn mantissa_exponent(f: f64) -> (u64, i32) {
+    let bits = f.to_bits();
+    let mut exp = ((bits >> 52) & 0x7ff) as i32;
+    let mut mant = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        exp += 1;
+    } else {
+        mant |= 1u64 << 52;
+    }
+    (mant, exp - 1023)
+}
+
+/// Go's `strconv.FormatFloat(f, 'x', prec, 64)` for a finite, non-negative `f`:
+/// `0x1.8p+00`, with the fraction rounded to `prec` hex digits when given.
+fn push_hex_float(out: &mut String, f: f64, prec: Option<usize>, upper: bool) {
+    let (mut mant, mut exp) = mantissa_exponent(f);
+    if mant == 0 {
+        exp = 0;
+    }
+    // Put the leading 1 (if any) at bit 60.
+    mant <<= 60 - 52;
+    while mant != 0 && mant & (1 << 60) == 0 {
+        mant <<= 1;
+        exp -= 1;
+    }
+    if let Some(p) = prec.filter(|&p| p < 15) {
+        let shift = p as u32 * 4;
+        let extra = (mant << shift) & ((1 << 60) - 1);
+        mant >>= 60 - shift;
+        if extra | (mant & 1) > 1 << 59 {
+            mant += 1;
+        }
+        mant <<= 60 - shift;
+        if mant & (1 << 61) != 0 {
+            mant >>= 1;
+            exp += 1;
+        }
+    }
+    let hex: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    out.push('0');
+    out.push(if upper { 'X' } else { 'x' });
+    out.push(if (mant >> 60) & 1 == 1 { '1' } else { '0' });
+    mant <<= 4;
+    match prec {
+        None if mant != 0 => {
+            out.push('.');
+            while mant != 0 {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        Some(p) if p > 0 => {
+            out.push('.');
+            for _ in 0..p {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        _ => {}
+    }
+    out.push(if upper { 'P' } else { 'p' });
+    out.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(&e.to_string());
 }
 
 fn push_e(out: &mut String, d: &[u8], dp: i32, frac: usize, upper: bool) {
@@ -708,10 +882,10 @@ pub fn quote(s: &str, ascii_only: bool) -> String {
     out
 }
 
-/// Go's `strconv.QuoteRune`.
-fn quote_rune(c: char) -> String {
+/// Go's `strconv.QuoteRune` (or `QuoteRuneToASCII`).
+fn quote_rune(c: char, ascii_only: bool) -> String {
     let mut out = String::from("'");
-    push_escaped(&mut out, c, '\'', false);
+    push_escaped(&mut out, c, '\'', ascii_only);
     out.push('\'');
     out
 }

@@ -411,6 +411,32 @@ fn every_recorded_case_renders_as_helm_did() {
     );
 }
 
+/// A failure: multi-line outputs show only the lines that differ.
+fn describe(name: &str, expected: &Result<String, String>, got: &Result<String, String>) -> String {
+    if let (Ok(e), Ok(g)) = (expected, got) {
+        if e.lines().count() > 3 {
+            let mut s = format!("--- {name}\n");
+            for (i, (a, b)) in e.lines().zip(g.lines()).enumerate() {
+                if a != b {
+                    s.push_str(&format!(
+                        "  line {}:\n    helm: {a:?}\n    ours: {b:?}\n",
+                        i + 1
+                    ));
+                }
+            }
+            if e.lines().count() != g.lines().count() {
+                s.push_str(&format!(
+                    "  helm has {} lines, ours {}\n",
+                    e.lines().count(),
+                    g.lines().count()
+                ));
+            }
+            return s;
+        }
+    }
+    format!("--- {name}\n  helm: {expected:?}\n  ours: {got:?}\n")
+}
+
 fn run_all() -> (usize, Vec<String>, usize) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -439,10 +465,7 @@ fn run_all() -> (usize, Vec<String>, usize) {
         if got == expected {
             passed += 1;
         } else {
-            failures.push(format!(
-                "--- {}\n  helm: {:?}\n  ours: {:?}\n",
-                case.name, expected, got
-            ));
+            failures.push(describe(&case.name, &expected, &got));
         }
     }
     (passed, failures, skipped)
