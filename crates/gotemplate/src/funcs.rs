@@ -195,11 +195,12 @@ fn eq(a: &Value, rest: &[Slot]) -> Result<bool, FuncError> {
                 _ => {
                     if std::mem::discriminant(a) != std::mem::discriminant(b) {
                         return Err(format!(
+                            // Go's format is "%s: %v, %s: %v" over (a, a's type, b's type, b).
                             "non-comparable types {}: {}, {}: {}",
                             fmt_s(a),
                             a.type_name(),
                             b.type_name(),
-                            fmt_s(b)
+                            b
                         )
                         .into());
                     }
