@@ -427,8 +427,8 @@ impl<'a> State<'a> {
         if let Arg::Nil(_) = **node {
             return Err(self.error(format!("indirection through explicit nil in {chain}")));
         }
+        // Errors in the fields point at the last node evaluated inside the term, as in Go.
         let recv = self.eval_arg(dot, node)?;
-        self.at = At::Arg(chain);
         self.eval_field_chain(dot, recv, fields, args, fin)
     }
 
