@@ -18,6 +18,7 @@ fn main() {
                 _ => "{{ define \"r\" }}{{ if lt (len .) 100000 }}{{ template \"r\" (print . \"x\") }}{{ end }}{{ end }}{{ template \"r\" \"\" }}".to_string(),
             };
             set.set_max_depth(n);
+            set.set_stack_limit(usize::MAX);
             set.parse("t", &text).map_err(|e| e.to_string())?;
             set.execute("t", &Value::Null).map(|_| ()).map_err(|e| e.to_string())
         })

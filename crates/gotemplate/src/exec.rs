@@ -78,11 +78,21 @@ pub(crate) struct State<'a> {
     tree: &'a Tree,
     vars: Vec<(&'a str, Slot)>,
     depth: usize,
+    /// Where the stack was when the outermost execution began, to measure how much of it
+    /// nesting has used.
+    stack_base: usize,
     at: At<'a>,
     out: String,
 }
 
 type R<T> = Result<T, Error>;
+
+/// The current stack address, roughly: the address of a local in a frame of its own.
+#[inline(never)]
+fn stack_addr() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
 
 impl<'a> State<'a> {
     /// Runs `tree` with `data` as dot and `$`.
@@ -92,6 +102,7 @@ impl<'a> State<'a> {
         tree: &'a Tree,
         data: &Value,
         depth: usize,
+        stack_base: Option<usize>,
     ) -> R<String> {
         let mut s = State {
             set,
@@ -99,6 +110,7 @@ impl<'a> State<'a> {
             tree,
             vars: vec![("$", Slot::plain(data.clone()))],
             depth,
+            stack_base: stack_base.unwrap_or_else(stack_addr),
             at: At::None,
             out: String::new(),
         };
@@ -143,13 +155,27 @@ impl<'a> State<'a> {
     /// against the set's limit, so deep input fails with an error instead of exhausting the
     /// stack.
     fn enter(&mut self) -> R<()> {
+        self.check_depth()?;
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// May execution nest one level deeper? Go's limit on template calls, counted over all
+    /// nesting, and the stack budget, measured (frames differ between builds, so a count of
+    /// levels alone cannot promise to stay within a thread's stack).
+    fn check_depth(&self) -> R<()> {
         if self.depth >= self.set.max_depth {
             return Err(self.error(format!(
                 "exceeded maximum template depth ({})",
                 self.set.max_depth
             )));
         }
-        self.depth += 1;
+        if self.stack_base.abs_diff(stack_addr()) > self.set.stack_limit {
+            return Err(self.error(format!(
+                "exceeded the stack budget of {} bytes (templates nest too deeply)",
+                self.set.stack_limit
+            )));
+        }
         Ok(())
     }
 
@@ -303,12 +329,7 @@ impl<'a> State<'a> {
             let q = crate::gofmt::quote(&t.name, false);
             return Err(self.error(format!("template {q} not defined")));
         };
-        if self.depth >= self.set.max_depth {
-            return Err(self.error(format!(
-                "exceeded maximum template depth ({})",
-                self.set.max_depth
-            )));
-        }
+        self.check_depth()?;
         let dot = match &t.pipe {
             Some(p) => self.eval_pipeline(dot, p)?,
             None => Slot::invalid(),
@@ -320,6 +341,7 @@ impl<'a> State<'a> {
             tree,
             vars: vec![("$", dot.clone())],
             depth: self.depth + 1,
+            stack_base: self.stack_base,
             at: At::None,
             out: std::mem::take(&mut self.out),
         };
@@ -736,25 +758,15 @@ impl Context<'_, '_> {
                 set: s.set.name.clone(),
             });
         };
-        if s.depth >= s.set.max_depth {
-            return Err(s.error(format!(
-                "exceeded maximum template depth ({})",
-                s.set.max_depth
-            )));
-        }
-        State::run(s.set, s.lookup, tree, data, s.depth + 1)
+        s.check_depth()?;
+        State::run(s.set, s.lookup, tree, data, s.depth + 1, Some(s.stack_base))
     }
 
     /// Parses `text` as a template named `name` over the set (its `define`s shadow the set's
     /// for this execution only) and executes it with `data`: what Helm's `tpl` does.
     pub fn execute_text(&mut self, name: &str, text: &str, data: &Value) -> Result<String, Error> {
         let s = &*self.state;
-        if s.depth >= s.set.max_depth {
-            return Err(s.error(format!(
-                "exceeded maximum template depth ({})",
-                s.set.max_depth
-            )));
-        }
+        s.check_depth()?;
         let funcs = &s.set.funcs;
         let parsed = crate::parse::parse(name, text, &|n| funcs.contains_key(n))?;
         let mut trees = HashMap::new();
@@ -771,6 +783,6 @@ impl Context<'_, '_> {
                 set: s.set.name.clone(),
             });
         };
-        State::run(s.set, &lookup, tree, data, s.depth + 1)
+        State::run(s.set, &lookup, tree, data, s.depth + 1, Some(s.stack_base))
     }
 }

@@ -60,9 +60,10 @@
 //!
 //! # Differences from Go, on purpose
 //!
-//! - Nesting of parentheses and blocks is limited to [`MAX_NESTING`], and template calls to
-//!   [`DEFAULT_MAX_DEPTH`] (Go: 100000), so hostile input gets an error naming its line
-//!   instead of exhausting the stack.
+//! - Nesting of parentheses and blocks is limited to [`MAX_NESTING`] while parsing, and
+//!   execution to [`DEFAULT_MAX_DEPTH`] levels (Go: 100000 template calls) and
+//!   [`DEFAULT_STACK_LIMIT`] bytes of stack, both settable, so hostile input gets an error
+//!   naming its line instead of exhausting the stack. Go's stacks grow; a thread's do not.
 //! - Complex constants (`1i`) are a parse error: Go has them, Helm's functions cannot use
 //!   them.
 //! - Strings are UTF-8: a `\xff` escape or a byte-wise `slice` that would split a character
@@ -85,5 +86,7 @@ pub use error::{Error, FuncError};
 pub use exec::Context;
 pub use gofmt::{format_float_v, quote, sprint, sprintf, sprintln};
 pub use parse::MAX_NESTING;
-pub use template::{Arity, Function, MissingKey, Templates, DEFAULT_MAX_DEPTH};
+pub use template::{
+    Arity, Function, MissingKey, Templates, DEFAULT_MAX_DEPTH, DEFAULT_STACK_LIMIT,
+};
 pub use value::{Map, Object, Value};

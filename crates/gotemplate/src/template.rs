@@ -50,10 +50,16 @@ pub enum MissingKey {
 /// How deeply execution may nest by default: template calls (`template`, and functions such
 /// as `include` through [`Context::execute`]), `if`/`with`/`range` bodies and parenthesized
 /// pipelines each count one level. Go allows 100000 template calls because its stacks grow;
-/// ours is a thread's stack. A level takes about 4 KiB of stack in a release build (16 KiB
-/// unoptimised), so the default fits a main thread's 8 MiB; raise it only on a thread with
-/// a larger stack (Helm stops recursive `include`s at 1000, which needs about 3000 levels).
+/// ours is a thread's stack, which [`DEFAULT_STACK_LIMIT`] guards as well.
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
+
+/// How much stack, in bytes, nested execution may use by default before it stops with an
+/// error instead of overflowing. It is measured, not estimated, because frames differ
+/// between builds (a level takes about 4 KiB optimised, 16 KiB unoptimised). 1 MiB is safe
+/// on any thread Rust starts (2 MiB by default) and allows about 250 levels optimised. To
+/// reproduce Helm's own limit on recursive `include` (1000 calls, about 3000 levels), run
+/// the render on a thread with a larger stack and raise this and [`DEFAULT_MAX_DEPTH`].
+pub const DEFAULT_STACK_LIMIT: usize = 1 << 20;
 
 /// A set of templates sharing one namespace, as Helm parses every file of a chart into one
 /// `text/template` set.
@@ -63,6 +69,7 @@ pub struct Templates {
     pub(crate) funcs: HashMap<String, Func>,
     pub(crate) missing_key: MissingKey,
     pub(crate) max_depth: usize,
+    pub(crate) stack_limit: usize,
 }
 
 impl Templates {
@@ -75,6 +82,7 @@ impl Templates {
             funcs: crate::funcs::builtins(),
             missing_key: MissingKey::Invalid,
             max_depth: DEFAULT_MAX_DEPTH,
+            stack_limit: DEFAULT_STACK_LIMIT,
         }
     }
 
@@ -93,6 +101,12 @@ impl Templates {
     /// Sets how deeply execution may nest (see [`DEFAULT_MAX_DEPTH`]).
     pub fn set_max_depth(&mut self, depth: usize) {
         self.max_depth = depth;
+    }
+
+    /// Sets how much stack nested execution may use, in bytes (see [`DEFAULT_STACK_LIMIT`]).
+    /// Keep it well below the stack of the thread that executes.
+    pub fn set_stack_limit(&mut self, bytes: usize) {
+        self.stack_limit = bytes;
     }
 
     /// Is there a function of this name?
@@ -135,7 +149,7 @@ impl Templates {
             name: name.to_string(),
             set: self.name.clone(),
         })?;
-        State::run(self, &lookup, tree, data, 0)
+        State::run(self, &lookup, tree, data, 0, None)
     }
 }
 

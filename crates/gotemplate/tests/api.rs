@@ -274,6 +274,22 @@ fn unbounded_include_recursion_stops_at_the_depth_limit() {
 }
 
 #[test]
+fn recursion_under_the_default_limits_ends_in_an_error_not_an_overflow() {
+    // The test runs on a thread with Rust's default 2 MiB stack.
+    for text in [
+        r#"{{ define "r" }}{{ if true }}{{ include "r" . }}{{ end }}{{ end }}{{ include "r" . }}"#,
+        r#"{{ define "r" }}{{ with . }}{{ template "r" . }}{{ end }}{{ end }}{{ template "r" 1 }}"#,
+    ] {
+        let mut set = Templates::new("test");
+        with_include(&mut set);
+        set.parse("t", text).ok();
+        let err = set.execute("t", &Value::Null).map(|_| ());
+        let inner = err.map_err(|e| e.innermost().to_string());
+        assert!(inner.is_err_and(|e| e.contains("exceeded")), "{text}");
+    }
+}
+
+#[test]
 fn nesting_past_the_parse_limit_is_an_error_naming_the_line() {
     let deep = format!(
         "a\n{}x{}",

@@ -359,8 +359,10 @@ fn render(case: &Case) -> Result<String, String> {
     }
     let mut set = Templates::new("gotpl");
     set.set_missing_key(MissingKey::Zero);
-    // Helm's include stops at 1000 nested calls; each takes about three levels.
+    // Helm's include stops at 1000 nested calls; each takes about three levels. The cases
+    // run on a thread with a 64 MiB stack.
     set.set_max_depth(4000);
+    set.set_stack_limit(48 << 20);
     helm_functions(&mut set);
     let mut files: Vec<String> = case
         .sections
