@@ -376,8 +376,12 @@ fn bad_verb(out: &mut String, v: &Value, spec: &Spec) {
 
 /// Pads to the width with spaces (or zeros when asked), counting runes as Go does.
 fn pad(out: &mut String, s: &str, spec: &Spec) {
+    // Most printing has no width: skip counting characters then.
+    let Some(w) = spec.width else {
+        out.push_str(s);
+        return;
+    };
     let n = s.chars().count();
-    let w = spec.width.unwrap_or(0);
     if n >= w {
         out.push_str(s);
         return;
@@ -394,13 +398,10 @@ fn pad(out: &mut String, s: &str, spec: &Spec) {
 
 fn write_string(out: &mut String, s: &str, v: &Value, spec: &Spec) {
     match spec.verb {
-        'v' | 's' => {
-            let s = match spec.prec {
-                Some(p) => s.chars().take(p).collect::<String>(),
-                None => s.to_string(),
-            };
-            pad(out, &s, spec)
-        }
+        'v' | 's' => match spec.prec {
+            Some(p) => pad(out, &s.chars().take(p).collect::<String>(), spec),
+            None => pad(out, s, spec),
+        },
         'q' => {
             let s: String = match spec.prec {
                 Some(p) => s.chars().take(p).collect(),

@@ -100,8 +100,9 @@ impl Kind {
     }
 }
 
-/// One item: its kind, byte offset, text and line. The text borrows from the template
-/// (only error messages are owned), so items copy without allocating.
+/// One item: its kind, byte offset and text. The text borrows from the template (only error
+/// messages are owned), so items copy without allocating; lines are counted only when an
+/// error needs one ([`line_at`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item<'a> {
     /// What it is.
@@ -110,8 +111,14 @@ pub struct Item<'a> {
     pub pos: usize,
     /// Its text (the message, for errors).
     pub val: Cow<'a, str>,
-    /// The line it starts on, 1-based.
-    pub line: usize,
+}
+
+/// The 1-based line of byte offset `pos` in `text`.
+pub fn line_at(text: &str, pos: usize) -> usize {
+    1 + text.as_bytes()[..pos.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 impl std::fmt::Display for Item<'_> {
@@ -180,28 +187,11 @@ impl<'a> Lexer<'a> {
         &self.input[self.pos..]
     }
 
-    fn line_at(&self, pos: usize) -> usize {
-        // Items are few and short-lived; counting from the last item keeps this linear.
-        let (base_pos, base_line) = self
-            .items
-            .last()
-            .map(|i| (i.pos, i.line))
-            .filter(|(p, _)| *p <= pos)
-            .unwrap_or((0, 1));
-        base_line
-            + self.input.as_bytes()[base_pos..pos]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-    }
-
     fn emit_range(&mut self, kind: Kind, start: usize, end: usize) {
-        let line = self.line_at(start);
         self.items.push(Item {
             kind,
             pos: start,
             val: Cow::Borrowed(&self.input[start..end]),
-            line,
         });
     }
 
@@ -211,12 +201,10 @@ impl<'a> Lexer<'a> {
     }
 
     fn error(&mut self, msg: String) {
-        let line = self.line_at(self.start);
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
             val: Cow::Owned(msg),
-            line,
         });
         self.done = true;
     }
@@ -668,8 +656,12 @@ mod tests {
 
     #[test]
     fn items_carry_their_line() {
-        let items = lex("a\nb {{ .x\n .y }}");
-        let y = items.iter().find(|i| i.val == ".y").map(|i| i.line);
+        let text = "a\nb {{ .x\n .y }}";
+        let items = lex(text);
+        let y = items
+            .iter()
+            .find(|i| i.val == ".y")
+            .map(|i| line_at(text, i.pos));
         assert_eq!(y, Some(3));
     }
 

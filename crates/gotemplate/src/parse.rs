@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
 use crate::error::Error;
-use crate::lex::{lex, Item, Kind};
+use crate::lex::{lex, line_at, Item, Kind};
 use crate::value::Value;
 
 /// How deeply parentheses and control blocks may nest in one file. Go has no limit (its
@@ -16,6 +16,16 @@ use crate::value::Value;
 /// costs about 4 KiB unoptimised, so 100 levels fit a test thread's 2 MiB). No chart we
 /// know nests past a dozen.
 pub const MAX_NESTING: usize = 100;
+
+/// How much stack the parser may use for nesting, in bytes: safe on a 2 MiB thread.
+const PARSE_STACK_LIMIT: usize = 1 << 20;
+
+/// The current stack address, roughly: the address of a local in a frame of its own.
+#[inline(never)]
+fn stack_addr() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
 
 /// What one file parses into: its top-level tree and the trees of its `define`s and
 /// `block`s, in the order Go adds them to the set (definitions first, the file last).
@@ -50,9 +60,11 @@ struct Parser<'f, 't> {
     token: [Item<'t>; 3],
     peek_count: usize,
     vars: Vec<String>,
-    action_line: usize,
+    /// Where the action being parsed began (Go's actionLine), for error texts.
+    action_pos: Option<usize>,
     range_depth: usize,
     depth: usize,
+    stack_base: usize,
     has_function: &'f dyn Fn(&str) -> bool,
     trees: Vec<Tree>,
 }
@@ -66,7 +78,6 @@ pub fn parse(file: &str, text: &str, has_function: &dyn Fn(&str) -> bool) -> Res
         kind: Kind::Eof,
         pos: 0,
         val: "".into(),
-        line: 0,
     };
     let mut p = Parser {
         file: Rc::from(file),
@@ -76,9 +87,10 @@ pub fn parse(file: &str, text: &str, has_function: &dyn Fn(&str) -> bool) -> Res
         token: [blank.clone(), blank.clone(), blank],
         peek_count: 0,
         vars: vec!["$".to_string()],
-        action_line: 0,
+        action_pos: None,
         range_depth: 0,
         depth: 0,
+        stack_base: stack_addr(),
         has_function,
         trees: Vec::new(),
     };
@@ -142,10 +154,15 @@ impl<'t> Parser<'_, 't> {
         t
     }
 
+    /// The line of an item; Go's parse errors name the line of the furthest item read.
+    fn line(&self, item: &Item<'_>) -> usize {
+        line_at(&self.text, item.pos)
+    }
+
     fn error(&self, message: String) -> Error {
         Error::Parse {
             file: self.file.to_string(),
-            line: self.token[0].line,
+            line: self.line(&self.token[0]),
             message,
         }
     }
@@ -153,8 +170,9 @@ impl<'t> Parser<'_, 't> {
     fn unexpected(&self, token: &Item, context: &str) -> Error {
         if token.kind == Kind::Error {
             let mut extra = String::new();
-            if self.action_line != 0 && self.action_line != token.line {
-                extra = format!(" in action started at {}:{}", self.file, self.action_line);
+            let action_line = self.action_pos.map(|p| line_at(&self.text, p)).unwrap_or(0);
+            if action_line != 0 && action_line != self.line(token) {
+                extra = format!(" in action started at {}:{action_line}", self.file);
                 if token.val.ends_with(" action") {
                     extra = extra[" in action".len()..].to_string();
                 }
@@ -219,11 +237,11 @@ impl<'t> Parser<'_, 't> {
     fn in_new_tree<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         let vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
         let range_depth = std::mem::replace(&mut self.range_depth, 0);
-        let action_line = std::mem::replace(&mut self.action_line, 0);
+        let action_pos = self.action_pos.take();
         let r = f(self);
         self.vars = vars;
         self.range_depth = range_depth;
-        self.action_line = action_line;
+        self.action_pos = action_pos;
         r
     }
 
@@ -260,9 +278,9 @@ impl<'t> Parser<'_, 't> {
         match t.kind {
             Kind::Text => Ok(Parsed1::Node(Node::Text(t.val.into_owned()))),
             Kind::LeftDelim => {
-                self.action_line = t.line;
+                self.action_pos = Some(t.pos);
                 let r = self.action();
-                self.action_line = 0;
+                self.action_pos = None;
                 r
             }
             _ => Err(self.unexpected(&t, "input")),
@@ -325,6 +343,13 @@ impl<'t> Parser<'_, 't> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(self.error(format!("nesting deeper than {MAX_NESTING} levels")));
+        }
+        // The level count keeps errors predictable; the measured stack keeps a build with
+        // larger frames (an unoptimised one) from overflowing before the count is reached.
+        if self.stack_base.abs_diff(stack_addr()) > PARSE_STACK_LIMIT {
+            return Err(self.error(format!(
+                "nesting too deep for the parser's stack budget ({PARSE_STACK_LIMIT} bytes)"
+            )));
         }
         Ok(())
     }
