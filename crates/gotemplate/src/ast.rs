@@ -28,19 +28,20 @@ pub struct List {
 
 impl List {
     /// Go's `IsEmptyTree`: only white space text (and comments). An empty `define` does not
-    /// replace a non-empty one of the same name.
-    pub fn is_empty_tree(&self) -> bool {
+    /// replace a non-empty one of the same name. `text` is the tree's source.
+    pub fn is_empty_tree(&self, text: &str) -> bool {
         self.nodes
             .iter()
-            .all(|n| matches!(n, Node::Text(t) if t.trim().is_empty()))
+            .all(|n| matches!(n, Node::Text(r) if text[r.clone()].trim().is_empty()))
     }
 }
 
 /// A node of a list.
 #[derive(Debug)]
 pub enum Node {
-    /// Plain text.
-    Text(String),
+    /// Plain text: a byte range of the tree's source, so parsing copies no text (templates
+    /// are mostly text, CRDs entirely).
+    Text(std::ops::Range<usize>),
     /// `{{ pipeline }}`.
     Action(Pipe),
     /// `{{ if }}`.

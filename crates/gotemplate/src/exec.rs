@@ -191,7 +191,7 @@ impl<'a> State<'a> {
 
     fn walk(&mut self, dot: &Slot, node: &'a Node) -> R<Flow> {
         match node {
-            Node::Text(t) => self.out.push_str(t),
+            Node::Text(r) => self.out.push_str(&self.tree.text[r.clone()]),
             Node::Action(pipe) => {
                 // Declarations print nothing and persist until the enclosing end.
                 let v = self.eval_pipeline(dot, pipe)?;

@@ -193,9 +193,9 @@ impl<'t> Parser<'_, 't> {
     /// Go's `Tree.add`: a name may be defined twice in one file only if one body is empty.
     fn add(&mut self, name: String, root: List) -> PResult<()> {
         if let Some(i) = self.trees.iter().position(|t| t.name == name) {
-            if self.trees[i].root.is_empty_tree() {
+            if self.trees[i].root.is_empty_tree(&self.text) {
                 self.trees.remove(i);
-            } else if !root.is_empty_tree() {
+            } else if !root.is_empty_tree(&self.text) {
                 return Err(self.error(format!(
                     "template: multiple definition of template {}",
                     crate::gofmt::quote(&name, false)
@@ -276,7 +276,7 @@ impl<'t> Parser<'_, 't> {
     fn text_or_action(&mut self) -> PResult<Parsed1> {
         let t = self.next_non_space();
         match t.kind {
-            Kind::Text => Ok(Parsed1::Node(Node::Text(t.val.into_owned()))),
+            Kind::Text => Ok(Parsed1::Node(Node::Text(t.pos..t.pos + t.val.len()))),
             Kind::LeftDelim => {
                 self.action_pos = Some(t.pos);
                 let r = self.action();

@@ -155,7 +155,7 @@ impl Templates {
 
 /// Go's `associate`: a later tree replaces an earlier one unless the later one is empty.
 pub(crate) fn add_tree(trees: &mut HashMap<String, Rc<Tree>>, tree: Tree) {
-    if tree.root.is_empty_tree() && trees.contains_key(&tree.name) {
+    if tree.root.is_empty_tree(&tree.text) && trees.contains_key(&tree.name) {
         return;
     }
     trees.insert(tree.name.clone(), Rc::new(tree));
