@@ -8,6 +8,7 @@
 //! {}.x`), of the second silently nothing. [`Slot`] keeps that distinction: `boxed` marks a
 //! value still inside an `interface{}`, as container elements are.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -15,7 +16,7 @@ use crate::ast::{Arg, Branch, Command, List, Node, Pipe, TemplateCall, Tree};
 use crate::error::{Error, FuncError};
 use crate::funcs::{self, Builtin};
 use crate::template::{add_tree, Arity, Func, MissingKey, Templates};
-use crate::value::Value;
+use crate::value::{Map, Value};
 
 /// A value as the interpreter holds it. `boxed` means "still inside an `interface{}`":
 /// a map's value or a list's element. An unboxed `Null` is Go's invalid value.
@@ -253,21 +254,8 @@ impl<'a> State<'a> {
     fn walk_range_inner(&mut self, dot: &Slot, b: &'a Branch) -> R<()> {
         let val = self.eval_pipeline(dot, &b.pipe)?;
         let mark = self.vars.len();
-        let items: Vec<(Slot, Slot)> = match &val.v {
-            Value::Seq(l) => l
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    (
-                        Slot::plain(Value::Int(i as i64)),
-                        Slot {
-                            v: e.clone(),
-                            boxed: true,
-                        },
-                    )
-                })
-                .collect(),
-            Value::Map(m) => m
+        let items: Vec<(Slot, Slot)> = match (&val.v, val.v.as_map()) {
+            (_, Some(m)) => m
                 .borrow()
                 .iter()
                 .map(|(k, e)| {
@@ -280,8 +268,21 @@ impl<'a> State<'a> {
                     )
                 })
                 .collect(),
-            Value::Null => Vec::new(),
-            other => {
+            (Value::Seq(l), _) => l
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    (
+                        Slot::plain(Value::Int(i as i64)),
+                        Slot {
+                            v: e.clone(),
+                            boxed: true,
+                        },
+                    )
+                })
+                .collect(),
+            (Value::Null, _) => Vec::new(),
+            (other, _) => {
                 let mut s = String::new();
                 crate::gofmt::write_value(&mut s, other);
                 return Err(self.error(format!("range can't iterate over {s}")));
@@ -511,26 +512,7 @@ impl<'a> State<'a> {
             recv.v.type_name()
         };
         match &recv.v {
-            Value::Map(m) => {
-                if has_args {
-                    return Err(self.error(format!("{name} is not a method but has arguments")));
-                }
-                let found = m.borrow().get(name).cloned();
-                match found {
-                    Some(v) => Ok(Slot { v, boxed: true }),
-                    None => match self.set.missing_key {
-                        MissingKey::Invalid => Ok(Slot::invalid()),
-                        MissingKey::Zero => Ok(Slot {
-                            v: Value::Null,
-                            boxed: true,
-                        }),
-                        MissingKey::Error => {
-                            let q = crate::gofmt::quote(name, false);
-                            Err(self.error(format!("map has no entry for key {q}")))
-                        }
-                    },
-                }
-            }
+            Value::Map(m) => self.map_field(m, name, has_args),
             Value::Object(o) => {
                 let o = o.clone();
                 if let Some(arity) = o.method_arity(name) {
@@ -564,6 +546,10 @@ impl<'a> State<'a> {
                         }
                     };
                 }
+                // A named map type: its keys, after its methods.
+                if let Some(m) = o.as_map() {
+                    return self.map_field(m, name, has_args);
+                }
                 if has_args {
                     return Err(self.error(format!(
                         "{name} has arguments but cannot be invoked as function"
@@ -576,6 +562,28 @@ impl<'a> State<'a> {
                 }
             }
             _ => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+        }
+    }
+
+    /// A key of a map used as a field, with the set's missing-key rule.
+    fn map_field(&self, m: &Rc<RefCell<Map>>, name: &str, has_args: bool) -> R<Slot> {
+        if has_args {
+            return Err(self.error(format!("{name} is not a method but has arguments")));
+        }
+        let found = m.borrow().get(name).cloned();
+        match found {
+            Some(v) => Ok(Slot { v, boxed: true }),
+            None => match self.set.missing_key {
+                MissingKey::Invalid => Ok(Slot::invalid()),
+                MissingKey::Zero => Ok(Slot {
+                    v: Value::Null,
+                    boxed: true,
+                }),
+                MissingKey::Error => {
+                    let q = crate::gofmt::quote(name, false);
+                    Err(self.error(format!("map has no entry for key {q}")))
+                }
+            },
         }
     }
 

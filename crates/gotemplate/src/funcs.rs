@@ -205,7 +205,9 @@ fn eq(a: &Value, rest: &[Slot]) -> Result<bool, FuncError> {
                         .into());
                     }
                     match (a, b) {
-                        (Value::Object(x), Value::Object(y)) => std::rc::Rc::ptr_eq(x, y),
+                        (Value::Object(x), Value::Object(y)) if a.as_map().is_none() => {
+                            std::rc::Rc::ptr_eq(x, y)
+                        }
                         _ => {
                             return Err(format!(
                                 "non-comparable type {}: {}",
@@ -261,8 +263,10 @@ fn len(s: &Slot) -> FResult {
         Value::Null => return Err("len of nil pointer".into()),
         Value::String(x) => x.len(),
         Value::Seq(l) => l.len(),
-        Value::Map(m) => m.borrow().len(),
-        v => return Err(format!("len of type {}", v.type_name()).into()),
+        v => match v.as_map() {
+            Some(m) => m.borrow().len(),
+            None => return Err(format!("len of type {}", v.type_name()).into()),
+        },
     };
     plain(Value::Int(n as i64))
 }
@@ -308,7 +312,7 @@ fn index(item: &Slot, keys: &[Slot]) -> FResult {
                     None => return Err("reflect: string index out of range".into()),
                 }
             }
-            Value::Map(m) => {
+            v if v.as_map().is_some() => {
                 let key = match &k.v {
                     Value::String(s) => s.clone(),
                     Value::Null => return Err("value is nil; should be of type string".into()),
@@ -318,7 +322,7 @@ fn index(item: &Slot, keys: &[Slot]) -> FResult {
                         )
                     }
                 };
-                let found = m.borrow().get(&*key).cloned();
+                let found = v.as_map().and_then(|m| m.borrow().get(&*key).cloned());
                 Slot {
                     v: found.unwrap_or(Value::Null),
                     boxed: true,

@@ -303,18 +303,8 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
             }
             out.push(']');
         }
-        Value::Map(m) => {
-            out.push_str("map[");
-            for (i, (k, item)) in m.borrow().iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_verb(out, &Value::str(k), spec);
-                out.push(':');
-                write_verb(out, item, spec);
-            }
-            out.push(']');
-        }
+        Value::Map(_) => write_map(out, v, spec),
+        Value::Object(o) if o.as_map().is_some() => write_map(out, v, spec),
         Value::Object(o) => match spec.verb {
             'v' | 's' => {
                 let mut s = String::new();
@@ -324,6 +314,22 @@ fn write_verb(out: &mut String, v: &Value, spec: &Spec) {
             _ => bad_verb(out, v, spec),
         },
     }
+}
+
+/// A map (or a named map type) element by element, keys in order.
+fn write_map(out: &mut String, v: &Value, spec: &Spec) {
+    out.push_str("map[");
+    if let Some(m) = v.as_map() {
+        for (i, (k, item)) in m.borrow().iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            write_verb(out, &Value::str(k), spec);
+            out.push(':');
+            write_verb(out, item, spec);
+        }
+    }
+    out.push(']');
 }
 
 /// Go's `%#v`: the value as Go source (`[]interface {}{"a", 1}`).
@@ -341,15 +347,19 @@ fn write_go_syntax(out: &mut String, v: &Value) {
             }
             out.push('}');
         }
-        Value::Map(m) => {
-            out.push_str("map[string]interface {}{");
-            for (i, (k, item)) in m.borrow().iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
+        Value::Map(_) | Value::Object(_) if v.as_map().is_some() => {
+            // Go writes the type, then the entries: `map[string]interface {}{"a":1}`.
+            out.push_str(v.type_name());
+            out.push('{');
+            if let Some(m) = v.as_map() {
+                for (i, (k, item)) in m.borrow().iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&quote(k, false));
+                    out.push(':');
+                    write_go_syntax(out, item);
                 }
-                out.push_str(&quote(k, false));
-                out.push(':');
-                write_go_syntax(out, item);
             }
             out.push('}');
         }

@@ -71,12 +71,12 @@
 //! (`and or not eq ne lt le gt ge len index slice print printf println html js urlquery
 //! call`), Go's `fmt` verbs and flags, and Go's parse and execution errors with their
 //! positions. Values are Go's dynamic types as Helm's templates see them ([`Value`]);
-//! structs and named types with methods come in as [`Object`]s.
+//! structs and named types with methods come in as [`Object`]s, named map types (Helm's
+//! `chartutil.Values`, the type of `.` and `.Values`) as objects that are maps
+//! ([`Object::as_map`]).
 //!
-//! Not yet: Go's named map types print as `map[string]interface {}` (Helm's `.Values` and
-//! `.` are `chartutil.Values`, which `%T` names), maps have no methods (`.Values.AsMap`),
-//! there are no `[]byte` values (`.Files.GetBytes`) and no function values (`call` only
-//! fails as Go does on a non-function). Custom delimiters are not offered (Helm has none).
+//! Not yet: there are no `[]byte` values (`.Files.GetBytes`) and no function values (`call`
+//! only fails as Go does on a non-function). Custom delimiters are not offered (Helm has none).
 //! Values use `Rc`, so a parsed set is not `Send`: one render runs on one thread.
 //!
 //! # Differences from Go, on purpose

@@ -60,8 +60,15 @@ pub trait Object {
         None
     }
     /// Writes the value as Go's `%v` would (`{v1.32.0 1 32}` for a struct; a type with a
-    /// `String` method prints that).
+    /// `String` method prints that). Not called for a named map (see [`Object::as_map`]).
     fn format(&self, out: &mut String);
+
+    /// For a named map type (Helm's `chartutil.Values`, the type of `.` and `.Values`): the
+    /// map. Such an object is a map everywhere (keys as fields, `range`, `index`, `len`,
+    /// printing, truth) except that its methods come first and `%T` names its type.
+    fn as_map(&self) -> Option<&Rc<RefCell<Map>>> {
+        None
+    }
 }
 
 impl Value {
@@ -91,7 +98,7 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::Seq(l) => !l.is_empty(),
             Value::Map(m) => !m.borrow().is_empty(),
-            Value::Object(_) => true,
+            Value::Object(o) => o.as_map().is_none_or(|m| !m.borrow().is_empty()),
         }
     }
 
@@ -107,6 +114,15 @@ impl Value {
             Value::Seq(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
             Value::Object(o) => o.type_name(),
+        }
+    }
+
+    /// The map inside, if this is a map or an object of a named map type.
+    pub fn as_map(&self) -> Option<&Rc<RefCell<Map>>> {
+        match self {
+            Value::Map(m) => Some(m),
+            Value::Object(o) => o.as_map(),
+            _ => None,
         }
     }
 

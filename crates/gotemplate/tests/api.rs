@@ -371,3 +371,37 @@ fn set_integers_print_plainly_and_values_floats_print_like_go() {
     let data = map(&[("i", Value::from(1_000_000i64)), ("f", Value::Float(1e6))]);
     assert_eq!(set.execute("t", &data).as_deref(), Ok("1000000 1e+06"));
 }
+
+/// A named map type, as Helm's `chartutil.Values`, with one method.
+struct Values(Rc<std::cell::RefCell<Map>>);
+
+impl Object for Values {
+    fn type_name(&self) -> &str {
+        "chartutil.Values"
+    }
+    fn get(&self, name: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        (name == "AsMap").then(|| Ok(Value::Map(self.0.clone())))
+    }
+    fn method_arity(&self, name: &str) -> Option<Arity> {
+        (name == "AsMap").then_some(Arity::Exact(0))
+    }
+    fn format(&self, _: &mut String) {}
+    fn as_map(&self) -> Option<&Rc<std::cell::RefCell<Map>>> {
+        Some(&self.0)
+    }
+}
+
+#[test]
+fn a_named_map_type_is_a_map_with_its_own_type_name_and_methods() {
+    let mut m = Map::new();
+    m.insert("b".into(), Value::Int(2));
+    m.insert("a".into(), Value::Int(1));
+    let v = Value::Object(Rc::new(Values(Rc::new(std::cell::RefCell::new(m)))));
+    let mut set = Templates::new("test");
+    let text = r#"{{ .v.a }} {{ len .v }} {{ range $k, $x := .v }}{{ $k }}{{ end }} {{ .v }} {{ printf "%T %T" .v .v.AsMap }} {{ index .v "b" }}"#;
+    set.parse("t", text).ok();
+    assert_eq!(
+        set.execute("t", &map(&[("v", v)])).as_deref(),
+        Ok("1 2 ab map[a:1 b:2] chartutil.Values map[string]interface {} 2")
+    );
+}

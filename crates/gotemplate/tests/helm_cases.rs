@@ -173,6 +173,53 @@ impl Object for Capabilities {
     }
 }
 
+/// Helm's `chartutil.Values`, the type of `.` and `.Values`: a named map type with methods.
+struct ChartutilValues(Rc<RefCell<Map>>);
+
+impl Object for ChartutilValues {
+    fn type_name(&self) -> &str {
+        "chartutil.Values"
+    }
+    fn get(&self, name: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        match name {
+            "AsMap" => Some(Ok(Value::Map(self.0.clone()))),
+            _ => None,
+        }
+    }
+    fn method_arity(&self, name: &str) -> Option<Arity> {
+        (name == "AsMap").then_some(Arity::Exact(0))
+    }
+    fn format(&self, _: &mut String) {}
+    fn as_map(&self) -> Option<&Rc<RefCell<Map>>> {
+        Some(&self.0)
+    }
+}
+
+/// Helm's `.Chart` for the cases' chart `c`: prints as Go prints Helm's chart struct.
+struct Chart;
+
+impl Object for Chart {
+    fn type_name(&self) -> &str {
+        "*chart.Metadata"
+    }
+    fn get(&self, name: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        match name {
+            "Name" => Some(Ok(Value::from("c"))),
+            "Version" => Some(Ok(Value::from("0.1.0"))),
+            "APIVersion" => Some(Ok(Value::from("v2"))),
+            "IsRoot" => Some(Ok(Value::Bool(true))),
+            _ => None,
+        }
+    }
+    fn format(&self, out: &mut String) {
+        out.push_str("{{c  [] 0.1.0  [] []  v2    false map[]  [] } true}");
+    }
+}
+
+fn named(m: Map) -> Value {
+    Value::Object(Rc::new(ChartutilValues(Rc::new(RefCell::new(m)))))
+}
+
 fn render_data(values: Value, template_name: &str) -> Value {
     let mut release = Map::new();
     release.insert("Name".into(), Value::from("release-name"));
@@ -184,12 +231,19 @@ fn render_data(values: Value, template_name: &str) -> Value {
     let mut template = Map::new();
     template.insert("Name".into(), Value::from(template_name));
     template.insert("BasePath".into(), Value::from("c/templates"));
+    let values = match values.as_map() {
+        Some(m) => named(m.borrow().clone()),
+        None => values,
+    };
     let mut top = Map::new();
     top.insert("Values".into(), values);
     top.insert("Release".into(), Value::from(release));
     top.insert("Capabilities".into(), Value::Object(Rc::new(Capabilities)));
     top.insert("Template".into(), Value::from(template));
-    Value::from(top)
+    top.insert("Chart".into(), Value::Object(Rc::new(Chart)));
+    top.insert("Files".into(), Value::from(Map::new()));
+    top.insert("Subcharts".into(), Value::from(Map::new()));
+    named(top)
 }
 
 const ERR_START: &str = "HELM_ERR_START";
