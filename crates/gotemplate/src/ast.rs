@@ -115,14 +115,14 @@ pub enum Arg {
     Number(usize, Number),
     /// A string: its source form and its value.
     String(usize, String, Rc<str>),
-    /// `.A.B`: the field names.
-    Field(usize, Vec<String>),
-    /// `$x.A.B`: the variable name (with `$`), then field names.
-    Variable(usize, Vec<String>),
+    /// `.A.B`: the field names joined by dots (`A.B`); one allocation however long.
+    Field(usize, Box<str>),
+    /// `$x.A.B`: the variable name (with `$`), then field names, joined by dots.
+    Variable(usize, Box<str>),
     /// A function name.
     Identifier(usize, String),
-    /// `(pipeline).A.B`, or fields of another term.
-    Chain(usize, Box<Arg>, Vec<String>),
+    /// `(pipeline).A.B`, or fields of another term: the term and its fields joined by dots.
+    Chain(usize, Box<Arg>, Box<str>),
     /// `(pipeline)`.
     Pipe(Box<Pipe>),
 }
@@ -194,23 +194,15 @@ impl fmt::Display for Arg {
             Arg::Bool(_, b) => write!(f, "{b}"),
             Arg::Number(_, n) => f.write_str(&n.text),
             Arg::String(_, quoted, _) => f.write_str(quoted),
-            Arg::Field(_, idents) => {
-                for i in idents {
-                    write!(f, ".{i}")?;
-                }
-                Ok(())
-            }
-            Arg::Variable(_, idents) => f.write_str(&idents.join(".")),
+            Arg::Field(_, path) => write!(f, ".{path}"),
+            Arg::Variable(_, path) => f.write_str(path),
             Arg::Identifier(_, name) => f.write_str(name),
             Arg::Chain(_, node, fields) => {
                 match &**node {
                     Arg::Pipe(p) => write!(f, "({p})")?,
                     n => write!(f, "{n}")?,
                 }
-                for i in fields {
-                    write!(f, ".{i}")?;
-                }
-                Ok(())
+                write!(f, ".{fields}")
             }
             Arg::Pipe(p) => write!(f, "{p}"),
         }

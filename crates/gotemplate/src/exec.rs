@@ -408,9 +408,9 @@ impl<'a> State<'a> {
     fn eval_command(&mut self, dot: &Slot, cmd: &'a Command, fin: Option<Slot>) -> R<Slot> {
         let first = &cmd.args[0];
         match first {
-            Arg::Field(_, idents) => {
+            Arg::Field(_, path) => {
                 self.at = At::Arg(first);
-                self.eval_field_chain(dot, dot.clone(), idents, &cmd.args, fin)
+                self.eval_field_chain(dot, dot.clone(), path, &cmd.args, fin)
             }
             Arg::Chain(..) => self.eval_chain(dot, first, &cmd.args, fin),
             Arg::Identifier(_, name) => self.eval_function(dot, first, name, cmd, fin),
@@ -418,7 +418,7 @@ impl<'a> State<'a> {
                 self.not_a_function(&cmd.args, &fin)?;
                 self.eval_nested_pipeline(dot, p)
             }
-            Arg::Variable(_, idents) => self.eval_variable(dot, first, idents, &cmd.args, fin),
+            Arg::Variable(_, path) => self.eval_variable(dot, first, path, &cmd.args, fin),
             _ => {
                 self.at = At::Arg(first);
                 self.not_a_function(&cmd.args, &fin)?;
@@ -459,32 +459,42 @@ impl<'a> State<'a> {
         &mut self,
         dot: &Slot,
         var: &'a Arg,
-        idents: &'a [String],
+        path: &'a str,
         args: &'a [Arg],
         fin: Option<Slot>,
     ) -> R<Slot> {
         self.at = At::Arg(var);
-        let value = self.var_value(&idents[0])?;
-        if idents.len() == 1 {
-            self.not_a_function(args, &fin)?;
-            return Ok(value);
+        let (name, fields) = match path.split_once('.') {
+            Some((name, fields)) => (name, Some(fields)),
+            None => (path, None),
+        };
+        let value = self.var_value(name)?;
+        match fields {
+            None => {
+                self.not_a_function(args, &fin)?;
+                Ok(value)
+            }
+            Some(fields) => self.eval_field_chain(dot, value, fields, args, fin),
         }
-        self.eval_field_chain(dot, value, &idents[1..], args, fin)
     }
 
+    /// Fields `A.B.C` of a receiver: all but the last take no arguments.
     fn eval_field_chain(
         &mut self,
         dot: &Slot,
         mut recv: Slot,
-        idents: &'a [String],
+        path: &'a str,
         args: &'a [Arg],
         fin: Option<Slot>,
     ) -> R<Slot> {
-        let n = idents.len();
-        for ident in &idents[..n - 1] {
+        let (init, last) = match path.rsplit_once('.') {
+            Some((init, last)) => (Some(init), last),
+            None => (None, path),
+        };
+        for ident in init.into_iter().flat_map(|i| i.split('.')) {
             recv = self.eval_field(dot, ident, &[], None, recv)?;
         }
-        self.eval_field(dot, &idents[n - 1], args, fin, recv)
+        self.eval_field(dot, last, args, fin, recv)
     }
 
     fn eval_field(
@@ -594,11 +604,11 @@ impl<'a> State<'a> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Slot::invalid()),
-            Arg::Field(_, idents) => {
-                self.eval_field_chain(dot, dot.clone(), idents, std::slice::from_ref(arg), None)
+            Arg::Field(_, path) => {
+                self.eval_field_chain(dot, dot.clone(), path, std::slice::from_ref(arg), None)
             }
-            Arg::Variable(_, idents) => {
-                self.eval_variable(dot, arg, idents, std::slice::from_ref(arg), None)
+            Arg::Variable(_, path) => {
+                self.eval_variable(dot, arg, path, std::slice::from_ref(arg), None)
             }
             Arg::Pipe(p) => self.eval_nested_pipeline(dot, p),
             Arg::Identifier(_, name) => {

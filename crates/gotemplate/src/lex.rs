@@ -174,7 +174,9 @@ pub fn lex(input: &str) -> Vec<Item<'_>> {
         input,
         pos: 0,
         start: 0,
-        items: Vec::new(),
+        // Room for about ten items per action, so the vector rarely grows (growing was a
+        // tenth of parsing); counting delimiters is a fast substring search.
+        items: Vec::with_capacity(count_left(input) * 10 + 2),
         paren_depth: 0,
         done: false,
     };
@@ -227,7 +229,7 @@ impl<'a> Lexer<'a> {
 
     /// Text up to the next `{{`, then the action or comment.
     fn lex_text(&mut self) {
-        match self.rest().find(LEFT) {
+        match find_left(self.rest()) {
             Some(x) => {
                 let delim = self.pos + x;
                 let after = &self.input[delim + LEFT.len()..];
@@ -595,6 +597,32 @@ impl<'a> Lexer<'a> {
         }
         true
     }
+}
+
+/// Where the next `{{` starts: a search for `{` (which the standard library does a word at
+/// a time) and a look at the byte after, faster than a two-byte substring search.
+fn find_left(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = s[from..].find('{') {
+        let at = from + i;
+        if b.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// How many `{{` the input holds (an overlapping `{{{` counts once, as the lexer sees it).
+fn count_left(s: &str) -> usize {
+    let mut n = 0;
+    let mut from = 0;
+    while let Some(i) = find_left(&s[from..]) {
+        n += 1;
+        from += i + 2;
+    }
+    n
 }
 
 fn has_left_trim(s: &str) -> bool {

@@ -570,25 +570,24 @@ impl<'t> Parser<'_, 't> {
             return Ok(Some(node));
         }
         let pos = self.peek().pos;
-        let mut fields = Vec::new();
+        let mut fields = String::new();
         while self.peek().kind == Kind::Field {
             let f = self.next();
-            fields.push(f.val[1..].to_string());
+            if !fields.is_empty() {
+                fields.push('.');
+            }
+            fields.push_str(&f.val[1..]);
         }
         Ok(Some(match node {
-            Arg::Field(_, mut idents) => {
-                idents.extend(fields);
-                Arg::Field(pos, idents)
-            }
-            Arg::Variable(_, mut idents) => {
-                idents.extend(fields);
-                Arg::Variable(pos, idents)
+            Arg::Field(_, path) => Arg::Field(pos, format!("{path}.{fields}").into_boxed_str()),
+            Arg::Variable(_, path) => {
+                Arg::Variable(pos, format!("{path}.{fields}").into_boxed_str())
             }
             Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
                 let q = crate::gofmt::quote(&node.to_string(), false);
                 return Err(self.error(format!("unexpected . after term {q}")));
             }
-            other => Arg::Chain(pos, Box::new(other), fields),
+            other => Arg::Chain(pos, Box::new(other), fields.into_boxed_str()),
         }))
     }
 
@@ -609,9 +608,9 @@ impl<'t> Parser<'_, 't> {
                     let q = crate::gofmt::quote(&t.val, false);
                     return Err(self.error(format!("undefined variable {q}")));
                 }
-                Arg::Variable(t.pos, vec![t.val.into_owned()])
+                Arg::Variable(t.pos, t.val.into())
             }
-            Kind::Field => Arg::Field(t.pos, vec![t.val[1..].to_string()]),
+            Kind::Field => Arg::Field(t.pos, t.val[1..].into()),
             Kind::Bool => Arg::Bool(t.pos, t.val == "true"),
             Kind::CharConstant | Kind::Complex | Kind::Number => {
                 let n = self.number(&t)?;
