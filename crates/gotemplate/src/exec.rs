@@ -15,6 +15,7 @@ use std::rc::Rc;
 use crate::ast::{Arg, Branch, Command, List, Node, Pipe, TemplateCall, Tree};
 use crate::error::{Error, FuncError};
 use crate::funcs::{self, Builtin};
+use crate::stack::addr as stack_addr;
 use crate::template::{add_tree, Arity, Func, MissingKey, Templates};
 use crate::value::{Map, Value};
 
@@ -87,13 +88,6 @@ pub(crate) struct State<'a> {
 }
 
 type R<T> = Result<T, Error>;
-
-/// The current stack address, roughly: the address of a local in a frame of its own.
-#[inline(never)]
-fn stack_addr() -> usize {
-    let marker = 0u8;
-    std::hint::black_box(&marker) as *const u8 as usize
-}
 
 impl<'a> State<'a> {
     /// Runs `tree` with `data` as dot and `$`.

@@ -100,6 +100,7 @@ mod funcs;
 mod gofmt;
 mod lex;
 mod parse;
+mod stack;
 mod template;
 mod value;
 
