@@ -3,44 +3,57 @@
 use super::write_stdout;
 use camino::Utf8PathBuf;
 use meshchart::diff;
-use meshchart::flags::{ChartFlags, DiffChartFlags, RenderFlags};
+use meshchart::flags::{ChartFlags, DiffChartFlags, FormatFlag, RenderFlags};
 use meshchart::render::Clock;
 use meshchart::{ChartSource, Error};
 use std::process::ExitCode;
 
-/// `diff`'s flags, as the command line gave them.
-pub struct DiffCommand {
-    /// Streams to compare instead of renders (none, one against a render, or two).
+/// `diff`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    /// Two rendered streams to compare (`-` is stdin); without them, two renders of a chart.
+    #[arg(value_name = "FILE", num_args = 0..=2)]
     pub files: Vec<String>,
-    /// The chart both sides render.
+    /// The chart both sides render (default: an embedded release line, as render chooses).
+    #[command(flatten)]
     pub chart: DiffChartFlags,
-    /// Side A's own chart folder or archive.
+    /// The chart side A renders (default: --chart or --linkerd).
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_a")]
     pub chart_a: Option<Utf8PathBuf>,
-    /// Side B's own chart folder or archive.
+    /// The chart side B renders (default: --chart or --linkerd).
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_b")]
     pub chart_b: Option<Utf8PathBuf>,
-    /// Side A's own release line.
+    /// The embedded release line side A renders (an upgrade's from).
+    #[arg(long, value_name = "RELEASE")]
     pub linkerd_a: Option<String>,
-    /// Side B's own release line.
+    /// The embedded release line side B renders (an upgrade's to).
+    #[arg(long, value_name = "RELEASE")]
     pub linkerd_b: Option<String>,
-    /// Values files for side A only.
+    /// A values file for side A only (repeatable; after the shared -f files).
+    #[arg(long = "values-a", value_name = "FILE")]
     pub values_a: Vec<String>,
-    /// Values files for side B only.
+    /// A values file for side B only.
+    #[arg(long = "values-b", value_name = "FILE")]
     pub values_b: Vec<String>,
-    /// `--set` for side A only.
+    /// A --set for side A only (repeatable; after the shared --set flags).
+    #[arg(long = "set-a", value_name = "KEY=VALUE")]
     pub set_a: Vec<String>,
-    /// `--set` for side B only.
+    /// A --set for side B only.
+    #[arg(long = "set-b", value_name = "KEY=VALUE")]
     pub set_b: Vec<String>,
-    /// Print Secret data instead of its digests.
+    /// Show Secret data and private keys as written (masked by default: a review diff
+    /// shows that a secret changed, by its digest, not what it is).
+    #[arg(long)]
     pub show_secrets: bool,
-    /// Print one JSON document instead of unified diffs.
-    pub json: bool,
-    /// The render flags both sides share.
-    pub flags: RenderFlags,
+    #[command(flatten)]
+    pub format: FormatFlag,
+    #[command(flatten)]
+    pub flags: Box<RenderFlags>,
 }
 
 /// Compares the two sides: exit 0 when they agree, 1 when they differ, 2 on an error.
-pub fn run(command: DiffCommand) -> Result<ExitCode, Error> {
-    let DiffCommand {
+pub fn run(args: DiffArgs) -> Result<ExitCode, Error> {
+    let DiffArgs {
         files,
         chart,
         chart_a,
@@ -52,9 +65,11 @@ pub fn run(command: DiffCommand) -> Result<ExitCode, Error> {
         set_a,
         set_b,
         show_secrets,
-        json,
+        format,
         flags,
-    } = command;
+    } = args;
+    let json = format.json();
+    let flags = *flags;
     // A side's own chart: its --chart-X folder, or its --linkerd-X line (the shared
     // --crds choosing that line's chart).
     let side_chart = |path: Option<Utf8PathBuf>, release: Option<String>| match (path, release) {

@@ -151,46 +151,7 @@ pub enum Command {
         write: bool,
     },
     /// Compare two renders resource by resource (exit 1 when they differ, 2 on error).
-    Diff {
-        /// Two rendered streams to compare (`-` is stdin); without them, two renders of a chart.
-        #[arg(value_name = "FILE", num_args = 0..=2)]
-        files: Vec<String>,
-        /// The chart both sides render (default: an embedded release line, as render chooses).
-        #[command(flatten)]
-        chart: DiffChartFlags,
-        /// The chart side A renders (default: --chart or --linkerd).
-        #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_a")]
-        chart_a: Option<Utf8PathBuf>,
-        /// The chart side B renders (default: --chart or --linkerd).
-        #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd_b")]
-        chart_b: Option<Utf8PathBuf>,
-        /// The embedded release line side A renders (an upgrade's from).
-        #[arg(long, value_name = "RELEASE")]
-        linkerd_a: Option<String>,
-        /// The embedded release line side B renders (an upgrade's to).
-        #[arg(long, value_name = "RELEASE")]
-        linkerd_b: Option<String>,
-        /// A values file for side A only (repeatable; after the shared -f files).
-        #[arg(long = "values-a", value_name = "FILE")]
-        values_a: Vec<String>,
-        /// A values file for side B only.
-        #[arg(long = "values-b", value_name = "FILE")]
-        values_b: Vec<String>,
-        /// A --set for side A only (repeatable; after the shared --set flags).
-        #[arg(long = "set-a", value_name = "KEY=VALUE")]
-        set_a: Vec<String>,
-        /// A --set for side B only.
-        #[arg(long = "set-b", value_name = "KEY=VALUE")]
-        set_b: Vec<String>,
-        /// Show Secret data and private keys as written (masked by default: a review diff
-        /// shows that a secret changed, by its digest, not what it is).
-        #[arg(long)]
-        show_secrets: bool,
-        #[command(flatten)]
-        format: FormatFlag,
-        #[command(flatten)]
-        flags: Box<RenderFlags>,
-    },
+    Diff(Box<diff::DiffArgs>),
     /// Check (or rewrite) golden-file cases: folders of inputs and their exact expected output.
     Golden {
         /// The chart the cases render (default: an embedded release line).
@@ -414,47 +375,17 @@ fn with_chart_resolved(command: Command) -> Command {
                 write,
             }
         }
-        Command::Diff {
-            files,
-            chart,
-            chart_a,
-            chart_b,
-            linkerd_a,
-            linkerd_b,
-            values_a,
-            values_b,
-            set_a,
-            set_b,
-            show_secrets,
-            format,
-            flags,
-        } => {
+        Command::Diff(mut args) => {
             // Two streams compared need no chart: only a render of one is resolved.
-            let chart = if files.is_empty() {
-                let resolved = ChartFlags::from(chart).resolved();
-                DiffChartFlags {
+            if args.files.is_empty() {
+                let resolved = ChartFlags::from(args.chart).resolved();
+                args.chart = DiffChartFlags {
                     chart: resolved.chart,
                     linkerd: resolved.linkerd,
                     crds: resolved.crds,
-                }
-            } else {
-                chart
-            };
-            Command::Diff {
-                files,
-                chart,
-                chart_a,
-                chart_b,
-                linkerd_a,
-                linkerd_b,
-                values_a,
-                values_b,
-                set_a,
-                set_b,
-                show_secrets,
-                format,
-                flags,
+                };
             }
+            Command::Diff(args)
         }
         other => other,
     }
@@ -554,35 +485,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             write,
             ..
         } => lint::schema(chart, linkerd, crds, write),
-        Command::Diff {
-            files,
-            chart,
-            chart_a,
-            chart_b,
-            linkerd_a,
-            linkerd_b,
-            values_a,
-            values_b,
-            set_a,
-            set_b,
-            show_secrets,
-            format,
-            flags,
-        } => diff::run(diff::DiffCommand {
-            files,
-            chart,
-            chart_a,
-            chart_b,
-            linkerd_a,
-            linkerd_b,
-            values_a,
-            values_b,
-            set_a,
-            set_b,
-            show_secrets,
-            json: format.json(),
-            flags: *flags,
-        }),
+        Command::Diff(args) => diff::run(*args),
         Command::Golden {
             chart,
             cases,
