@@ -5,7 +5,7 @@
 use super::error::InjectError;
 use super::input::{leading_comments, parse_yaml_chunk};
 use super::input::{Chunk, OwnedChunk};
-use super::stream::{emit_yaml, subject, Output};
+use super::write::{emit_yaml, subject, Output};
 use crate::values::Value;
 use std::io::Write;
 

@@ -46,6 +46,7 @@ mod namespaces;
 mod pod_extras;
 mod stream;
 mod transform;
+mod write;
 
 pub use crate::proxy_support::NotReadyService;
 pub use config::{InjectMode, PodConfig};
