@@ -8,7 +8,7 @@ use crate::values::Value;
 use crate::yaml;
 use std::collections::{HashSet, VecDeque};
 
-/// A `List` larger than this is read item by item ([`Stream::yaml_chunks`]); smaller ones whole,
+/// A `List` larger than this is read item by item ([`super::Stream::yaml_chunks`]); smaller ones whole,
 /// as any document. `kubectl get -A -o yaml` prints one `List` of everything it lists.
 pub const STREAMED_LIST_BYTES: usize = 1 << 20;
 
