@@ -152,7 +152,7 @@ pub(crate) fn remove_stale_around(root: &Utf8Path) {
     }
 }
 
-/// The journal of a file-by-file switch, in its staging folder (see `set::Journal`).
+/// The journal of a file-by-file switch, in its staging folder (see `set::journal::Journal`).
 pub(crate) const JOURNAL_FILE: &str = "journal";
 
 /// Whether this process looks at `folder` for stale staging for the first time (then it is

@@ -1,5 +1,6 @@
 //! Specifications of `toYaml` output, many taken from Helm 3.17.1's functions corpus.
 
+use super::analysis::{analyze_chars, is_quiet};
 use super::*;
 
 fn map(entries: &[(&str, Value)]) -> Value {
