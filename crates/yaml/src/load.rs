@@ -8,7 +8,6 @@
 pub use crate::events::Position;
 use crate::events::{EventError, Events};
 use crate::value::{Map, Value};
-use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Tag};
 use yaml_rust2::scanner::TScalarStyle;
 
@@ -114,8 +113,11 @@ enum Frame {
         merging: bool,
         anchor: usize,
         merges: Vec<Value>,
-        /// Where each key was given, when keys must be unique.
-        key_positions: HashMap<String, Position>,
+        /// Which map of the stream this is (0 for the first begun), to find it again.
+        ordinal: usize,
+        /// A key `<<` that is no merge key (quoted, or tagged) was given: the map may also hold
+        /// a `<<` a merge key put there, which does not count as given.
+        literal_merge_text_given: bool,
     },
 }
 
@@ -143,6 +145,12 @@ struct Loader<'a> {
     found_duplicate: bool,
     /// That key, its map and its two lines.
     duplicate: Option<DuplicateKey>,
+    /// Maps begun so far.
+    maps_begun: usize,
+    /// A key given twice is found by looking it up in the map being built, which does not say
+    /// where it was first given: a second reading of the text, told which map and key (see
+    /// [`Loader::read`]), notes that line here on its way.
+    first_given: Option<(usize, String, Option<Position>)>,
 }
 
 /// A map key given twice, found by [`first_duplicate_key_in`].
@@ -178,6 +186,8 @@ impl<'a> Loader<'a> {
             line_offset: 0,
             found_duplicate: false,
             duplicate: None,
+            maps_begun: 0,
+            first_given: None,
         }
     }
 
@@ -186,7 +196,37 @@ impl<'a> Loader<'a> {
         Ok((self.docs, self.positions))
     }
 
+    /// Reads the stream. Keys are checked for repeats against the map being built (keeping
+    /// where every key was given would cost more than the values themselves); when one repeats,
+    /// the text is read again up to it, noting where that map first gave the key.
     fn read(&mut self) -> Result<(), YamlError> {
+        let outcome = self.read_events();
+        let Some(repeated) = self.duplicate.as_ref().filter(|d| d.first_line == 0) else {
+            return outcome;
+        };
+        let mut again = Loader::new(self.text, self.track_positions);
+        again.unique_keys = self.unique_keys;
+        again.keep_big_integers = self.keep_big_integers;
+        again.first_only = self.first_only;
+        again.line_offset = self.line_offset;
+        again.first_given = Some((self.maps_begun_at_duplicate(), repeated.key.clone(), None));
+        let second = again.read_events();
+        if again.duplicate.as_ref().is_some_and(|d| d.first_line > 0) {
+            self.duplicate = again.duplicate;
+            return second;
+        }
+        outcome
+    }
+
+    /// The ordinal of the map holding the repeated key, when reading stopped at it.
+    fn maps_begun_at_duplicate(&self) -> usize {
+        match self.stack.last() {
+            Some(Frame::Map { ordinal, .. }) => *ordinal,
+            _ => usize::MAX,
+        }
+    }
+
+    fn read_events(&mut self) -> Result<(), YamlError> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
@@ -293,8 +333,10 @@ impl<'a> Loader<'a> {
                         merging: false,
                         anchor,
                         merges: Vec::new(),
-                        key_positions: HashMap::new(),
+                        ordinal: self.maps_begun,
+                        literal_merge_text_given: false,
                     });
+                    self.maps_begun += 1;
                 }
                 Event::SequenceEnd => {
                     if self.track_positions {
@@ -348,36 +390,55 @@ impl<'a> Loader<'a> {
 
     /// Fails when the map being read already has `key`.
     fn check_unique_key(&mut self, key: &str, at: Position) -> Result<(), YamlError> {
-        let Some(Frame::Map { key_positions, .. }) = self.stack.last_mut() else {
+        let Some(Frame::Map {
+            map,
+            ordinal,
+            literal_merge_text_given,
+            ..
+        }) = self.stack.last_mut()
+        else {
             return Ok(());
         };
-        if let Some(first) = key_positions.get(key) {
-            let first = *first;
-            self.found_duplicate = true;
-            let first_line = first.line;
-            let map_path = self.stack[..self.stack.len() - 1]
-                .iter()
-                .map(|frame| match frame {
-                    Frame::Map { key, .. } => key.clone().unwrap_or_default(),
-                    Frame::Seq { .. } => "[]".to_owned(),
-                })
-                .collect();
-            self.duplicate = Some(DuplicateKey {
-                key: key.to_owned(),
-                map_path,
-                first_line,
-                second_line: at.line,
-            });
-            return Err(err(
+        let given = if key == MERGE_KEY {
+            std::mem::replace(literal_merge_text_given, true)
+        } else {
+            map.contains_key(key)
+        };
+        let ordinal = *ordinal;
+        if let Some((wanted, wanted_key, first @ None)) = &mut self.first_given {
+            if *wanted == ordinal && wanted_key == key {
+                *first = Some(at);
+            }
+        }
+        if !given {
+            return Ok(());
+        }
+        self.found_duplicate = true;
+        let map_path = self.stack[..self.stack.len() - 1]
+            .iter()
+            .map(|frame| match frame {
+                Frame::Map { key, .. } => key.clone().unwrap_or_default(),
+                Frame::Seq { .. } => "[]".to_owned(),
+            })
+            .collect();
+        // Known on the second reading only (see `read`); 0 asks for it.
+        let first = self.first_given.as_ref().and_then(|(_, _, first)| *first);
+        self.duplicate = Some(DuplicateKey {
+            key: key.to_owned(),
+            map_path,
+            first_line: first.map_or(0, |f| f.line),
+            second_line: at.line,
+        });
+        Err(match first {
+            Some(first) => err(
                 at,
                 format!(
                     "the key {key:?} is given twice in one map: on line {} and on line {}",
                     first.line, at.line
                 ),
-            ));
-        }
-        key_positions.insert(key.to_owned(), at);
-        Ok(())
+            ),
+            None => err(at, format!("the key {key:?} is given twice in one map")),
+        })
     }
 
     fn check_depth(&self, at: Position) -> Result<(), YamlError> {
@@ -502,9 +563,12 @@ fn node_count(value: &Value) -> usize {
     }
 }
 
+/// The text of YAML 1.1's merge key.
+const MERGE_KEY: &str = "<<";
+
 /// A plain, untagged `<<`: YAML 1.1's merge key. Quoted, it is an ordinary key.
 fn is_merge_key(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> bool {
-    text == "<<" && style == TScalarStyle::Plain && tag.is_none()
+    text == MERGE_KEY && style == TScalarStyle::Plain && tag.is_none()
 }
 
 pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {
@@ -1017,6 +1081,43 @@ mod tests {
                 "{e}"
             );
         });
+    }
+
+    #[test]
+    fn a_repeated_key_names_both_lines_and_the_map_it_is_in() {
+        let text =
+            "a: 1\nouter:\n  b: 1\n  list:\n  - {c: 1, d: 2}\n  - c: 1\n    e: 2\n    c: 3\n";
+        let error = parse_values_document(text).unwrap_err();
+        assert_eq!(
+            error.message,
+            "the key \"c\" is given twice in one map: on line 6 and on line 8"
+        );
+        assert_eq!(error.position.line, 8);
+        let repeated = first_duplicate_key_in(text).unwrap();
+        assert_eq!(
+            (repeated.map_path, repeated.first_line, repeated.second_line),
+            (
+                vec!["outer".to_owned(), "list".to_owned(), "[]".to_owned()],
+                6,
+                8
+            )
+        );
+    }
+
+    #[test]
+    fn a_merge_key_never_counts_as_a_repeat_of_a_quoted_one() {
+        for text in [
+            "<<: 1\n\"<<\": 2\n",
+            "\"<<\": 1\n<<: 2\n",
+            "base: &b {x: 1}\nm:\n  <<: *b\n  <<: *b\n",
+        ] {
+            assert!(parse_values_document(text).is_ok(), "{text}");
+        }
+        let error = parse_values_document("\"<<\": 1\n<<: 2\n'<<': 3\n").unwrap_err();
+        assert_eq!(
+            error.message,
+            "the key \"<<\" is given twice in one map: on line 1 and on line 3"
+        );
     }
 
     #[test]

@@ -1,0 +1,96 @@
+//! How much heap the values commands take on a huge values file, measured with a counting
+//! allocator (this binary's own, installed for the whole process): each peak must stay within
+//! a few times the input's size. Sizes are counted as asked for, so the figures do not depend
+//! on the system allocator, and the tests run one at a time so their peaks do not mix.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+struct PeakCounting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+impl PeakCounting {
+    fn grew(bytes: usize) {
+        let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        PEAK.fetch_max(live, Ordering::Relaxed);
+    }
+
+    fn shrank(bytes: usize) {
+        LIVE.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; the counters only observe sizes.
+unsafe impl GlobalAlloc for PeakCounting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::grew(layout.size());
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        Self::shrank(layout.size());
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            Self::grew(new_size - layout.size());
+        } else {
+            Self::shrank(layout.size() - new_size);
+        }
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: PeakCounting = PeakCounting;
+
+/// One measurement at a time: the peak is the whole process's.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// What `work` took of the heap: the most it held at once, and what it still holds after
+/// (what it returned), both beyond what was live before it, in bytes.
+struct Heap {
+    peak: usize,
+    kept: usize,
+}
+
+fn heap_of<T>(work: impl FnOnce() -> T) -> (Heap, T) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let result = work();
+    let heap = Heap {
+        peak: PEAK.load(Ordering::Relaxed).saturating_sub(before),
+        kept: LIVE.load(Ordering::Relaxed).saturating_sub(before),
+    };
+    (heap, result)
+}
+
+/// A values file of `keys` top-level keys, `k0: 0` to `k{keys-1}: {keys-1}` (the #39 probe).
+fn many_keys(keys: usize) -> String {
+    (0..keys).map(|i| format!("k{i}: {i}\n")).collect()
+}
+
+const KEYS: usize = 50_000;
+
+#[test]
+fn reading_a_values_file_of_many_keys_holds_little_more_than_the_tree_it_builds() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = many_keys(KEYS);
+    let (heap, parsed) = heap_of(|| meshchart::yaml::load::parse_values_document(&text));
+    let (values, _) = parsed.expect("the values read");
+    assert!(matches!(values, meshchart::values::Value::Map(ref m) if m.len() == KEYS));
+    // Checking that no key is given twice must not cost a second copy of every key.
+    assert!(
+        heap.peak * 10 < heap.kept * 11,
+        "peak {} bytes for a tree of {} bytes",
+        heap.peak,
+        heap.kept
+    );
+}
