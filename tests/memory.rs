@@ -94,3 +94,36 @@ fn reading_a_values_file_of_many_keys_holds_little_more_than_the_tree_it_builds(
         heap.kept
     );
 }
+
+/// What `meshchart values [--explain] -f -` prints for `text` on standard input, with the
+/// embedded chart, as the command does it: the chart chosen from the values, then the values.
+fn values_command(text: &str, explain: bool) -> String {
+    let overrides = meshchart::values::ValueOverrides {
+        files: vec!["-".to_owned()],
+        ..Default::default()
+    };
+    let mut stdin = std::io::Cursor::new(text.as_bytes());
+    let source = meshchart::chart::ChartSource::default_line();
+    let chosen = meshchart::render::choose_chart(&source, &overrides, &mut stdin)
+        .expect("the embedded chart");
+    let (printed, _) =
+        meshchart::render::show_values(&chosen.chart, &chosen.overrides, explain, &mut stdin)
+            .expect("the values");
+    printed
+}
+
+#[test]
+fn values_with_the_embedded_chart_holds_one_tree_of_the_values_at_a_time() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = many_keys(KEYS);
+    let (heap, printed) = heap_of(|| values_command(&text, false));
+    assert!(printed.contains("\nk49999: 49999\n"));
+    // The tree of the values is about eight times their text; with the text kept, the chart
+    // and the printed values beside it, one tree fits under fourteen (two did not).
+    let ratio = heap.peak as f64 / text.len() as f64;
+    assert!(
+        ratio < 14.0,
+        "peak {} bytes, {ratio:.1} times the input",
+        heap.peak
+    );
+}
