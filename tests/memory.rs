@@ -127,3 +127,19 @@ fn values_with_the_embedded_chart_holds_one_tree_of_the_values_at_a_time() {
         heap.peak
     );
 }
+
+#[test]
+fn values_explain_holds_a_few_times_the_input_not_a_path_per_leaf() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = many_keys(KEYS);
+    let (heap, printed) = heap_of(|| values_command(&text, true));
+    assert!(printed.contains("\nk49999: 49999  # <stdin>:50000\n"));
+    // The values' tree (about eight times their text), the printed text, its annotated copy
+    // and a compact path and origin per leaf.
+    let ratio = heap.peak as f64 / text.len() as f64;
+    assert!(
+        ratio < 25.0,
+        "peak {} bytes, {ratio:.1} times the input",
+        heap.peak
+    );
+}

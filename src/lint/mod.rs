@@ -370,9 +370,9 @@ fn check_values(
     // One report per unknown key and source (a file's thousand leaves under one unknown key
     // are one mistake), so the suggestion search runs once per key, not once per leaf.
     let mut reported = std::collections::BTreeSet::new();
-    for (path, origin) in &explained.user_origins {
-        if let Some(unknown) = known.unknown_prefix(path) {
-            if !reported.insert((unknown.clone(), source_of(origin).to_owned())) {
+    for (path, origin) in explained.user_origins() {
+        if let Some(unknown) = known.unknown_prefix(&path) {
+            if !reported.insert((unknown.clone(), source_of(&origin).to_owned())) {
                 continue;
             }
             let hint = match known.suggest(&unknown) {
@@ -399,15 +399,15 @@ fn check_values(
             };
             report.push(
                 severity,
-                origin.clone(),
+                origin,
                 format!("unknown key {}: {why}{hint}", unknown.join(".")),
             );
         }
     }
     if schema_file.is_none() {
-        for (path, origin) in &explained.user_origins {
-            if let Some(warning) = type_mismatch(&defaults, &explained.values, path) {
-                report.push(Severity::Warning, origin.clone(), warning);
+        for (path, origin) in explained.user_origins() {
+            if let Some(warning) = type_mismatch(&defaults, &explained.values, &path) {
+                report.push(Severity::Warning, origin, warning);
             }
         }
     }
@@ -417,10 +417,8 @@ fn check_values(
             Ok(violations) => {
                 for v in violations {
                     let from = explained
-                        .origins
-                        .iter()
-                        .find(|(p, _)| p.starts_with(&v.path))
-                        .map(|(_, o)| format!(" (from {o})"))
+                        .first_origin_under(&v.path)
+                        .map(|o| format!(" (from {o})"))
                         .unwrap_or_default();
                     report.push(Severity::Error, "values", format!("{}{from}", v.describe()));
                 }
