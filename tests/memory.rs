@@ -143,3 +143,54 @@ fn values_explain_holds_a_few_times_the_input_not_a_path_per_leaf() {
         heap.peak
     );
 }
+
+/// Output that is only counted: what lint prints must not add to what it holds.
+#[derive(Default)]
+struct CountingSink {
+    bytes: usize,
+    lines: usize,
+}
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len();
+        self.lines += buf.iter().filter(|&&b| b == b'\n').count();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn lint_of_many_unknown_keys_prints_as_it_goes_and_holds_a_few_times_the_input() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = many_keys(KEYS);
+    let request = meshchart::render::RenderRequest {
+        values: meshchart::values::ValueOverrides {
+            files: vec!["-".to_owned()],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let source = meshchart::chart::ChartSource::Path("tests/fixtures/lint-demo".into());
+    let mut printed = CountingSink::default();
+    let (heap, failed) = heap_of(|| {
+        meshchart::lint::lint_to(
+            &source,
+            &request,
+            None,
+            false,
+            &mut std::io::Cursor::new(text.as_bytes()),
+            &mut printed,
+        )
+    });
+    assert!(!failed.expect("the report printed"));
+    // A header, a warning per key, a blank line and the summary: some nine times the input,
+    // printed as it goes, not kept.
+    assert_eq!(printed.lines, 1 + KEYS + 2);
+    assert!(printed.bytes > 5 * text.len());
+    let ratio = heap.peak as f64 / text.len() as f64;
+    assert!(ratio < 20.0, "peak {} bytes, {ratio:.1} times the input", heap.peak);
+}

@@ -419,15 +419,18 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             flags,
         } => {
             let source = chart.source();
-            let report = lint::lint_with(
+            // Printed as found: a report of a million findings is not kept whole.
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let failed = lint::lint_to(
                 &source,
                 &flags.request(),
                 meshed_by.as_deref(),
                 flags.strict,
                 &mut std::io::stdin().lock(),
-            );
-            write_stdout(&report.to_text())?;
-            Ok(failed_if(report.failed()))
+                &mut stdout,
+            )
+            .map_err(Error::io("<stdout>"))?;
+            Ok(failed_if(failed))
         }
         Command::Values {
             chart,

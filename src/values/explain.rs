@@ -153,6 +153,9 @@ impl Paths {
         self.entries.sort_by(|a, b| key(a).cmp(key(b)));
         self.entries
             .dedup_by(|later, first| key(later) == key(first));
+        // Grown by doubling: up to twice what a million paths need.
+        self.entries.shrink_to_fit();
+        self.bytes.shrink_to_fit();
     }
 
     fn find(&self, key: &[u8]) -> Option<usize> {
