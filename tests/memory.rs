@@ -11,6 +11,7 @@ struct PeakCounting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 impl PeakCounting {
     fn grew(bytes: usize) {
@@ -26,6 +27,7 @@ impl PeakCounting {
 // SAFETY: every call is forwarded unchanged to `System`; the counters only observe sizes.
 unsafe impl GlobalAlloc for PeakCounting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         Self::grew(layout.size());
         // SAFETY: forwarded unchanged.
         unsafe { System.alloc(layout) }
@@ -193,4 +195,20 @@ fn lint_of_many_unknown_keys_prints_as_it_goes_and_holds_a_few_times_the_input()
     assert!(printed.bytes > 5 * text.len());
     let ratio = heap.peak as f64 / text.len() as f64;
     assert!(ratio < 20.0, "peak {} bytes, {ratio:.1} times the input", heap.peak);
+}
+
+#[test]
+fn a_suggestion_for_an_unknown_key_allocates_little_whatever_the_chart_knows() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let chart = meshchart::chart::Chart::embedded().expect("the embedded chart");
+    let defaults = chart.default_values().expect("its defaults");
+    let known = meshchart::values::known::KnownKeys::new(&defaults, None);
+    // The first suggestion gathers what the chart knows, once.
+    assert_eq!(known.suggest(&["k0".to_owned()]), None);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for i in 100_000..100_100 {
+        assert_eq!(known.suggest(&[format!("k{i}")]), None);
+    }
+    let per_key = (ALLOCATIONS.load(Ordering::Relaxed) - before) / 100;
+    assert!(per_key < 10, "{per_key} allocations per suggestion");
 }
