@@ -194,7 +194,11 @@ fn lint_of_many_unknown_keys_prints_as_it_goes_and_holds_a_few_times_the_input()
     assert_eq!(printed.lines, 1 + KEYS + 2);
     assert!(printed.bytes > 5 * text.len());
     let ratio = heap.peak as f64 / text.len() as f64;
-    assert!(ratio < 20.0, "peak {} bytes, {ratio:.1} times the input", heap.peak);
+    assert!(
+        ratio < 20.0,
+        "peak {} bytes, {ratio:.1} times the input",
+        heap.peak
+    );
 }
 
 #[test]
