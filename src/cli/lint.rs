@@ -22,6 +22,21 @@ pub fn run(
         certs_dir_read_only: true,
         ..flags.request()
     };
+    if !json {
+        // Printed as found: a report of a million findings is not kept whole.
+        let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+        let failed = lint::lint_to(
+            &source,
+            &request,
+            meshed_by,
+            flags.strict,
+            &mut std::io::stdin().lock(),
+            &mut stdout,
+        )
+        .and_then(|failed| std::io::Write::flush(&mut stdout).map(|()| failed))
+        .map_err(Error::io("<stdout>"))?;
+        return Ok(failed_if(failed));
+    }
     let report = lint::lint_with(
         &source,
         &request,
@@ -29,30 +44,26 @@ pub fn run(
         flags.strict,
         &mut std::io::stdin().lock(),
     );
-    if json {
-        let findings: Vec<serde_json::Value> = report
-            .findings
-            .iter()
-            .map(|f| {
-                serde_json::json!({
-                    "severity": match f.severity {
-                        lint::Severity::Error => "error",
-                        lint::Severity::Warning => "warning",
-                        lint::Severity::Info => "info",
-                    },
-                    "location": f.location,
-                    "message": f.message,
-                })
+    let findings: Vec<serde_json::Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "severity": match f.severity {
+                    lint::Severity::Error => "error",
+                    lint::Severity::Warning => "warning",
+                    lint::Severity::Info => "info",
+                },
+                "location": f.location,
+                "message": f.message,
             })
-            .collect();
-        write_stdout(&super::json_text(&serde_json::json!({
-            "chart": report.origin,
-            "findings": findings,
-            "failed": report.failed(),
-        })))?;
-    } else {
-        write_stdout(&report.to_text())?;
-    }
+        })
+        .collect();
+    write_stdout(&super::json_text(&serde_json::json!({
+        "chart": report.origin,
+        "findings": findings,
+        "failed": report.failed(),
+    })))?;
     Ok(failed_if(report.failed()))
 }
 

@@ -183,20 +183,22 @@ pub fn choose_chart(
     stdin: &mut dyn Read,
 ) -> Result<ChosenChart, Error> {
     let mut overrides = overrides.clone();
-    let user = match source {
+    let chosen = match source {
         ChartSource::Embedded { .. } if !overrides.sources().is_empty() => {
             let mut assembler =
                 crate::values::Assembler::for_sources(&overrides, stdin, KeptFiles::new());
             for value_source in overrides.sources() {
                 assembler.apply(&value_source)?;
             }
-            let user = assembler.values().clone();
+            // Only the chart is chosen from them: the values are assembled again for the
+            // command, from the files kept here.
+            let chosen = source.load_for(assembler.values())?;
             overrides.already_read = assembler.into_kept();
-            user
+            chosen
         }
-        _ => Value::Map(Default::default()),
+        _ => source.load_for(&Value::Map(Default::default()))?,
     };
-    let (chart, warning) = source.load_for(&user)?;
+    let (chart, warning) = chosen;
     Ok(ChosenChart {
         chart,
         notes: warning.into_iter().collect(),

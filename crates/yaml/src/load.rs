@@ -12,12 +12,11 @@ pub(crate) use resolve::{
 };
 pub use resolve::{resolve_plain, resolve_scalar, resolve_tagged};
 
-use resolve::{is_integer_text, is_merge_key};
+use resolve::{is_integer_text, is_merge_key, MERGE_KEY};
 
 pub use crate::events::Position;
 use crate::events::{EventError, Events};
 use crate::value::{Map, Value};
-use std::collections::HashMap;
 use yaml_rust2::parser::Event;
 
 /// Longest implicit key (`key: value`) YAML allows, in characters; longer keys must be written
@@ -122,8 +121,11 @@ enum Frame {
         merging: bool,
         anchor: usize,
         merges: Vec<Value>,
-        /// Where each key was given, when keys must be unique.
-        key_positions: HashMap<String, Position>,
+        /// Which map of the stream this is (0 for the first begun), to find it again.
+        ordinal: usize,
+        /// A key `<<` that is no merge key (quoted, or tagged) was given: the map may also hold
+        /// a `<<` a merge key put there, which does not count as given.
+        literal_merge_text_given: bool,
     },
 }
 
@@ -151,6 +153,12 @@ struct Loader<'a> {
     found_duplicate: bool,
     /// That key, its map and its two lines.
     duplicate: Option<DuplicateKey>,
+    /// Maps begun so far.
+    maps_begun: usize,
+    /// A key given twice is found by looking it up in the map being built, which does not say
+    /// where it was first given: a second reading of the text, told which map and key (see
+    /// [`Loader::read`]), notes that line here on its way.
+    first_given: Option<(usize, String, Option<Position>)>,
 }
 
 /// A map key given twice, found by [`first_duplicate_key_in`].
@@ -186,6 +194,8 @@ impl<'a> Loader<'a> {
             line_offset: 0,
             found_duplicate: false,
             duplicate: None,
+            maps_begun: 0,
+            first_given: None,
         }
     }
 
@@ -194,7 +204,37 @@ impl<'a> Loader<'a> {
         Ok((self.docs, self.positions))
     }
 
+    /// Reads the stream. Keys are checked for repeats against the map being built (keeping
+    /// where every key was given would cost more than the values themselves); when one repeats,
+    /// the text is read again up to it, noting where that map first gave the key.
     fn read(&mut self) -> Result<(), YamlError> {
+        let outcome = self.read_events();
+        let Some(repeated) = self.duplicate.as_ref().filter(|d| d.first_line == 0) else {
+            return outcome;
+        };
+        let mut again = Loader::new(self.text, self.track_positions);
+        again.unique_keys = self.unique_keys;
+        again.keep_big_integers = self.keep_big_integers;
+        again.first_only = self.first_only;
+        again.line_offset = self.line_offset;
+        again.first_given = Some((self.maps_begun_at_duplicate(), repeated.key.clone(), None));
+        let second = again.read_events();
+        if again.duplicate.as_ref().is_some_and(|d| d.first_line > 0) {
+            self.duplicate = again.duplicate;
+            return second;
+        }
+        outcome
+    }
+
+    /// The ordinal of the map holding the repeated key, when reading stopped at it.
+    fn maps_begun_at_duplicate(&self) -> usize {
+        match self.stack.last() {
+            Some(Frame::Map { ordinal, .. }) => *ordinal,
+            _ => usize::MAX,
+        }
+    }
+
+    fn read_events(&mut self) -> Result<(), YamlError> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
@@ -301,8 +341,10 @@ impl<'a> Loader<'a> {
                         merging: false,
                         anchor,
                         merges: Vec::new(),
-                        key_positions: HashMap::new(),
+                        ordinal: self.maps_begun,
+                        literal_merge_text_given: false,
                     });
+                    self.maps_begun += 1;
                 }
                 Event::SequenceEnd => {
                     if self.track_positions {
@@ -356,36 +398,55 @@ impl<'a> Loader<'a> {
 
     /// Fails when the map being read already has `key`.
     fn check_unique_key(&mut self, key: &str, at: Position) -> Result<(), YamlError> {
-        let Some(Frame::Map { key_positions, .. }) = self.stack.last_mut() else {
+        let Some(Frame::Map {
+            map,
+            ordinal,
+            literal_merge_text_given,
+            ..
+        }) = self.stack.last_mut()
+        else {
             return Ok(());
         };
-        if let Some(first) = key_positions.get(key) {
-            let first = *first;
-            self.found_duplicate = true;
-            let first_line = first.line;
-            let map_path = self.stack[..self.stack.len() - 1]
-                .iter()
-                .map(|frame| match frame {
-                    Frame::Map { key, .. } => key.clone().unwrap_or_default(),
-                    Frame::Seq { .. } => "[]".to_owned(),
-                })
-                .collect();
-            self.duplicate = Some(DuplicateKey {
-                key: key.to_owned(),
-                map_path,
-                first_line,
-                second_line: at.line,
-            });
-            return Err(err(
+        let given = if key == MERGE_KEY {
+            std::mem::replace(literal_merge_text_given, true)
+        } else {
+            map.contains_key(key)
+        };
+        let ordinal = *ordinal;
+        if let Some((wanted, wanted_key, first @ None)) = &mut self.first_given {
+            if *wanted == ordinal && wanted_key == key {
+                *first = Some(at);
+            }
+        }
+        if !given {
+            return Ok(());
+        }
+        self.found_duplicate = true;
+        let map_path = self.stack[..self.stack.len() - 1]
+            .iter()
+            .map(|frame| match frame {
+                Frame::Map { key, .. } => key.clone().unwrap_or_default(),
+                Frame::Seq { .. } => "[]".to_owned(),
+            })
+            .collect();
+        // Known on the second reading only (see `read`); 0 asks for it.
+        let first = self.first_given.as_ref().and_then(|(_, _, first)| *first);
+        self.duplicate = Some(DuplicateKey {
+            key: key.to_owned(),
+            map_path,
+            first_line: first.map_or(0, |f| f.line),
+            second_line: at.line,
+        });
+        Err(match first {
+            Some(first) => err(
                 at,
                 format!(
                     "the key {key:?} is given twice in one map: on line {} and on line {}",
                     first.line, at.line
                 ),
-            ));
-        }
-        key_positions.insert(key.to_owned(), at);
-        Ok(())
+            ),
+            None => err(at, format!("the key {key:?} is given twice in one map")),
+        })
     }
 
     fn check_depth(&self, at: Position) -> Result<(), YamlError> {

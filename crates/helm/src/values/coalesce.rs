@@ -18,6 +18,11 @@ pub fn merge_user_values(into: &mut Value, file_values: Value) {
 }
 
 fn merge_maps(into: &mut Map, file: Map) {
+    if into.is_empty() {
+        // The first file, most often: taken whole rather than moved over entry by entry.
+        *into = file;
+        return;
+    }
     for (key, value) in file {
         match (into.get_mut(&key), value) {
             (Some(Value::Map(existing)), Value::Map(incoming)) => merge_maps(existing, incoming),

@@ -16,7 +16,19 @@ pub struct KnownKeys<'a> {
     schema: Option<&'a Json>,
     /// Every key path, gathered on the first suggestion: a render checks every set of values,
     /// and most have no unknown key to suggest for.
-    candidates: std::cell::OnceCell<Vec<Vec<String>>>,
+    candidates: std::cell::OnceCell<Candidates>,
+}
+
+/// The key paths a chart knows, in order, with what the suggestion search asks of each: kept
+/// once, not worked out again for each of a million unknown keys.
+struct Candidates {
+    paths: Vec<Vec<String>>,
+    /// Each path dotted (`proxy.await`), as characters.
+    dotted: Vec<Vec<char>>,
+    /// The last key of each path, as characters.
+    last: Vec<Vec<char>>,
+    /// The paths by their parent's path (`["proxy"]` for `proxy.await`), as indices.
+    by_parent: std::collections::HashMap<Vec<String>, Vec<usize>>,
 }
 
 impl<'a> KnownKeys<'a> {
@@ -29,16 +41,45 @@ impl<'a> KnownKeys<'a> {
         }
     }
 
-    fn candidates(&self) -> &[Vec<String>] {
+    fn candidates(&self) -> &Candidates {
         self.candidates.get_or_init(|| {
-            let mut candidates = super::schema::default_key_paths(self.defaults);
+            let mut paths = super::schema::default_key_paths(self.defaults);
             if let Some(s) = self.schema {
-                candidates.extend(super::schema::schema_key_paths(s));
+                paths.extend(super::schema::schema_key_paths(s));
             }
-            candidates.sort();
-            candidates.dedup();
-            candidates
+            paths.sort();
+            paths.dedup();
+            let dotted = paths
+                .iter()
+                .map(|c| c.join(".").chars().collect())
+                .collect();
+            let last = paths
+                .iter()
+                .map(|c| c.last().map_or_else(Vec::new, |k| k.chars().collect()))
+                .collect();
+            let mut by_parent: std::collections::HashMap<Vec<String>, Vec<usize>> =
+                std::collections::HashMap::new();
+            for (i, c) in paths.iter().enumerate() {
+                if let Some((_, parent)) = c.split_last() {
+                    by_parent.entry(parent.to_vec()).or_default().push(i);
+                }
+            }
+            Candidates {
+                paths,
+                dotted,
+                last,
+                by_parent,
+            }
         })
+    }
+
+    /// The indices of the known paths with the same parent as `unknown` (and so its length),
+    /// in order.
+    fn beside(&self, unknown: &[String]) -> &[usize] {
+        unknown
+            .split_last()
+            .and_then(|(_, parent)| self.candidates().by_parent.get(parent))
+            .map_or(&[][..], Vec::as_slice)
     }
 
     /// The first key of `path` the chart does not know, as a prefix of `path`; `None` when the
@@ -87,13 +128,10 @@ impl<'a> KnownKeys<'a> {
     /// The keys the chart knows beside `unknown` (same parent), in order: what a user who
     /// misplaced a key can choose from when no key is close to it.
     pub fn siblings(&self, unknown: &[String]) -> Vec<String> {
-        let Some((_, parent)) = unknown.split_last() else {
-            return Vec::new();
-        };
-        self.candidates()
+        let paths = &self.candidates().paths;
+        self.beside(unknown)
             .iter()
-            .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
-            .map(|c| c[c.len() - 1].clone())
+            .map(|&i| paths[i][paths[i].len() - 1].clone())
             .collect()
     }
 
@@ -115,22 +153,34 @@ impl<'a> KnownKeys<'a> {
     /// The known key closest to `unknown` (a path ending at the unknown key): same parent and
     /// a close last key first, else any key path within two edits of the whole dotted path.
     pub fn suggest(&self, unknown: &[String]) -> Option<String> {
-        let (last, parent) = unknown.split_last()?;
-        let close_enough = |d: usize, len: usize| d <= (len / 3).max(1);
+        let (last, _) = unknown.split_last()?;
+        let candidates = self.candidates();
+        let last: Vec<char> = last.chars().collect();
+        let most = (last.len() / 3).max(1);
+        // Two texts whose lengths differ by more than `most` are more than `most` edits apart:
+        // the distance is worked out only for keys of a length within reach.
         let sibling = self
-            .candidates()
+            .beside(unknown)
             .iter()
-            .filter(|c| c.len() == unknown.len() && c[..c.len() - 1] == *parent)
-            .map(|c| (edit_distance(last, &c[c.len() - 1]), c))
-            .filter(|(d, _)| close_enough(*d, last.chars().count()))
+            .filter(|&&i| candidates.last[i].len().abs_diff(last.len()) <= most)
+            .map(|&i| {
+                (
+                    char_distance(&last, &candidates.last[i]),
+                    &candidates.paths[i],
+                )
+            })
+            .filter(|(d, _)| *d <= most)
             .min();
         if let Some((_, c)) = sibling {
             return Some(c.join("."));
         }
-        let dotted = unknown.join(".");
-        self.candidates()
+        let dotted: Vec<char> = unknown.join(".").chars().collect();
+        candidates
+            .paths
             .iter()
-            .map(|c| (edit_distance(&dotted, &c.join(".")), c))
+            .zip(&candidates.dotted)
+            .filter(|(_, text)| text.len().abs_diff(dotted.len()) <= 2)
+            .map(|(c, text)| (char_distance(&dotted, text), c))
             .filter(|(d, _)| *d <= 2)
             .min()
             .map(|(_, c)| c.join("."))
@@ -154,26 +204,60 @@ pub fn is_free_form(key: &str) -> bool {
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+    char_distance(&a, &b)
+}
+
+/// [`edit_distance`] of texts already split into characters. The table is kept three rows at
+/// a time (a swap looks two rows back), on the stack for keys of up to 63 characters: the
+/// search for a suggestion runs it for every known key of a close length, for each of maybe a
+/// million unknown keys.
+fn char_distance(a: &[char], b: &[char]) -> usize {
+    const ON_STACK: usize = 64;
+    let width = b.len() + 1;
+    let mut stack = [0usize; 3 * ON_STACK];
+    let mut heap = Vec::new();
+    let rows: &mut [usize] = if width <= ON_STACK {
+        &mut stack[..3 * width]
+    } else {
+        heap.resize(3 * width, 0);
+        &mut heap
+    };
+    // Row i of the table is at (i % 3) * width. Plain loops and comparisons: this crate is
+    // built at opt-level 1 for release, where `min` and range iterators stay calls.
+    let mut j = 0;
+    while j < width {
+        rows[j] = j;
+        j += 1;
     }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
+    let mut i = 1;
+    while i <= a.len() {
+        let current = (i % 3) * width;
+        let previous = ((i - 1) % 3) * width;
+        // Two rows back is the row three ahead, modulo three.
+        let before = ((i + 1) % 3) * width;
+        rows[current] = i;
+        let mut j = 1;
+        while j < width {
+            let substitution = rows[previous + j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = rows[previous + j] + 1;
+            if rows[current + j - 1] + 1 < best {
+                best = rows[current + j - 1] + 1;
             }
-            d[i][j] = best;
+            if substitution < best {
+                best = substitution;
+            }
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                let swap = rows[before + j - 2] + 1;
+                if swap < best {
+                    best = swap;
+                }
+            }
+            rows[current + j] = best;
+            j += 1;
         }
+        i += 1;
     }
-    d[a.len()][b.len()]
+    rows[(a.len() % 3) * width + b.len()]
 }
 
 #[cfg(test)]
@@ -194,6 +278,15 @@ mod tests {
         assert_eq!(edit_distance("awiat", "await"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn keys_longer_than_the_stack_table_are_measured_alike() {
+        let long = "a".repeat(70) + "bc";
+        let swapped = "a".repeat(70) + "cb";
+        assert_eq!(edit_distance(&long, &swapped), 1);
+        assert_eq!(edit_distance(&long, "abc"), 69);
+        assert_eq!(edit_distance("ca", "abc"), 3);
     }
 
     #[test]

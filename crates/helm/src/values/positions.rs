@@ -84,17 +84,18 @@ impl Layout {
     }
 }
 
+/// A collection open in [`walk`].
 enum Frame {
     Map {
-        path: Vec<String>,
-        node: usize,
+        /// The key read, waiting for its value.
         key: Option<(String, Position)>,
         len: usize,
+        /// Whether the map added a part to the path (all but the root do).
+        in_path: bool,
     },
     Seq {
-        path: Vec<String>,
-        node: usize,
         len: usize,
+        in_path: bool,
     },
     /// A collection past [`MAX_LAID_OUT_DEPTH`]: neither it nor what it holds is recorded.
     Deep,
@@ -118,11 +119,63 @@ fn key_string(text: &str, plain: bool) -> String {
     }
 }
 
-/// Walks the first document of `text`.
-pub fn layout(text: &str) -> Result<Layout, YamlError> {
+/// What a node is, as [`walk`] meets it (a collection's entries follow it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape<'t> {
+    /// A scalar (see [`NodeKind::Scalar`]).
+    Scalar {
+        /// The scalar's text.
+        text: &'t str,
+        /// Plain style.
+        plain: bool,
+        /// Literal or folded block style.
+        block: bool,
+    },
+    /// A map or a list, whose entries come next, then [`Step::End`].
+    Collection,
+    /// An alias (`*name`).
+    Alias,
+}
+
+/// One step of [`walk`], in document order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step<'p, 't> {
+    /// A map key as written; `path` is its entry's.
+    Key {
+        /// Path of the entry (ending with the key as resolved).
+        path: &'p [String],
+        /// Where the key is.
+        at: Position,
+        /// The key's text.
+        text: &'t str,
+        /// Plain style.
+        plain: bool,
+    },
+    /// A node (see [`Node`]).
+    Node {
+        /// Map keys and list indices from the root.
+        path: &'p [String],
+        /// Where the node's key is (map values), or where the node starts.
+        at: Position,
+        /// Where the value itself starts.
+        value_at: Position,
+        /// What it is.
+        shape: Shape<'t>,
+    },
+    /// The innermost open collection ends, with how many entries it had.
+    End {
+        /// Entries (or items).
+        len: usize,
+    },
+}
+
+/// Walks the first document of `text` as [`layout`] lays it out, one step at a time, holding
+/// only the path to the current node: what [`layout`] would keep of a huge document need not
+/// be kept at once.
+pub fn walk(text: &str, mut visit: impl FnMut(Step<'_, '_>)) -> Result<(), YamlError> {
     let mut events = crate::yaml::events::Events::new(text);
-    let mut out = Layout::default();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut path: Vec<String> = Vec::new();
     loop {
         let (event, at) = events.next_event().map_err(|e| YamlError {
             position: e.position,
@@ -139,89 +192,151 @@ pub fn layout(text: &str) -> Result<Layout, YamlError> {
             }
             Event::Scalar(text, style, _, _) => {
                 let plain = style == TScalarStyle::Plain;
-                if let Some(Frame::Map { path, key, .. }) = stack.last_mut() {
-                    if key.is_none() {
-                        let resolved = key_string(&text, plain);
-                        let mut key_path = path.clone();
-                        key_path.push(resolved.clone());
-                        out.keys.push(KeySite {
-                            path: key_path,
-                            at,
-                            text,
-                            plain,
-                        });
-                        *key = Some((resolved, at));
-                        continue;
-                    }
+                if let Some(Frame::Map {
+                    key: key @ None, ..
+                }) = stack.last_mut()
+                {
+                    let resolved = key_string(&text, plain);
+                    path.push(resolved);
+                    visit(Step::Key {
+                        path: &path,
+                        at,
+                        text: &text,
+                        plain,
+                    });
+                    let resolved = path.pop().unwrap_or_default();
+                    *key = Some((resolved, at));
+                    continue;
                 }
                 let block = matches!(style, TScalarStyle::Literal | TScalarStyle::Folded);
-                let (path, key_at) = child(&mut stack, at);
-                out.nodes.push(Node {
-                    path,
+                let (in_path, key_at) = enter_child(&mut stack, &mut path, at);
+                visit(Step::Node {
+                    path: &path,
                     at: key_at,
                     value_at: at,
-                    kind: NodeKind::Scalar { text, plain, block },
+                    shape: Shape::Scalar {
+                        text: &text,
+                        plain,
+                        block,
+                    },
                 });
+                if in_path {
+                    path.pop();
+                }
             }
             Event::Alias(_) => {
-                let (path, key_at) = child(&mut stack, at);
-                out.nodes.push(Node {
-                    path,
+                let (in_path, key_at) = enter_child(&mut stack, &mut path, at);
+                visit(Step::Node {
+                    path: &path,
                     at: key_at,
                     value_at: at,
-                    kind: NodeKind::Alias,
+                    shape: Shape::Alias,
                 });
+                if in_path {
+                    path.pop();
+                }
             }
             Event::MappingStart(..) | Event::SequenceStart(..) => {
-                let (path, key_at) = child(&mut stack, at);
-                out.nodes.push(Node {
-                    path: path.clone(),
+                let (in_path, key_at) = enter_child(&mut stack, &mut path, at);
+                visit(Step::Node {
+                    path: &path,
                     at: key_at,
                     value_at: at,
-                    kind: NodeKind::Collection { len: 0 },
+                    shape: Shape::Collection,
                 });
-                let node = out.nodes.len() - 1;
                 stack.push(if matches!(event, Event::MappingStart(..)) {
                     Frame::Map {
-                        path,
-                        node,
                         key: None,
                         len: 0,
+                        in_path,
                     }
                 } else {
-                    Frame::Seq { path, node, len: 0 }
+                    Frame::Seq { len: 0, in_path }
                 });
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                if let Some(Frame::Map { node, len, .. } | Frame::Seq { node, len, .. }) =
+                if let Some(Frame::Map { len, in_path, .. } | Frame::Seq { len, in_path }) =
                     stack.pop()
                 {
-                    out.nodes[node].kind = NodeKind::Collection { len };
+                    visit(Step::End { len });
+                    if in_path {
+                        path.pop();
+                    }
                 }
             }
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// Every node and key of the first document of `text`, each with its whole path.
+pub fn layout(text: &str) -> Result<Layout, YamlError> {
+    let mut out = Layout::default();
+    // The collections open, by their index in `out.nodes`.
+    let mut open: Vec<usize> = Vec::new();
+    walk(text, |step| match step {
+        Step::Key {
+            path,
+            at,
+            text,
+            plain,
+        } => out.keys.push(KeySite {
+            path: path.to_vec(),
+            at,
+            text: text.to_owned(),
+            plain,
+        }),
+        Step::Node {
+            path,
+            at,
+            value_at,
+            shape,
+        } => {
+            let kind = match shape {
+                Shape::Scalar { text, plain, block } => NodeKind::Scalar {
+                    text: text.to_owned(),
+                    plain,
+                    block,
+                },
+                Shape::Alias => NodeKind::Alias,
+                Shape::Collection => {
+                    open.push(out.nodes.len());
+                    NodeKind::Collection { len: 0 }
+                }
+            };
+            out.nodes.push(Node {
+                path: path.to_vec(),
+                at,
+                value_at,
+                kind,
+            });
+        }
+        Step::End { len } => {
+            if let Some(node) = open.pop() {
+                out.nodes[node].kind = NodeKind::Collection { len };
+            }
+        }
+    })?;
     Ok(out)
 }
 
-/// The path and key position of the next value in the innermost collection.
-fn child(stack: &mut [Frame], at: Position) -> (Vec<String>, Position) {
+/// Adds the next value of the innermost collection to `path` (its key or index); returns
+/// whether it did (the root has no part), and where the value's key is.
+fn enter_child(stack: &mut [Frame], path: &mut Vec<String>, at: Position) -> (bool, Position) {
     match stack.last_mut() {
         // (Values inside a deep collection are skipped before they get here.)
-        None | Some(Frame::Deep) => (Vec::new(), at),
-        Some(Frame::Map { path, key, len, .. }) => {
+        None | Some(Frame::Deep) => (false, at),
+        Some(Frame::Map { key, len, .. }) => {
             let (name, key_at) = key.take().unwrap_or_default();
             *len += 1;
-            let mut p = path.clone();
-            p.push(name);
-            (p, key_at)
+            path.push(name);
+            (true, key_at)
         }
-        Some(Frame::Seq { path, len, .. }) => {
-            let mut p = path.clone();
-            p.push(len.to_string());
+        Some(Frame::Seq { len, .. }) => {
+            path.push(len.to_string());
             *len += 1;
-            (p, at)
+            (true, at)
         }
     }
 }
@@ -255,6 +370,35 @@ fn collect_leaves<'a>(
         }
         _ => out.push((path.clone(), value)),
     }
+}
+
+/// Calls `visit` with every leaf of `value` ([`leaves`]' order) and its path, building no path
+/// per leaf: for values with a million leaves.
+pub fn for_each_leaf(value: &Value, mut visit: impl FnMut(&[String], &Value)) {
+    fn walk_leaves(
+        value: &Value,
+        path: &mut Vec<String>,
+        visit: &mut dyn FnMut(&[String], &Value),
+    ) {
+        match value {
+            Value::Map(m) if !m.is_empty() => {
+                for (k, v) in m {
+                    path.push(k.clone());
+                    walk_leaves(v, path, visit);
+                    path.pop();
+                }
+            }
+            Value::Seq(items) if !items.is_empty() => {
+                for (i, v) in items.iter().enumerate() {
+                    path.push(i.to_string());
+                    walk_leaves(v, path, visit);
+                    path.pop();
+                }
+            }
+            _ => visit(path, value),
+        }
+    }
+    walk_leaves(value, &mut Vec::new(), &mut visit);
 }
 
 /// The value at a path of map keys and list indices.

@@ -312,6 +312,12 @@ impl<'a> Assembler<'a> {
         (self.user, self.warnings)
     }
 
+    /// The user values, finished, what the files read gave to warn about, and every file
+    /// read (and those it started with), with its text.
+    pub fn finish_keeping(self) -> (Value, Vec<String>, KeptFiles) {
+        (self.user, self.warnings, self.kept)
+    }
+
     /// The text of a file read so far, by its name as given (`-` for standard input).
     pub fn kept(&self, file: &str) -> Option<&str> {
         self.kept.get(file).map(String::as_str)
@@ -319,9 +325,22 @@ impl<'a> Assembler<'a> {
 
     /// Applies one more source over the values so far. On error nothing changes.
     pub fn apply(&mut self, source: &Source) -> Result<(), ValuesError> {
+        self.apply_inspecting(source, &mut |_, _| {})
+    }
+
+    /// [`Assembler::apply`], first showing `inspect` a file's own values, as read, and whether
+    /// documents follow the first in it (and are ignored): `values --explain` places them in
+    /// the file without reading it a second time.
+    pub fn apply_inspecting(
+        &mut self,
+        source: &Source,
+        inspect: &mut dyn FnMut(&Value, bool),
+    ) -> Result<(), ValuesError> {
         match source {
             Source::File(file) => {
+                let warned = self.warnings.len();
                 let values = self.read_values_file(file)?;
+                inspect(&values, self.warnings.len() > warned);
                 merge_user_values(&mut self.user, values);
             }
             Source::Set { mode, expression } => {
@@ -355,7 +374,7 @@ impl<'a> Assembler<'a> {
         if is_dev_null(file) {
             return Ok(Value::Map(Map::new()));
         }
-        let text = read_kept(&mut self.kept, self.stdin, file).map_err(|e| match e {
+        let kept_as = kept_name(&mut self.kept, self.stdin, file).map_err(|e| match e {
             InputError::NotFound { .. } => ValuesError::FileNotFound {
                 file: file.to_owned(),
             },
@@ -364,7 +383,9 @@ impl<'a> Assembler<'a> {
                 message: other.reason(),
             },
         })?;
-        parse_values_text_noting(shown, &text, &mut self.warnings)
+        // Parsed where it is kept: a copy would add the text's size to the peak of reading it.
+        let text = self.kept.get(&kept_as).map_or("", String::as_str);
+        parse_values_text_noting(shown, text, &mut self.warnings)
     }
 }
 
@@ -423,29 +444,40 @@ fn read_kept(
     stdin: &mut dyn Read,
     file: &str,
 ) -> Result<String, InputError> {
-    if let Some(text) = kept.get(file) {
-        return Ok(text.clone());
+    let name = kept_name(kept, stdin, file)?;
+    Ok(kept.get(&name).cloned().unwrap_or_default())
+}
+
+/// The name `file`'s text is kept under in `kept`, reading it first (and keeping it under
+/// `file`) when no name has it yet.
+fn kept_name(
+    kept: &mut BTreeMap<String, String>,
+    stdin: &mut dyn Read,
+    file: &str,
+) -> Result<String, InputError> {
+    if kept.contains_key(file) {
+        return Ok(file.to_owned());
     }
     // The same file under another name (`-f f -f ./f`, a link to it): a FIFO can be read only
     // once, and a second open would wait for a writer that never comes.
-    if let Some(text) = kept_under_another_name(kept, file) {
-        return Ok(text);
+    if let Some(name) = kept_under_another_name(kept, file) {
+        return Ok(name);
     }
     let text = input::read_arg(file, stdin)?.text;
-    kept.insert(file.to_owned(), text.clone());
-    Ok(text)
+    kept.insert(file.to_owned(), text);
+    Ok(file.to_owned())
 }
 
-/// The text already read from the file `file` names, if another name read it.
+/// The name another name of the file `file` names was read and kept under, if any.
 fn kept_under_another_name(kept: &BTreeMap<String, String>, file: &str) -> Option<String> {
     if file == "-" {
         return None;
     }
     let identity = |name: &str| crate::files::identity(camino::Utf8Path::new(name)).ok();
     let wanted = identity(file)?;
-    kept.iter()
-        .find(|(name, _)| name.as_str() != "-" && identity(name) == Some(wanted))
-        .map(|(_, text)| text.clone())
+    kept.keys()
+        .find(|name| name.as_str() != "-" && identity(name) == Some(wanted))
+        .cloned()
 }
 
 #[cfg(test)]

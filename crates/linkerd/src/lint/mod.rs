@@ -24,8 +24,7 @@ use crate::releases::ReleaseError;
 use crate::render::{complete_chart_material, Clock, RenderRequest};
 use crate::values::explain::{explain, DefaultsFile};
 use crate::values::Value;
-use std::fmt::Write as _;
-use std::io::Read;
+use std::io::{Read, Write};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -59,6 +58,18 @@ pub struct Finding {
     pub message: String,
 }
 
+impl Finding {
+    /// The finding as the report prints it, with its line break.
+    fn line(&self) -> String {
+        format!(
+            "[{}] {}: {}\n",
+            self.severity.label(),
+            self.location,
+            self.message
+        )
+    }
+}
+
 /// Everything lint found in one chart.
 #[derive(Clone, Debug, Default)]
 pub struct LintReport {
@@ -73,9 +84,23 @@ pub struct LintReport {
 impl LintReport {
     /// Whether any finding is an error (or, with `strict`, a warning).
     pub fn failed(&self) -> bool {
-        self.findings.iter().any(|f| {
-            f.severity == Severity::Error || (self.strict && f.severity == Severity::Warning)
-        })
+        self.findings.iter().any(|f| self.fails(f))
+    }
+
+    fn fails(&self, finding: &Finding) -> bool {
+        finding.severity == Severity::Error
+            || (self.strict && finding.severity == Severity::Warning)
+    }
+
+    fn header(&self) -> String {
+        format!("==> Linting {}\n", self.origin)
+    }
+
+    fn footer(failed: bool) -> String {
+        format!(
+            "\n1 chart(s) linted, {} chart(s) failed\n",
+            usize::from(failed)
+        )
     }
 
     fn push(
@@ -95,21 +120,11 @@ impl LintReport {
 
     /// The report as printed, in Helm's shape.
     pub fn to_text(&self) -> String {
-        let mut out = format!("==> Linting {}\n", self.origin);
+        let mut out = self.header();
         for f in &self.findings {
-            let _ = writeln!(
-                out,
-                "[{}] {}: {}",
-                f.severity.label(),
-                f.location,
-                f.message
-            );
+            out.push_str(&f.line());
         }
-        let _ = write!(
-            out,
-            "\n1 chart(s) linted, {} chart(s) failed\n",
-            usize::from(self.failed())
-        );
+        out.push_str(&Self::footer(self.failed()));
         out
     }
 }
@@ -140,14 +155,112 @@ pub fn lint_with(
     strict: bool,
     stdin: &mut dyn Read,
 ) -> LintReport {
-    let mut report = LintReport {
-        origin: match source {
-            ChartSource::Embedded { .. } => "embedded chart".to_owned(),
-            ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
-        },
-        findings: Vec::new(),
-        strict,
-    };
+    let mut report = Reporter::new(source, strict, None);
+    run(source, request, meshed_by, stdin, &mut report);
+    report.report
+}
+
+/// [`lint_with`], printing the report to `out` as it is found ([`LintReport::to_text`]'s
+/// text) instead of keeping it: a values file of a million unknown keys makes a report of
+/// hundreds of megabytes. Returns whether the lint failed ([`LintReport::failed`]).
+pub fn lint_to(
+    source: &ChartSource,
+    request: &RenderRequest,
+    meshed_by: Option<&str>,
+    strict: bool,
+    stdin: &mut dyn Read,
+    out: &mut dyn Write,
+) -> std::io::Result<bool> {
+    let mut report = Reporter::new(source, strict, Some(out));
+    run(source, request, meshed_by, stdin, &mut report);
+    report.finish()
+}
+
+/// Where findings go as they are found: into the report, or printed at once (only whether the
+/// lint failed is kept).
+struct Reporter<'w> {
+    report: LintReport,
+    out: Option<&'w mut dyn Write>,
+    header_written: bool,
+    failed: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> Reporter<'w> {
+    fn new(source: &ChartSource, strict: bool, out: Option<&'w mut dyn Write>) -> Self {
+        Reporter {
+            report: LintReport {
+                origin: match source {
+                    ChartSource::Embedded { .. } => "embedded chart".to_owned(),
+                    ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
+                },
+                findings: Vec::new(),
+                strict,
+            },
+            out,
+            header_written: false,
+            failed: false,
+            error: None,
+        }
+    }
+
+    fn strict(&self) -> bool {
+        self.report.strict
+    }
+
+    fn push(
+        &mut self,
+        severity: Severity,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.report.push(severity, location, message);
+        let Some(out) = self.out.as_mut() else {
+            return;
+        };
+        let Some(finding) = self.report.findings.pop() else {
+            return;
+        };
+        self.failed |= self.report.fails(&finding);
+        if self.error.is_some() {
+            return;
+        }
+        let mut line = String::new();
+        if !self.header_written {
+            self.header_written = true;
+            line = self.report.header();
+        }
+        line.push_str(&finding.line());
+        if let Err(e) = out.write_all(line.as_bytes()) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Prints what is left of the report; whether the lint failed.
+    fn finish(mut self) -> std::io::Result<bool> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let mut rest = String::new();
+        if !self.header_written {
+            rest = self.report.header();
+        }
+        rest.push_str(&LintReport::footer(self.failed));
+        if let Some(out) = self.out.as_mut() {
+            out.write_all(rest.as_bytes())?;
+            out.flush()?;
+        }
+        Ok(self.failed)
+    }
+}
+
+fn run(
+    source: &ChartSource,
+    request: &RenderRequest,
+    meshed_by: Option<&str>,
+    stdin: &mut dyn Read,
+    report: &mut Reporter<'_>,
+) {
     let chosen = match crate::render::choose_chart(source, request.overrides(), stdin) {
         Ok(chosen) => chosen,
         Err(e) => {
@@ -160,10 +273,10 @@ pub fn lint_with(
                 _ => "Chart.yaml",
             };
             report.push(Severity::Error, about, e.to_string());
-            return report;
+            return;
         }
     };
-    report.origin = chosen.chart.origin.clone();
+    report.report.origin = chosen.chart.origin.clone();
     for warning in &chosen.notes {
         let warning = warning
             .strip_prefix("warning: ")
@@ -175,24 +288,24 @@ pub fn lint_with(
         Ok(request) => request,
         Err(e) => {
             report.push(Severity::Error, "values", e.to_string());
-            return report;
+            return;
         }
     };
     let chart = chosen.chart;
     let request = &request;
-    check_chart_yaml(&chart, &mut report);
-    let Some(mut values) = check_values(&chart, request, stdin, &mut report) else {
-        return report;
+    check_chart_yaml(&chart, report);
+    let Some(mut values) = check_values(&chart, request, stdin, report) else {
+        return;
     };
     // Templates need the identity material a render would fill in; lint never keeps it.
     if let Err(e) = complete_chart_material(&chart, &mut values, request, Clock::FromEnv) {
         report.push(Severity::Error, "values", e.to_string());
-        return report;
+        return;
     }
     for warning in crate::render::proxy_value_warnings(&chart, &values) {
         report.push(Severity::Warning, "values", warning);
     }
-    let documents = check_templates(&chart, request, &values, &mut report);
+    let documents = check_templates(&chart, request, &values, report);
     if let Some(release) = meshed_by.filter(|r| crate::proxy_support::Release::parse(r).is_none()) {
         report.push(
             Severity::Error,
@@ -202,7 +315,7 @@ pub fn lint_with(
                  stable-X.Y.Z, such as edge-24.10.2)"
             ),
         );
-        return report;
+        return;
     }
     let release = meshed_by
         .map(str::to_owned)
@@ -219,10 +332,9 @@ pub fn lint_with(
         let (location, _) = &documents[hit.document];
         report.push(Severity::Warning, location.clone(), hit.message);
     }
-    report
 }
 
-fn check_chart_yaml(chart: &Chart, report: &mut LintReport) {
+fn check_chart_yaml(chart: &Chart, report: &mut Reporter<'_>) {
     let fields = &chart.metadata.fields;
     if !fields.contains_key("icon") {
         report.push(Severity::Info, "Chart.yaml", "icon is recommended");
@@ -316,7 +428,7 @@ fn check_values(
     chart: &Chart,
     request: &RenderRequest,
     stdin: &mut dyn Read,
-    report: &mut LintReport,
+    report: &mut Reporter<'_>,
 ) -> Option<Value> {
     let overrides = request.overrides();
     let defaults = match chart.default_values() {
@@ -370,11 +482,16 @@ fn check_values(
         schema_file.and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok());
     let known = keys::KnownKeys::new(&defaults, schema_json.as_ref());
     // One report per unknown key and source (a file's thousand leaves under one unknown key
-    // are one mistake), so the suggestion search runs once per key, not once per leaf.
-    let mut reported = std::collections::BTreeSet::new();
-    for (path, origin) in &explained.user_origins {
-        if let Some(unknown) = known.unknown_prefix(path) {
-            if !reported.insert((unknown.clone(), source_of(origin).to_owned())) {
+    // are one mistake), so the suggestion search runs once per key, not once per leaf. The
+    // paths come in order, so those under one unknown key come together: only the sources of
+    // the current one are remembered.
+    let mut reported: (Vec<String>, std::collections::BTreeSet<String>) = Default::default();
+    for (path, origin) in explained.user_origins() {
+        if let Some(unknown) = known.unknown_prefix(&path) {
+            if reported.0 != unknown {
+                reported = (unknown.clone(), Default::default());
+            }
+            if !reported.1.insert(source_of(&origin).to_owned()) {
                 continue;
             }
             let hint = match known.suggest(&unknown) {
@@ -401,15 +518,15 @@ fn check_values(
             };
             report.push(
                 severity,
-                origin.clone(),
+                origin,
                 format!("unknown key {}: {why}{hint}", unknown.join(".")),
             );
         }
     }
     if schema_file.is_none() {
-        for (path, origin) in &explained.user_origins {
-            if let Some(warning) = type_mismatch(&defaults, &explained.values, path) {
-                report.push(Severity::Warning, origin.clone(), warning);
+        for (path, origin) in explained.user_origins() {
+            if let Some(warning) = type_mismatch(&defaults, &explained.values, &path) {
+                report.push(Severity::Warning, origin, warning);
             }
         }
     }
@@ -419,10 +536,8 @@ fn check_values(
             Ok(violations) => {
                 for v in violations {
                     let from = explained
-                        .origins
-                        .iter()
-                        .find(|(p, _)| p.starts_with(&v.path))
-                        .map(|(_, o)| format!(" (from {o})"))
+                        .first_origin_under(&v.path)
+                        .map(|o| format!(" (from {o})"))
                         .unwrap_or_default();
                     report.push(Severity::Error, "values", format!("{}{from}", v.describe()));
                 }
@@ -480,7 +595,7 @@ fn check_templates(
     chart: &Chart,
     request: &RenderRequest,
     values: &Value,
-    report: &mut LintReport,
+    report: &mut Reporter<'_>,
 ) -> Vec<(String, crate::values::Map)> {
     for template in &chart.templates {
         if !TEMPLATE_EXTENSIONS
@@ -516,7 +631,7 @@ fn check_templates(
             )
         })
     });
-    let severity = if report.strict {
+    let severity = if report.strict() {
         Severity::Error
     } else {
         Severity::Info

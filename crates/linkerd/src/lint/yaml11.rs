@@ -1,7 +1,7 @@
 //! YAML 1.1 booleans: `yes`, `on`, `y`, `Off`... written plain are booleans to Helm (and to
 //! us), which is rarely what a reader of the file expects. Lint warns about each one.
 
-use crate::values::positions::{layout, NodeKind};
+use crate::values::positions::{walk, Shape, Step};
 use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 
@@ -50,38 +50,53 @@ fn yaml11_only(text: &str) -> Option<bool> {
 }
 
 /// Every YAML-1.1-only boolean in the first document of `text` (none if it does not parse).
+/// The document is walked, not laid out whole: a values file of a million keys has few of them.
 pub fn find(text: &str) -> Vec<Yaml11Boolean> {
-    let Ok(l) = layout(text) else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for key in &l.keys {
-        if let Some(value) = key.plain.then(|| yaml11_only(&key.text)).flatten() {
-            found.push(Yaml11Boolean {
-                line: key.at.line,
-                path: key.path.join("."),
-                text: key.text.clone(),
-                value,
-                is_key: true,
-            });
-        }
-    }
-    for node in &l.nodes {
-        if let NodeKind::Scalar {
-            text, plain: true, ..
-        } = &node.kind
-        {
+    let mut keys = Vec::new();
+    let mut values = Vec::new();
+    let walked = walk(text, |step| match step {
+        Step::Key {
+            path,
+            at,
+            text,
+            plain: true,
+        } => {
             if let Some(value) = yaml11_only(text) {
-                found.push(Yaml11Boolean {
-                    line: node.value_at.line,
-                    path: node.path.join("."),
-                    text: text.clone(),
+                keys.push(Yaml11Boolean {
+                    line: at.line,
+                    path: path.join("."),
+                    text: text.to_owned(),
+                    value,
+                    is_key: true,
+                });
+            }
+        }
+        Step::Node {
+            path,
+            value_at,
+            shape: Shape::Scalar {
+                text, plain: true, ..
+            },
+            ..
+        } => {
+            if let Some(value) = yaml11_only(text) {
+                values.push(Yaml11Boolean {
+                    line: value_at.line,
+                    path: path.join("."),
+                    text: text.to_owned(),
                     value,
                     is_key: false,
                 });
             }
         }
+        _ => {}
+    });
+    if walked.is_err() {
+        return Vec::new();
     }
+    // Keys before values on one line, as they were listed before the walk.
+    let mut found = keys;
+    found.append(&mut values);
     found.sort_by_key(|f| f.line);
     found
 }

@@ -178,7 +178,10 @@ pub fn show_values(
         name: &f.path,
         text: &f.text,
     });
-    let explained = explain_values(file, &defaults, overrides, stdin)?;
+    let mut explained = explain_values(file, &defaults, overrides, stdin)?;
+    // The files' texts serve lint; here they would only add to the peak.
+    explained.files = Vec::new();
     let yaml = to_yaml(&explained.values)?;
-    Ok((annotate(&yaml, &explained.origins), explained.warnings))
+    let annotated = annotate(&yaml, |path| explained.origin_of(path));
+    Ok((annotated, explained.warnings))
 }

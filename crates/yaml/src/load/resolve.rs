@@ -8,9 +8,12 @@ use crate::value::Value;
 use yaml_rust2::parser::Tag;
 use yaml_rust2::scanner::TScalarStyle;
 
+/// The text of YAML 1.1's merge key.
+pub(super) const MERGE_KEY: &str = "<<";
+
 /// A plain, untagged `<<`: YAML 1.1's merge key. Quoted, it is an ordinary key.
 pub(super) fn is_merge_key(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> bool {
-    text == "<<" && style == TScalarStyle::Plain && tag.is_none()
+    text == MERGE_KEY && style == TScalarStyle::Plain && tag.is_none()
 }
 
 pub(crate) fn is_str_tag(tag: Option<&Tag>) -> bool {

@@ -215,6 +215,42 @@ fn block_nesting_is_read_to_the_limit_and_refused_past_it() {
 }
 
 #[test]
+fn a_repeated_key_names_both_lines_and_the_map_it_is_in() {
+    let text = "a: 1\nouter:\n  b: 1\n  list:\n  - {c: 1, d: 2}\n  - c: 1\n    e: 2\n    c: 3\n";
+    let error = parse_values_document(text).unwrap_err();
+    assert_eq!(
+        error.message,
+        "the key \"c\" is given twice in one map: on line 6 and on line 8"
+    );
+    assert_eq!(error.position.line, 8);
+    let repeated = first_duplicate_key_in(text).unwrap();
+    assert_eq!(
+        (repeated.map_path, repeated.first_line, repeated.second_line),
+        (
+            vec!["outer".to_owned(), "list".to_owned(), "[]".to_owned()],
+            6,
+            8
+        )
+    );
+}
+
+#[test]
+fn a_merge_key_never_counts_as_a_repeat_of_a_quoted_one() {
+    for text in [
+        "<<: 1\n\"<<\": 2\n",
+        "\"<<\": 1\n<<: 2\n",
+        "base: &b {x: 1}\nm:\n  <<: *b\n  <<: *b\n",
+    ] {
+        assert!(parse_values_document(text).is_ok(), "{text}");
+    }
+    let error = parse_values_document("\"<<\": 1\n<<: 2\n'<<': 3\n").unwrap_err();
+    assert_eq!(
+        error.message,
+        "the key \"<<\" is given twice in one map: on line 1 and on line 3"
+    );
+}
+
+#[test]
 fn syntax_errors_carry_line_and_column() {
     let e = parse_document("a: 1\nb: [unclosed\n").unwrap_err();
     assert!(e.position.line >= 2, "{e}");

@@ -27,6 +27,60 @@ pub fn to_json(value: &Value) -> Json {
     }
 }
 
+/// `value` as JSON for checking against `schema`, leaving out what the schema cannot see: at a
+/// map whose schema level only names keys ([`names_keys_only`]), the keys it does not name
+/// can break nothing, so a values file of a million keys the schema does not know is not
+/// copied whole for the validator. Everything else is copied as it is ([`to_json`]).
+fn to_json_for(value: &Value, schema: &Json) -> Json {
+    let Value::Map(map) = value else {
+        return to_json(value);
+    };
+    if !names_keys_only(schema) {
+        return to_json(value);
+    }
+    let properties = schema.get("properties").and_then(Json::as_object);
+    let required = schema.get("required").and_then(Json::as_array);
+    let named = |key: &str| {
+        properties.is_some_and(|p| p.contains_key(key))
+            || required.is_some_and(|r| r.iter().any(|name| name.as_str() == Some(key)))
+    };
+    Json::Object(
+        map.iter()
+            .filter(|(key, _)| named(key))
+            .map(|(key, v)| {
+                let converted = match properties.and_then(|p| p.get(key)) {
+                    Some(subschema) => to_json_for(v, subschema),
+                    None => to_json(v),
+                };
+                (key.clone(), converted)
+            })
+            .collect(),
+    )
+}
+
+/// Whether a schema level, applied to a map, can only constrain the keys it names under
+/// `properties` and `required`: its keywords are those, annotations, and a `type` that allows
+/// a map (a type error would print the whole map). Any other keyword (`additionalProperties`,
+/// `allOf`, `$ref`, `minProperties`, ...) may look at every key.
+fn names_keys_only(schema: &Json) -> bool {
+    let Some(keywords) = schema.as_object() else {
+        return false;
+    };
+    keywords
+        .iter()
+        .all(|(keyword, value)| match keyword.as_str() {
+            "$schema" | "$id" | "id" | "$comment" | "title" | "description" | "default"
+            | "examples" | "readOnly" | "writeOnly" | "deprecated" | "$defs" | "definitions"
+            | "properties" | "required" => true,
+            "type" => match value {
+                Json::String(one) => one == "object",
+                Json::Array(many) => many.iter().any(|t| t.as_str() == Some("object")),
+                _ => false,
+            },
+            _ => false,
+        })
+}
+
 /// One way the values break the schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
@@ -168,7 +222,7 @@ impl SchemaCheck {
         match &self.engine {
             Engine::Simple => simple::check(&self.schema, values, &mut violations),
             Engine::Boon { schemas, index } => {
-                let instance = to_json(values);
+                let instance = to_json_for(values, &self.schema);
                 if let Err(error) = schemas.validate(&instance, *index) {
                     collect_violations(&error, &instance, &self.schema, &mut violations);
                 }
@@ -422,4 +476,41 @@ pub fn schema_key_paths(schema: &Json) -> Vec<Vec<String>> {
     }
     walk(schema, &mut Vec::new(), &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn values(yaml: &str) -> Value {
+        crate::yaml::parse_document(yaml).unwrap()
+    }
+
+    #[test]
+    fn keys_a_schema_level_cannot_see_are_not_copied_for_the_validator() {
+        let schema = json!({
+            "type": "object",
+            "required": ["name"],
+            "properties": {"proxy": {"properties": {"await": {"type": "boolean"}}}}
+        });
+        let instance = to_json_for(
+            &values("name: x\nunknown: 1\nproxy: {await: yes, other: 2}\n"),
+            &schema,
+        );
+        assert_eq!(instance, json!({"name": "x", "proxy": {"await": true}}));
+    }
+
+    #[test]
+    fn a_level_that_may_look_at_every_key_is_copied_whole() {
+        for level in [
+            json!({"properties": {"a": {}}, "additionalProperties": false}),
+            json!({"properties": {"a": {}}, "minProperties": 3}),
+            json!({"type": "string"}),
+            json!({"$ref": "#/definitions/x"}),
+        ] {
+            let instance = to_json_for(&values("a: 1\nb: 2\n"), &level);
+            assert_eq!(instance, json!({"a": 1, "b": 2}), "{level}");
+        }
+    }
 }
