@@ -270,10 +270,14 @@ pub fn complete_chart_material(
 /// in, the keys it declares), read from its defaults and `values.schema.json`; a render into
 /// `release_namespace`.
 pub fn material_targets(chart: &Chart, release_namespace: &str) -> Result<MaterialTargets, Error> {
-    let schema = chart.file(SCHEMA_FILE).map(|f| f.text.as_str());
-    Ok(MaterialTargets::new(
+    // The values check compiled the schema on this thread already; one that is not JSON is
+    // lint's to report, and declares nothing here.
+    let schema = chart
+        .file(SCHEMA_FILE)
+        .and_then(|f| crate::values::schema::SchemaCheck::remembered(&f.text).ok());
+    Ok(MaterialTargets::with_schema(
         chart.default_values_read()?,
-        schema,
+        schema.as_deref().map(|check| check.schema()),
         release_namespace,
     ))
 }

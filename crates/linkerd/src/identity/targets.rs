@@ -103,12 +103,33 @@ impl MaterialTargets {
     /// chart), else after `release_namespace`.
     pub fn new(defaults: &Value, schema: Option<&str>, release_namespace: &str) -> MaterialTargets {
         let parsed: OnceCell<Option<Json>> = OnceCell::new();
+        let schema = || {
+            parsed
+                .get_or_init(|| schema.and_then(|text| serde_json::from_str(text).ok()))
+                .as_ref()
+        };
+        MaterialTargets::declared_by(defaults, schema, release_namespace)
+    }
+
+    /// [`MaterialTargets::new`] with the schema already read (a render has it from the values
+    /// check: parsing a modern line's schema again would cost a tenth of the render).
+    pub fn with_schema(
+        defaults: &Value,
+        schema: Option<&Json>,
+        release_namespace: &str,
+    ) -> MaterialTargets {
+        MaterialTargets::declared_by(defaults, || schema, release_namespace)
+    }
+
+    /// The targets, `schema` asked for only when the defaults do not settle a key.
+    fn declared_by<'s>(
+        defaults: &Value,
+        schema: impl Fn() -> Option<&'s Json>,
+        release_namespace: &str,
+    ) -> MaterialTargets {
         let declares = |path: &[&str]| {
             declared_in(Some(defaults), None, path)
-                || parsed
-                    .get_or_init(|| schema.and_then(|text| serde_json::from_str(text).ok()))
-                    .as_ref()
-                    .is_some_and(|schema| declared_in(Some(defaults), Some(schema), path))
+                || schema().is_some_and(|schema| declared_in(Some(defaults), Some(schema), path))
         };
         let webhooks: Vec<&'static Webhook> = WEBHOOKS
             .iter()
