@@ -7,15 +7,18 @@
 //! [`package`], [`output`], ...) and `meshchart-linkerd` (the release lines, [`identity`],
 //! [`inject`], and the commands over both: [`render`], [`fleet`], [`lint`], [`diff`],
 //! [`golden`]). What belongs to the process alone lives here: [`limits`], the ceilings on its
-//! heap and running time, and [`arena`], its heap; and [`flags`], the command line's flag groups:
-//! clap's grammar for them, which golden cases' `args` files are read with too. The command line
-//! (`main.rs`, `cli/`) is a thin layer of clap over these.
+//! heap and running time, and [`arena`], its heap. [`flags`] re-exports `meshchart-cli`, the
+//! command line's flag groups, for the tests that read golden cases as the command line does. The
+//! command line (`main.rs`, `cli/`, one file per command) is a thin layer of clap over these.
 
 #![deny(missing_docs)]
 
 pub mod arena;
-pub mod flags;
 pub mod limits;
+
+/// The command line's flag groups (the `meshchart-cli` crate), for the tests that read golden
+/// cases as the command line does.
+pub use meshchart_cli as flags;
 
 pub use meshchart_helm::{
     chart, digest, engine, epoch, files, input, manifest, output, package, parallel, redact,

@@ -1,7 +1,6 @@
 //! The command line: clap's view of the commands, each turned into a library request and run,
-//! one file per command (`render.rs`, `inject.rs`, ...). Only the `meshchart` package knows
-//! clap: this module, `main.rs`, and the flag groups in the package's library (`src/flags.rs`),
-//! which golden cases are read with too.
+//! one file per command (`render.rs`, `inject.rs`, ...). Only the binary and `meshchart-cli`
+//! (crates/cli: the flag groups, which golden cases are read with too) know clap.
 
 pub mod certs;
 mod diff;

@@ -1,15 +1,20 @@
-//! The command line's flag groups: the value flags (`render`, `lint`, `diff`, `values`,
-//! `inject`), the render flags (`render`, `lint`, `diff`) and the flags of `inject`/`uninject`.
-//! Each turns into the library's plain request; the library never sees a clap type.
+//! The command line's grammar, and the only crate besides the binary that knows clap: the flag
+//! groups (the value flags of `render`, `lint`, `diff`, `values` and `inject`; the render flags;
+//! the flags of `inject`/`uninject`; Helm's flags, in [`helm`]), each turned into the libraries'
+//! plain requests, which never see a clap type. The `meshchart` binary parses its command line
+//! with them, and golden cases' `args` are read with them ([`CommandLineCaseArgs`]), so a case
+//! means what the same flags mean on the command line.
 
-use crate::golden::args::{CaseArgs, CaseChart, InjectCaseCommand};
-use crate::inject::command::InjectRequest;
-use crate::inject::{OutputFormat, ReportFormat};
-use crate::render::RenderRequest;
-use crate::values::ValueOverrides;
-use crate::ChartSource;
+#![deny(missing_docs)]
+
 use camino::Utf8PathBuf;
 use clap::{Args, Parser as _};
+use meshchart_helm::values::ValueOverrides;
+use meshchart_linkerd::golden::args::{CaseArgs, CaseChart, InjectCaseCommand};
+use meshchart_linkerd::inject::command::InjectRequest;
+use meshchart_linkerd::inject::{OutputFormat, ReportFormat};
+use meshchart_linkerd::render::RenderRequest;
+use meshchart_linkerd::ChartSource;
 
 pub mod helm;
 
@@ -311,7 +316,7 @@ fn parse_name_template(text: &str) -> Result<String, String> {
 }
 
 fn parse_size_flag(text: &str) -> Result<u64, String> {
-    crate::input::parse_size(text)
+    meshchart_helm::input::parse_size(text)
         .ok_or_else(|| format!("{text:?} is not a size (a byte count, or with KiB, MiB or GiB)"))
 }
 
