@@ -21,8 +21,10 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn workload() -> String {
-    let dir = scratch_dir("json-inject");
+/// A Deployment to inject, in a scratch folder of its own per test (`name`): tests run at once,
+/// and each scratch folder is emptied when it is made.
+fn workload(name: &str) -> String {
+    let dir = scratch_dir(name);
     let path = dir.join("web.yaml");
     std::fs::write(
         &path,
@@ -36,7 +38,7 @@ fn workload() -> String {
 
 #[test]
 fn inject_report_json_with_notes_is_one_json_document_holding_them() {
-    let input = workload();
+    let input = workload("json-inject-with-notes");
     let out = meshchart(&[
         "inject",
         &input,
@@ -63,7 +65,7 @@ fn inject_report_json_with_notes_is_one_json_document_holding_them() {
 
 #[test]
 fn inject_report_json_without_notes_has_no_notes_field() {
-    let input = workload();
+    let input = workload("json-inject-without-notes");
     let out = meshchart(&[
         "inject",
         &input,
