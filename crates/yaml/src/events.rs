@@ -10,6 +10,12 @@
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+/// 1-based line of byte `offset` in `text`: how a byte found in a stream (a document's start, a
+/// template's output) is named to the user.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
+}
+
 /// A position in YAML text (1-based line and column): where an event starts, and where every
 /// reader above this stream reports a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

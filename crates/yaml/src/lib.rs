@@ -16,6 +16,7 @@ pub use emit::{
     to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_pretty_within, try_to_yaml_within,
     ToYamlError,
 };
+pub use events::line_of;
 pub use head::{
     same_shape, scan_manifest_head, scan_manifest_head_and_shapes, LineShape, ManifestHead,
 };

@@ -310,7 +310,7 @@ impl Engine<'_> {
                     if let Ok(t) = self.env.get_template(s.name()) {
                         let offset =
                             s.source_range().start + at.saturating_sub(s.output_range().start);
-                        line = line_of(t.source(), offset);
+                        line = crate::yaml::line_of(t.source(), offset);
                     }
                 }
                 (s.name().to_owned(), line)
@@ -323,9 +323,4 @@ fn line_start_offset(text: &str, line: usize) -> Option<usize> {
         return Some(0);
     }
     text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
-}
-
-/// 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
 }

@@ -146,14 +146,7 @@ pub fn split_documents(output: &str) -> Vec<DocumentSlice<'_>> {
     documents
 }
 
-/// 1-based line of byte `offset` in `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
+pub use crate::yaml::line_of;
 
 /// One emitted document.
 #[derive(Clone, Debug, PartialEq)]
