@@ -59,7 +59,7 @@ fn uninject_cases_restore_the_inject_inputs() {
             text,
         };
         if source.is_json() {
-            meshchart::inject::input::split_json(&source.name, &source.text)
+            meshchart::inject::split_json(&source.name, &source.text)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .into_iter()
                 .map(|(_, v)| v)

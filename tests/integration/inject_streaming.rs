@@ -20,7 +20,7 @@ impl SidecarSource for CountingSidecars<'_> {
         &self,
         part: Part,
         values: &Value,
-    ) -> Result<Value, meshchart::inject::error::SidecarError> {
+    ) -> Result<Value, meshchart::inject::SidecarError> {
         self.renders.lock().unwrap().push(part);
         self.inner.render(part, values)
     }

@@ -10,7 +10,7 @@
 use camino::Utf8PathBuf;
 use clap::{Args, Parser as _};
 use meshchart_helm::values::ValueOverrides;
-use meshchart_linkerd::golden::args::{CaseArgs, CaseChart, InjectCaseCommand};
+use meshchart_linkerd::golden::{CaseArgs, CaseChart, InjectCaseCommand};
 use meshchart_linkerd::inject::command::InjectRequest;
 use meshchart_linkerd::inject::{OutputFormat, ReportFormat};
 use meshchart_linkerd::render::RenderRequest;

@@ -8,7 +8,7 @@
 use crate::chart::Chart;
 use crate::chart_source::ChartSource;
 use crate::error::Error;
-use crate::lint::keys::KnownKeys;
+use crate::values::KnownKeys;
 use crate::manifest::split_documents;
 use crate::redact::short_digest;
 use crate::render::{choose_chart, render, Clock, RenderRequest};

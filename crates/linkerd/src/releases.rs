@@ -186,7 +186,7 @@ fn nearest_release(asked: &str) -> Option<String> {
         .iter()
         .map(|row| {
             (
-                crate::values::known::edit_distance(asked, row.release),
+                crate::values::edit_distance(asked, row.release),
                 row.release,
             )
         })

@@ -8,7 +8,6 @@
 use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 use crate::yaml::{Position, YamlError};
-use std::collections::HashMap;
 use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::TScalarStyle;
 
@@ -70,17 +69,9 @@ pub struct Layout {
 
 impl Layout {
     /// The node at `path`.
-    pub fn node(&self, path: &[String]) -> Option<&Node> {
+    #[cfg(test)]
+    fn node(&self, path: &[String]) -> Option<&Node> {
         self.nodes.iter().find(|n| n.path == path)
-    }
-
-    /// Every node by its path (the first, when a path repeats), for many lookups.
-    pub fn by_path(&self) -> HashMap<&[String], &Node> {
-        let mut index = HashMap::with_capacity(self.nodes.len());
-        for node in &self.nodes {
-            index.entry(node.path.as_slice()).or_insert(node);
-        }
-        index
     }
 }
 

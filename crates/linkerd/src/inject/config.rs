@@ -10,8 +10,6 @@ mod setters;
 mod settings;
 mod unknown;
 
-pub use setters::INBOUND_POLICIES;
-pub use settings::{CHART_KEYED_SETTINGS, NATIVE_SIDECAR_ANNOTATION, SETTINGS};
 
 use setters::{one_of, set, INJECT_VALUES};
 use unknown::{all_settings, setting_values_key, unknown_annotations};
@@ -172,7 +170,8 @@ pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<Inject
 }
 
 /// The configuration of one pod: `base` values with every annotation of `layers` applied.
-pub fn resolve(
+#[cfg(test)]
+pub(crate) fn resolve(
     base: &Value,
     layers: &Layers<'_>,
     facts: &PodFacts,

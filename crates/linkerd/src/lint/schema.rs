@@ -1,8 +1,8 @@
 //! `values.schema.json`: inferring one from a chart's defaults and completing it (`meshchart
-//! schema`). Validating values against it lives with the values ([`crate::values::schema`]),
+//! schema`). Validating values against it lives with the values ([`crate::values::validate`]),
 //! as `render` checks them too; it is re-exported here for lint's callers.
 
-pub use crate::values::schema::{
+pub use crate::values::{
     default_key_paths, schema_key_paths, to_json, validate, SchemaCheck, Violation,
 };
 use crate::values::Value;

@@ -1,7 +1,7 @@
 //! YAML 1.1 booleans: `yes`, `on`, `y`, `Off`... written plain are booleans to Helm (and to
 //! us), which is rarely what a reader of the file expects. Lint warns about each one.
 
-use crate::values::positions::{walk, Shape, Step};
+use crate::values::{walk, Shape, Step};
 use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 

@@ -2,6 +2,7 @@
 //! streams into documents.
 
 use super::*;
+use yaml_chunks::split_yaml;
 use crate::values::Value;
 
 #[test]
