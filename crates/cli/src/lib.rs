@@ -6,6 +6,8 @@
 //! means what the same flags mean on the command line.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 use camino::Utf8PathBuf;
 use clap::{Args, Parser as _};

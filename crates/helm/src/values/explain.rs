@@ -197,7 +197,7 @@ pub struct DefaultsFile<'a> {
 }
 
 /// How a source is named in origins (without a line).
-pub fn source_label(source: &Source) -> String {
+pub(super) fn source_label(source: &Source) -> String {
     match source {
         Source::File(f) if f == "-" => "<stdin>".to_owned(),
         Source::File(f) => f.clone(),

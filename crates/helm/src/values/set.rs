@@ -26,11 +26,11 @@
 use crate::yaml::{Map, Value};
 
 /// Highest list index accepted (`a[65536]=x` is the last allowed), as in Helm.
-pub const MAX_INDEX: usize = 65536;
+pub(super) const MAX_INDEX: usize = 65536;
 /// Most `.`-separated key levels in one path, as in Helm (a dot right after `]` is not counted).
-pub const MAX_NESTED_KEYS: usize = 30;
+pub(super) const MAX_NESTED_KEYS: usize = 30;
 /// Most parts (keys and indices) in one path; Helm has no limit on indices, we bound recursion.
-pub const MAX_PATH_PARTS: usize = 256;
+pub(super) const MAX_PATH_PARTS: usize = 256;
 
 /// Which flag an expression came from; decides how values are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -225,7 +225,7 @@ pub fn parse_set(expression: &str, mode: SetMode) -> Result<Map, SetError> {
 }
 
 /// Writes a path of map keys the way `--set` would accept it: `a.b\.c`.
-pub fn format_key_path<S: AsRef<str>>(keys: &[S]) -> String {
+pub(super) fn format_key_path<S: AsRef<str>>(keys: &[S]) -> String {
     keys.iter()
         .map(|k| escape_key(k.as_ref()))
         .collect::<Vec<_>>()
@@ -545,7 +545,7 @@ fn resolve(
 
 /// `--set` typing: `true`/`false`/`null` in any case, `0`, and base-10 int64 that does not start
 /// with `0`; everything else (floats, `007`, `1_000`, overflow) stays a string.
-pub fn typed_value(text: String) -> Value {
+pub(super) fn typed_value(text: String) -> Value {
     if go_equal_fold(&text, "true") {
         return Value::Bool(true);
     }

@@ -397,7 +397,7 @@ fn is_dev_null(file: &str) -> bool {
 
 /// Parses the text of a values file: a map (an empty file adds nothing), adding to `warnings` that documents after the first are ignored
 /// (as Helm ignores them, silently), naming the file and the line the second one starts on.
-pub fn parse_values_text_noting(
+pub(super) fn parse_values_text_noting(
     shown: &str,
     text: &str,
     warnings: &mut Vec<String>,

@@ -4,7 +4,7 @@
 mod json_chunks;
 mod yaml_chunks;
 pub use json_chunks::split_json;
-pub use yaml_chunks::{
+pub(crate) use yaml_chunks::{
     leading_comments, parse_yaml_chunk, Chunk, ChunkPart, OwnedChunk, YamlChunks,
     STREAMED_LIST_BYTES,
 };
@@ -20,7 +20,7 @@ use std::io::{Read, Seek};
 use std::sync::OnceLock;
 
 /// File extensions read when walking a folder.
-pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
+pub(crate) const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
 
 /// One input stream: a file's or stdin's whole text.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,8 +21,8 @@ use crate::chart_source::ChartSource;
 use crate::engine::Engine;
 use crate::releases::ReleaseError;
 use crate::render::{complete_chart_material, Clock, RenderRequest};
-use crate::values::{explain, DefaultsFile};
 use crate::values::Value;
+use crate::values::{explain, DefaultsFile};
 use std::io::{Read, Write};
 
 /// How bad a finding is.

@@ -10,7 +10,7 @@ use std::collections::{HashSet, VecDeque};
 
 /// A `List` larger than this is read item by item ([`super::Stream::yaml_chunks`]); smaller ones whole,
 /// as any document. `kubectl get -A -o yaml` prints one `List` of everything it lists.
-pub const STREAMED_LIST_BYTES: usize = 1 << 20;
+pub(crate) const STREAMED_LIST_BYTES: usize = 1 << 20;
 
 /// Whether `line` is the block key `kind: List` at the top level of its document.
 pub(super) fn is_list_kind_line(line: &str) -> bool {
@@ -351,7 +351,7 @@ pub(super) fn separator_kind(line: &str) -> Option<bool> {
 }
 
 /// The leading comment lines of a YAML body (kept when the document is rewritten).
-pub fn leading_comments(body: &str) -> &str {
+pub(crate) fn leading_comments(body: &str) -> &str {
     let mut end = 0;
     for line in body.split_inclusive('\n') {
         let t = line.trim();
@@ -365,7 +365,7 @@ pub fn leading_comments(body: &str) -> &str {
 }
 
 /// Parses a YAML chunk into its documents (usually one; none for a blank chunk).
-pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, InjectError> {
+pub(crate) fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, InjectError> {
     if chunk.is_blank() {
         return Ok(Vec::new());
     }
