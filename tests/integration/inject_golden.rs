@@ -1,5 +1,5 @@
 //! The inject/uninject golden cases under `tests/golden/inject/` (see `meshchart::golden::inject`
-//! for the case layout). `UPDATE_GOLDEN=1 cargo test --test inject_golden` rewrites the
+//! for the case layout). `UPDATE_GOLDEN=1 cargo test --test integration inject_golden` rewrites the
 //! expectations that differ; review the diff before committing.
 
 use camino::Utf8PathBuf;

@@ -13,7 +13,7 @@
 //! strings and the trust anchors of `testdata/valid-trust-anchors.pem` (the same file as our
 //! `tests/reference/valid-trust-anchors.pem`); a case's own settings are given as `--set`.
 //!
-//! `INJECT_LINES_COUNTS=1 cargo test --test inject_release_lines -- --nocapture` also prints,
+//! `INJECT_LINES_COUNTS=1 cargo test --test integration inject_release_lines -- --nocapture` also prints,
 //! per case, the leaf differences: leaves only in the golden, only in ours, and differing.
 
 use crate::support;
