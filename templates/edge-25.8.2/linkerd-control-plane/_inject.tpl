@@ -23,7 +23,8 @@ volumes:
 - emptyDir:
     medium: Memory
   name: linkerd-identity-end-entity
-{%- if (Values.proxy.tracing or {}).enabled %}
+{#- proxy.tracing.enable: the key's name at this release (edge-25.10.1 renamed it enabled). #}
+{%- if (Values.proxy.tracing or {}).enable %}
 {#- The pod's labels, which a tracing proxy attaches to its spans. #}
 - downwardAPI:
     items:
