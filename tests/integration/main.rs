@@ -54,6 +54,7 @@ mod reference_control_plane;
 mod reference_inject;
 mod release_line_edge_24_10_2;
 mod release_line_edge_25_11_2;
+mod release_line_edge_25_6_2;
 mod release_line_edge_25_8_2;
 mod release_line_edge_26_8_3;
 mod release_line_stable_2_14_10;
