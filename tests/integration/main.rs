@@ -52,6 +52,7 @@ mod readme_walkthrough;
 mod real_images;
 mod reference_control_plane;
 mod reference_inject;
+mod release_line_binaries;
 mod release_line_edge_24_10_2;
 mod release_line_edge_25_11_2;
 mod release_line_edge_25_6_2;
