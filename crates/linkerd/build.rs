@@ -176,13 +176,16 @@ fn check_chart_yaml(facts: &ReleaseFacts, chart: &str, version: &str, chart_yaml
     }
 }
 
-/// Sorts `edge-YY.M.P` tags by number rather than by text (`edge-24.10.2` after `edge-24.9.1`).
-fn release_order(release: &str) -> Vec<u64> {
-    release
+/// Orders the table: the stable lines (`stable-2.14.10`) first, then the edge releases, each
+/// by number rather than by text (`edge-24.10.2` after `edge-24.9.1`). Stable and edge numbers
+/// do not compare (stable-2.14.10 came out between edge-21.4.4 and edge-24.10.2).
+fn release_order(release: &str) -> (bool, Vec<u64>) {
+    let numbers = release
         .trim_start_matches(|c: char| !c.is_ascii_digit())
         .split('.')
         .map(|part| part.parse().unwrap_or(0))
-        .collect()
+        .collect();
+    (!release.starts_with("stable-"), numbers)
 }
 
 fn main() {
@@ -235,7 +238,8 @@ fn main() {
         "/// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion`\n\
          /// names one (the row of `releases/*/release.toml` that says `default = true`).\n\
          pub const DEFAULT_RELEASE: &str = {:?};\n\
-         /// Every embedded release, oldest first, as `releases/<release>/release.toml` states it,\n\
+         /// Every embedded release, stable lines first, then edge releases, each oldest first,\n\
+         /// as `releases/<release>/release.toml` states it,\n\
          /// with its charts' files.\n\
          pub static RELEASES: &[ReleaseRow] = &[\n",
         defaults[0]

@@ -145,7 +145,7 @@ pub struct ReleaseLine {
     pub default: bool,
 }
 
-/// Every embedded release line, oldest first.
+/// Every embedded release line: stable lines first, then edge releases, each oldest first.
 pub fn release_lines() -> Result<Vec<ReleaseLine>, ReleaseError> {
     Ok(RELEASES
         .iter()
@@ -162,7 +162,8 @@ pub fn release_lines() -> Result<Vec<ReleaseLine>, ReleaseError> {
         .collect())
 }
 
-/// The embedded releases, oldest first, for messages.
+/// The embedded releases (stable lines first, then edge releases, each oldest first), for
+/// messages.
 pub fn embedded_releases() -> Vec<&'static str> {
     RELEASES.iter().map(|row| row.release).collect()
 }
@@ -334,17 +335,19 @@ mod tests {
         assert!(!suggested("stable-2.9.0").contains("did you mean"));
     }
 
-    /// `edge-YY.M.P` as numbers, so `edge-24.10.2` comes after `edge-24.9.1`.
-    fn release_order(release: &str) -> Vec<u64> {
-        release
+    /// Stable lines before edge releases; `edge-YY.M.P` as numbers, so `edge-24.10.2` comes
+    /// after `edge-24.9.1`.
+    fn release_order(release: &str) -> (bool, Vec<u64>) {
+        let numbers = release
             .trim_start_matches(|c: char| !c.is_ascii_digit())
             .split('.')
             .map(|part| part.parse().unwrap_or(0))
-            .collect()
+            .collect();
+        (!release.starts_with("stable-"), numbers)
     }
 
     #[test]
-    fn the_table_lists_releases_oldest_first_by_number() {
+    fn the_table_lists_stable_lines_then_edge_releases_oldest_first_by_number() {
         let listed = embedded_releases();
         let mut sorted = listed.clone();
         sorted.sort_by_key(|release| release_order(release));
