@@ -42,6 +42,7 @@ mod inject_properties;
 mod inject_release_lines;
 mod inject_streaming;
 mod lint;
+mod lint_kubernetes_rules;
 mod native_sidecar;
 mod nesting_and_stacks;
 mod output_dir;

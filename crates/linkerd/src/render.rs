@@ -428,6 +428,9 @@ fn with_notes(
     rendered: Rendered,
     mut notes: Vec<String>,
 ) -> Result<RenderOutcome, Error> {
+    if let Some(duplicate) = chart.duplicate_default_key() {
+        notes.insert(0, format!("warning: {duplicate}"));
+    }
     notes.extend(rendered.notes.iter().cloned());
     notes.extend(
         proxy_value_warnings(chart, values)

@@ -6,12 +6,14 @@
 //!   checked against `values.schema.json` when the chart has one ([`schema`]), each violation
 //!   naming the key path and where the value came from.
 //! - Templates: allowed file extensions; every template renders with the effective values;
-//!   every document parses, has `apiVersion` and `kind`, and a DNS-1123 `metadata.name`.
+//!   every document parses, has `apiVersion` and `kind`, and a DNS-1123 `metadata.name`, and
+//!   its API version is not one the `--kube-version` deprecated or removed ([`api_removals`]).
 //! - Workloads: those that would hit a known issue of the Linkerd release that meshes them
 //!   ([`known_issues`]) are warned about, naming the issue and the release that fixed it.
 //!
 //! Errors fail the lint (exit 1); warnings and notes do not.
 
+pub mod api_removals;
 mod chart_yaml;
 pub mod known_issues;
 pub use crate::values::known as keys;

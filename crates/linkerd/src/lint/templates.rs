@@ -1,6 +1,8 @@
 //! Lint's checks of the templates and of what they render: file extensions, a render with the
-//! effective values, and each document's shape (a map with apiVersion, kind and a valid name).
+//! effective values, and each document's shape (a map with apiVersion, kind and a valid name)
+//! and API version (one the `--kube-version` deprecated or no longer serves).
 
+use super::api_removals;
 use super::report::{Reporter, Severity};
 use crate::chart::Chart;
 use crate::engine::Engine;
@@ -106,6 +108,35 @@ pub(super) fn check_templates(
                     format!("document has no {field}"),
                 );
             }
+        }
+        let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+        if let Some(message) = api_removals::finding(api_version, kind, &options.kube_version) {
+            report.push(Severity::Warning, location.clone(), message);
+        }
+        let metadata = map.get("metadata").and_then(Value::as_map);
+        let named = |field: &str| {
+            metadata
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_str)
+                .is_some_and(|name| !name.is_empty())
+        };
+        // An object the API server names itself from `generateName` needs no name (Helm warns
+        // about it all the same).
+        if !named("name") && !named("generateName") {
+            report.push(
+                Severity::Warning,
+                location.clone(),
+                format!(
+                    "{} has no metadata.name: the API server refuses an object without one (or \
+                     a metadata.generateName)",
+                    if kind.is_empty() {
+                        "the document"
+                    } else {
+                        kind
+                    }
+                ),
+            );
         }
         if !doc.name.is_empty() && !is_dns1123_subdomain(&doc.name) {
             report.push(

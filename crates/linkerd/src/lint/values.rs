@@ -36,6 +36,10 @@ pub(super) fn check_values(
             return None;
         }
     };
+    if let Some(duplicate) = chart.duplicate_default_key() {
+        let (location, message) = duplicate.split_once(": ").unwrap_or(("values", &duplicate));
+        report.push(Severity::Error, location, message);
+    }
     let defaults_file = chart.default_values.as_ref().map(|f| DefaultsFile {
         name: &f.path,
         text: &f.text,

@@ -168,11 +168,17 @@ pub fn show_values(
             .map(|yaml| yaml + "\n")
             .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))
     };
+    let duplicate = chart
+        .duplicate_default_key()
+        .map(|duplicate| format!("warning: {duplicate}"));
     if !explain {
         // Where each value came from is not shown: not worked out either (it costs several
         // times the values' own memory).
         let (values, warnings) = crate::values::effective_values(&defaults, overrides, stdin)?;
-        return Ok((to_yaml(&values)?, warnings));
+        return Ok((
+            to_yaml(&values)?,
+            duplicate.into_iter().chain(warnings).collect(),
+        ));
     }
     let file = chart.default_values.as_ref().map(|f| DefaultsFile {
         name: &f.path,
@@ -183,5 +189,8 @@ pub fn show_values(
     explained.files = Vec::new();
     let yaml = to_yaml(&explained.values)?;
     let annotated = annotate(&yaml, |path| explained.origin_of(path));
-    Ok((annotated, explained.warnings))
+    Ok((
+        annotated,
+        duplicate.into_iter().chain(explained.warnings).collect(),
+    ))
 }
