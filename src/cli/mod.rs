@@ -8,6 +8,7 @@ mod golden;
 mod inject;
 mod lint;
 mod package;
+mod progress;
 mod releases;
 mod render;
 mod values;
@@ -65,6 +66,10 @@ pub enum Command {
         /// Write the clusters that rendered even when some failed (still exit 1).
         #[arg(long, requires = "fleet")]
         keep_going: bool,
+        /// Say only warnings and errors on stderr: no notes, no progress bar, and with
+        /// --output-dir no listing of the files on stdout (a fleet's one-line summary stays).
+        #[arg(short = 'q', long)]
+        quiet: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
         #[command(flatten)]
@@ -104,6 +109,9 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        /// Print only warnings and errors (INFO findings left out), as `helm lint --quiet`.
+        #[arg(long)]
+        quiet: bool,
         #[command(flatten)]
         format: FormatFlag,
         /// (`--strict`, among the render flags, also fails the lint on warnings and on a
@@ -314,12 +322,14 @@ fn with_chart_resolved(command: Command) -> Command {
         Command::Lint {
             chart,
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
@@ -428,6 +438,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             fleet,
             jobs,
             keep_going,
+            quiet,
             flags,
             helm,
         } => {
@@ -441,12 +452,18 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                     &out,
                     jobs,
                     keep_going,
+                    quiet,
                     &flags,
                     chart_version.as_deref(),
                 ),
-                (output_dir, _) => {
-                    render::one(&chart, output_dir, &flags, &helm, chart_version.as_deref())
-                }
+                (output_dir, _) => render::one(
+                    &chart,
+                    output_dir,
+                    quiet,
+                    &flags,
+                    &helm,
+                    chart_version.as_deref(),
+                ),
             }
         }
         Command::Package {
@@ -463,12 +480,13 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Lint {
             chart,
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
         } => {
             print_notes(&helm.note().into_iter().collect::<Vec<_>>());
-            lint::run(&chart, meshed_by.as_deref(), &flags, format.json())
+            lint::run(&chart, meshed_by.as_deref(), &flags, quiet, format.json())
         }
         Command::Values {
             chart,

@@ -18,6 +18,7 @@ mod cli_habits;
 mod cli_helm_habits;
 mod cli_inject;
 mod cli_json_output;
+mod cli_progress;
 mod cli_render;
 mod control_plane_await;
 mod control_plane_partials;

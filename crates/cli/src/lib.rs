@@ -441,7 +441,8 @@ pub struct InjectArgs {
     /// line for each input document). Default: YAML, or JSON when every input is JSON.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputKind>,
-    /// Leave out the per-resource report on stderr: notes, the summary line and errors remain.
+    /// Leave out the per-resource report and the progress bar on stderr: notes, the summary
+    /// line and errors remain.
     #[arg(long)]
     pub quiet: bool,
 }

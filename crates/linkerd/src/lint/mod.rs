@@ -39,7 +39,7 @@ use values::check_values;
 /// Lints the chart `source` with the user's flags; its workloads are judged against the known
 /// issues of the chart's own `linkerdVersion` (a Linkerd line), else of the default line.
 pub fn lint(source: &ChartSource, request: &RenderRequest, stdin: &mut dyn Read) -> LintReport {
-    lint_with(source, request, None, false, stdin)
+    lint_with(source, request, None, LintMode::default(), stdin)
 }
 
 /// [`lint`], judging the chart's workloads against the known issues of `meshed_by`, the Linkerd
@@ -50,19 +50,28 @@ pub fn lint_meshed_by(
     meshed_by: Option<&str>,
     stdin: &mut dyn Read,
 ) -> LintReport {
-    lint_with(source, request, meshed_by, false, stdin)
+    lint_with(source, request, meshed_by, LintMode::default(), stdin)
 }
 
-/// [`lint_meshed_by`], `strict` as `helm lint --strict`: warnings fail, and a `required` value
-/// left unset is an error rather than an INFO.
+/// How `helm lint`'s `--strict` and `--quiet` ask lint to judge and tell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LintMode {
+    /// Warnings fail the lint, and a `required` value left unset is an error rather than an
+    /// INFO (`--strict`).
+    pub strict: bool,
+    /// Only warnings and errors are reported (`--quiet`).
+    pub quiet: bool,
+}
+
+/// [`lint_meshed_by`] in `mode`.
 pub fn lint_with(
     source: &ChartSource,
     request: &RenderRequest,
     meshed_by: Option<&str>,
-    strict: bool,
+    mode: LintMode,
     stdin: &mut dyn Read,
 ) -> LintReport {
-    let mut report = Reporter::new(source, strict, None);
+    let mut report = Reporter::new(source, mode, None);
     run(source, request, meshed_by, stdin, &mut report);
     report.report
 }
@@ -74,11 +83,11 @@ pub fn lint_to(
     source: &ChartSource,
     request: &RenderRequest,
     meshed_by: Option<&str>,
-    strict: bool,
+    mode: LintMode,
     stdin: &mut dyn Read,
     out: &mut dyn Write,
 ) -> std::io::Result<bool> {
-    let mut report = Reporter::new(source, strict, Some(out));
+    let mut report = Reporter::new(source, mode, Some(out));
     run(source, request, meshed_by, stdin, &mut report);
     report.finish()
 }

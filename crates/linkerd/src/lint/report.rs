@@ -1,6 +1,7 @@
 //! What lint found and how it is told: findings with their severity, the report in `helm
 //! lint`'s shape, and the reporter that keeps findings or prints each as it is found.
 
+use super::LintMode;
 use crate::chart_source::ChartSource;
 use std::io::Write;
 
@@ -57,6 +58,8 @@ pub struct LintReport {
     pub findings: Vec<Finding>,
     /// `--strict`: warnings fail the lint too, and a `required` value left unset is an error.
     pub strict: bool,
+    /// `--quiet`: INFO findings are left out.
+    pub quiet: bool,
 }
 
 impl LintReport {
@@ -118,7 +121,11 @@ pub(super) struct Reporter<'w> {
 }
 
 impl<'w> Reporter<'w> {
-    pub(super) fn new(source: &ChartSource, strict: bool, out: Option<&'w mut dyn Write>) -> Self {
+    pub(super) fn new(
+        source: &ChartSource,
+        mode: LintMode,
+        out: Option<&'w mut dyn Write>,
+    ) -> Self {
         Reporter {
             report: LintReport {
                 origin: match source {
@@ -126,7 +133,8 @@ impl<'w> Reporter<'w> {
                     ChartSource::Path(p) | ChartSource::Archive(p) => p.to_string(),
                 },
                 findings: Vec::new(),
-                strict,
+                strict: mode.strict,
+                quiet: mode.quiet,
             },
             out,
             header_written: false,
@@ -145,6 +153,9 @@ impl<'w> Reporter<'w> {
         location: impl Into<String>,
         message: impl Into<String>,
     ) {
+        if self.report.quiet && severity == Severity::Info {
+            return;
+        }
         self.report.push(severity, location, message);
         let Some(out) = self.out.as_mut() else {
             return;
