@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 use support::cli::{legacy_command, meshchart, run, scratch_dir};
 
@@ -41,7 +41,7 @@ fn fleet(name: &str) -> (PathBuf, PathBuf) {
 }
 
 /// `render --fleet DIR --output-dir OUT` with the pinned certificates, then `extra`.
-fn render_fleet(dir: &PathBuf, out: &PathBuf, extra: &[&str]) -> Output {
+fn render_fleet(dir: &Path, out: &Path, extra: &[&str]) -> Output {
     let (dir, out) = (dir.to_string_lossy(), out.to_string_lossy());
     let mut args = vec![
         "render",

@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 use support::cli::{meshchart, scratch_dir};
 
@@ -30,7 +30,7 @@ fn object(api_version: &str, kind: &str) -> String {
     format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: x\n")
 }
 
-fn lint(chart: &PathBuf, extra: &[&str]) -> Output {
+fn lint(chart: &Path, extra: &[&str]) -> Output {
     let path = chart.to_string_lossy();
     let mut args = vec!["lint", path.as_ref()];
     args.extend(extra);
