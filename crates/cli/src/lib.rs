@@ -364,7 +364,7 @@ pub enum Format {
     Json,
 }
 
-/// `-o/--output text|json` of `lint`, `golden`, `diff` and `releases`.
+/// `-o/--output text|json` of `lint`, `golden`, `diff`, `releases` and `certs inspect`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct FormatFlag {
     /// How the result is printed: `text`, or `json` (one JSON document on stdout).

@@ -180,15 +180,28 @@ pub fn show_values(
             duplicate.into_iter().chain(warnings).collect(),
         ));
     }
-    let file = chart.default_values.as_ref().map(|f| DefaultsFile {
-        name: &f.path,
-        text: &f.text,
-    });
+    // An embedded chart's defaults file is meshchart's, not one the user can open: its values
+    // are named by the chart and release the user chose, the key being on the line.
+    let embedded = crate::releases::embedded_release_of(chart)
+        .map(|release| format!("default of {} {release}", chart.metadata.name));
+    let file = match embedded {
+        Some(_) => None,
+        None => chart.default_values.as_ref().map(|f| DefaultsFile {
+            name: &f.path,
+            text: &f.text,
+        }),
+    };
     let mut explained = explain_values(file, &defaults, overrides, stdin)?;
     // The files' texts serve lint; here they would only add to the peak.
     explained.files = Vec::new();
     let yaml = to_yaml(&explained.values)?;
-    let annotated = annotate(&yaml, |path| explained.origin_of(path));
+    let annotated = annotate(&yaml, |path| {
+        let origin = explained.origin_of(path)?;
+        Some(match &embedded {
+            Some(label) if origin == crate::values::explain::CHART_DEFAULTS => label.clone(),
+            _ => origin,
+        })
+    });
     Ok((
         annotated,
         duplicate.into_iter().chain(explained.warnings).collect(),
