@@ -17,7 +17,7 @@ use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::helm::{HelmTemplateFlags, IgnoredFlags};
+use flags::helm::{HelmPackageFlags, HelmTemplateFlags, IgnoredFlags, LINT};
 use flags::FormatFlag;
 use flags::{
     ChartFlags, DiffChartFlags, InjectArgs, RenderChartFlags, RenderFlags, UninjectArgs, ValueFlags,
@@ -98,7 +98,7 @@ pub enum Command {
         #[arg(long)]
         include_golden: bool,
         #[command(flatten)]
-        helm: IgnoredFlags<false>,
+        helm: HelmPackageFlags,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -119,7 +119,7 @@ pub enum Command {
         #[command(flatten)]
         flags: Box<RenderFlags>,
         #[command(flatten)]
-        helm: IgnoredFlags<false>,
+        helm: IgnoredFlags<LINT>,
     },
     /// Print the effective values (chart defaults, then -f files, then --set flags).
     Values {
@@ -474,6 +474,9 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             include_golden,
             helm,
         } => {
+            if let Some(reason) = helm.refusal() {
+                return Err(Error::Usage(reason));
+            }
             print_notes(&helm.note().into_iter().collect::<Vec<_>>());
             package::run(&chart, &destination, version, app_version, include_golden)
         }

@@ -396,3 +396,65 @@ fn package_says_helm_cannot_render_the_archive_it_wrote() {
         stderr(&helm_out)
     );
 }
+
+#[test]
+fn package_takes_helms_download_and_dependency_flags_with_notes() {
+    let (scratch, chart) = setup("package-helm-flags");
+    let out = meshchart_in(
+        &scratch,
+        &[
+            "package",
+            &chart,
+            "-u",
+            "--username",
+            "me",
+            "--plain-http",
+            "-n",
+            "prod",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: ignored --plain-http, --username, --namespace: Helm uses them"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: ignored --dependency-update: they are about subcharts"),
+        "{err}"
+    );
+    assert!(scratch.join("web-1.4.2.tgz").is_file());
+}
+
+#[test]
+fn package_refuses_to_sign_saying_what_to_do_instead() {
+    let (scratch, chart) = setup("package-sign");
+    let out = meshchart_in(&scratch, &["package", &chart, "--sign", "--key", "me"]);
+    support::cli::assert_refused(
+        &out,
+        1,
+        &[
+            "--sign, --key: meshchart cannot sign a package",
+            "gpg --detach-sign",
+        ],
+    );
+    assert!(!scratch.join("web-1.4.2.tgz").exists(), "nothing written");
+}
+
+#[test]
+fn lint_with_subcharts_and_render_skip_crds_are_accepted_with_a_note() {
+    let (scratch, chart) = setup("subcharts-skip-crds");
+    let lint = meshchart_in(&scratch, &["lint", &chart, "--with-subcharts"]);
+    assert!(
+        stderr(&lint).contains("note: ignored --with-subcharts: they are about subcharts"),
+        "{}",
+        stderr(&lint)
+    );
+    let render = meshchart_in(&scratch, &["render", "web", &chart, "--skip-crds"]);
+    assert_eq!(render.status.code(), Some(0), "{}", stderr(&render));
+    assert!(
+        stderr(&render).contains("note: ignored --skip-crds"),
+        "{}",
+        stderr(&render)
+    );
+}

@@ -15,6 +15,7 @@ mod cli_docs;
 mod cli_functions;
 mod cli_golden;
 mod cli_habits;
+mod cli_helm_flags;
 mod cli_helm_habits;
 mod cli_inject;
 mod cli_json_output;
