@@ -86,10 +86,21 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
 
 /// Takes out of the workloads `args` names exactly what inject added.
 pub fn uninject(args: &UninjectArgs) -> Result<ExitCode, Error> {
-    let mut report = SpooledReport::new(args.report.into())?;
+    let mut report = SpooledReport::new(args.report.into())?.without_entries(args.quiet);
+    let progress = Progress::on_stderr("resources", args.quiet);
+    let mut ticking = Ticking {
+        report: &mut report,
+        progress: &progress,
+    };
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_uninject_reporting(&args.inputs, &mut std::io::stdin().lock(), out, &mut report)?;
+        run_uninject_reporting(
+            &args.inputs,
+            &mut std::io::stdin().lock(),
+            out,
+            &mut ticking,
+        )?;
         Ok(Run::default())
     })?;
+    progress.clear();
     Ok(finish(Vec::new(), run, report))
 }

@@ -1,4 +1,4 @@
-//! The progress of long runs (`render --fleet`, `inject`): a bar on stderr when stderr is a
+//! The progress of long runs (`render --fleet`, `inject`, `uninject`): a bar on stderr when stderr is a
 //! terminal, nothing otherwise (the run's last line on stderr then sums it up), and nothing under
 //! `--quiet`. Stdout never sees it.
 

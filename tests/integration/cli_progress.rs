@@ -198,3 +198,25 @@ fn lint_quiet_leaves_out_info_findings_as_helm_lint_does() {
     assert_eq!(stdout(&quiet).lines().collect::<Vec<_>>(), without_info);
     assert_eq!(quiet.status.code(), loud.status.code());
 }
+
+#[test]
+fn uninject_off_a_terminal_draws_no_bar_and_quiet_says_nothing() {
+    let input = workloads("progress-uninject", 5);
+    let injected = meshchart(&[
+        "inject",
+        &input,
+        "--set-file",
+        "identityTrustAnchorsPEM=tests/certs/ca.crt",
+    ]);
+    let injected_file = scratch_dir("progress-uninject-input").join("injected.yaml");
+    std::fs::write(&injected_file, &injected.stdout).unwrap();
+    let path = injected_file.to_string_lossy();
+    let loud = meshchart(&["uninject", &path]);
+    assert_eq!(loud.status.code(), Some(0), "{}", stderr(&loud));
+    assert_no_bar(&stderr(&loud));
+    assert_eq!(stderr(&loud).lines().count(), 5, "{}", stderr(&loud));
+    let quiet = meshchart(&["uninject", &path, "--quiet"]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(quiet.stdout, loud.stdout, "the stream is the same");
+}

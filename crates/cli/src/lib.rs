@@ -465,6 +465,9 @@ pub struct UninjectArgs {
     /// How the report on stderr is written.
     #[arg(long, value_enum, default_value_t = ReportKind::Text)]
     pub report: ReportKind,
+    /// Leave out the per-resource report and the progress bar on stderr (errors remain).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 impl InjectArgs {
