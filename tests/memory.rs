@@ -183,7 +183,7 @@ fn lint_of_many_unknown_keys_prints_as_it_goes_and_holds_a_few_times_the_input()
             &source,
             &request,
             None,
-            false,
+            meshchart::lint::LintMode::default(),
             &mut std::io::Cursor::new(text.as_bytes()),
             &mut printed,
         )

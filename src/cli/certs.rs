@@ -105,6 +105,8 @@ pub enum CertsCommand {
         dir: Utf8PathBuf,
         #[command(flatten)]
         now: NowFlag,
+        #[command(flatten)]
+        format: meshchart::flags::FormatFlag,
     },
 }
 
@@ -170,9 +172,12 @@ pub fn run(command: CertsCommand) -> Result<(), Error> {
                 now: now.instant()?,
             })?
         }
-        CertsCommand::Inspect { dir, now } => {
-            let report = lifecycle::inspect(&dir, now.instant()?)?;
-            super::write_stdout(&report)?;
+        CertsCommand::Inspect { dir, now, format } => {
+            let inspection = lifecycle::inspect_folder(&dir, now.instant()?)?;
+            super::write_stdout(&match format.json() {
+                true => super::json_text(&inspection.to_json()),
+                false => inspection.to_text(),
+            })?;
             Vec::new()
         }
     };

@@ -20,8 +20,23 @@ pub fn run(
 ) -> Result<ExitCode, Error> {
     let loaded = chart.source().load()?;
     let release = loaded.metadata.app_version.clone().unwrap_or_default();
-    let cases =
-        cases.unwrap_or_else(|| golden::default_cases_dir(chart.chart.as_deref(), &release));
+    let cases = match cases {
+        Some(cases) => cases,
+        None => {
+            let default = golden::default_cases_dir(chart.chart.as_deref(), &release);
+            // An embedded line's cases are in meshchart's source tree, which an installed
+            // binary run elsewhere does not have: say what to name instead of a missing path.
+            if chart.chart.is_none() && !default.is_dir() {
+                return Err(Error::Usage(format!(
+                    "no golden cases to run: the embedded Linkerd line {release}'s cases are \
+                     kept with meshchart's source, not in the binary; run it there, or name a \
+                     chart folder holding golden/ (`meshchart golden CHART`) or a folder of \
+                     cases (`--cases DIR`)"
+                )));
+            }
+            default
+        }
+    };
     let options = golden::GoldenOptions {
         update,
         accept_errors,

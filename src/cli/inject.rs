@@ -1,5 +1,6 @@
 //! `meshchart inject` and `meshchart uninject`: the proxy added to workloads, or taken out.
 
+use super::progress::{Progress, Ticking};
 use super::{finish, print_notes};
 use meshchart::flags::ReportKind;
 use meshchart::flags::{InjectArgs, UninjectArgs};
@@ -65,22 +66,41 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     };
     request.overrides = chosen.overrides;
     let mut report = SpooledReport::for_inject(args.report.into(), request.quiet)?;
+    // Nothing reaches stdout before the whole input went through: on a terminal, a count of
+    // the resources done says the run is moving.
+    let progress = Progress::on_stderr("resources", request.quiet);
+    let mut ticking = Ticking {
+        report: &mut report,
+        progress: &progress,
+    };
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut report)?;
+        let notes = run_inject_reporting(&chosen.chart, &request, stdin, out, &mut ticking)?;
         Ok(Run {
             notes,
             ..Run::default()
         })
     })?;
+    progress.clear();
     Ok(finish(early, run, report))
 }
 
 /// Takes out of the workloads `args` names exactly what inject added.
 pub fn uninject(args: &UninjectArgs) -> Result<ExitCode, Error> {
-    let mut report = SpooledReport::new(args.report.into())?;
+    let mut report = SpooledReport::new(args.report.into())?.without_entries(args.quiet);
+    let progress = Progress::on_stderr("resources", args.quiet);
+    let mut ticking = Ticking {
+        report: &mut report,
+        progress: &progress,
+    };
     let run = held_back(&mut std::io::stdout().lock(), |out| {
-        run_uninject_reporting(&args.inputs, &mut std::io::stdin().lock(), out, &mut report)?;
+        run_uninject_reporting(
+            &args.inputs,
+            &mut std::io::stdin().lock(),
+            out,
+            &mut ticking,
+        )?;
         Ok(Run::default())
     })?;
+    progress.clear();
     Ok(finish(Vec::new(), run, report))
 }

@@ -8,15 +8,20 @@ use meshchart::{ChartSource, Error};
 use std::process::ExitCode;
 
 /// Lints the chart `chart` names with the render flags `flags`, printing Helm's lines or (`json`)
-/// `{"chart", "findings": [{"severity", "location", "message"}], "failed"}`; exit 1 on an
-/// error finding.
+/// `{"chart", "findings": [{"severity", "location", "message"}], "failed"}`, without INFO findings
+/// when `quiet` (`helm lint --quiet`); exit 1 on an error finding.
 pub fn run(
     chart: &ChartFlags,
     meshed_by: Option<&str>,
     flags: &RenderFlags,
+    quiet: bool,
     json: bool,
 ) -> Result<ExitCode, Error> {
     let source = chart.source();
+    let mode = lint::LintMode {
+        strict: flags.strict,
+        quiet,
+    };
     // A lint checks; it writes nothing, least of all private keys into --certs-dir.
     let request = meshchart::render::RenderRequest {
         certs_dir_read_only: true,
@@ -29,7 +34,7 @@ pub fn run(
             &source,
             &request,
             meshed_by,
-            flags.strict,
+            mode,
             &mut std::io::stdin().lock(),
             &mut stdout,
         )
@@ -41,7 +46,7 @@ pub fn run(
         &source,
         &request,
         meshed_by,
-        flags.strict,
+        mode,
         &mut std::io::stdin().lock(),
     );
     let findings: Vec<serde_json::Value> = report

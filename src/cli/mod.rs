@@ -8,6 +8,7 @@ mod golden;
 mod inject;
 mod lint;
 mod package;
+mod progress;
 mod releases;
 mod render;
 mod values;
@@ -16,7 +17,7 @@ use meshchart::flags;
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
-use flags::helm::{HelmTemplateFlags, IgnoredFlags};
+use flags::helm::{HelmPackageFlags, HelmTemplateFlags, IgnoredFlags, LINT};
 use flags::FormatFlag;
 use flags::{
     ChartFlags, DiffChartFlags, InjectArgs, RenderChartFlags, RenderFlags, UninjectArgs, ValueFlags,
@@ -65,6 +66,10 @@ pub enum Command {
         /// Write the clusters that rendered even when some failed (still exit 1).
         #[arg(long, requires = "fleet")]
         keep_going: bool,
+        /// Say only warnings and errors on stderr: no notes, no progress bar, and with
+        /// --output-dir no listing of the files on stdout (a fleet's one-line summary stays).
+        #[arg(short = 'q', long)]
+        quiet: bool,
         #[command(flatten)]
         flags: Box<RenderFlags>,
         #[command(flatten)]
@@ -93,7 +98,7 @@ pub enum Command {
         #[arg(long)]
         include_golden: bool,
         #[command(flatten)]
-        helm: IgnoredFlags<false>,
+        helm: HelmPackageFlags,
     },
     /// Check a chart: Chart.yaml, values (schema, unknown keys, YAML 1.1 booleans), templates.
     Lint {
@@ -104,6 +109,9 @@ pub enum Command {
         /// else the default line).
         #[arg(long, value_name = "RELEASE")]
         meshed_by: Option<String>,
+        /// Print only warnings and errors (INFO findings left out), as `helm lint --quiet`.
+        #[arg(long)]
+        quiet: bool,
         #[command(flatten)]
         format: FormatFlag,
         /// (`--strict`, among the render flags, also fails the lint on warnings and on a
@@ -111,7 +119,7 @@ pub enum Command {
         #[command(flatten)]
         flags: Box<RenderFlags>,
         #[command(flatten)]
-        helm: IgnoredFlags<false>,
+        helm: IgnoredFlags<LINT>,
     },
     /// Print the effective values (chart defaults, then -f files, then --set flags).
     Values {
@@ -314,12 +322,14 @@ fn with_chart_resolved(command: Command) -> Command {
         Command::Lint {
             chart,
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
         } => Command::Lint {
             chart: chart.resolved(),
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
@@ -428,6 +438,7 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             fleet,
             jobs,
             keep_going,
+            quiet,
             flags,
             helm,
         } => {
@@ -441,12 +452,18 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
                     &out,
                     jobs,
                     keep_going,
+                    quiet,
                     &flags,
                     chart_version.as_deref(),
                 ),
-                (output_dir, _) => {
-                    render::one(&chart, output_dir, &flags, &helm, chart_version.as_deref())
-                }
+                (output_dir, _) => render::one(
+                    &chart,
+                    output_dir,
+                    quiet,
+                    &flags,
+                    &helm,
+                    chart_version.as_deref(),
+                ),
             }
         }
         Command::Package {
@@ -457,18 +474,22 @@ pub fn run(command: Command) -> Result<ExitCode, Error> {
             include_golden,
             helm,
         } => {
+            if let Some(reason) = helm.refusal() {
+                return Err(Error::Usage(reason));
+            }
             print_notes(&helm.note().into_iter().collect::<Vec<_>>());
             package::run(&chart, &destination, version, app_version, include_golden)
         }
         Command::Lint {
             chart,
             meshed_by,
+            quiet,
             format,
             flags,
             helm,
         } => {
             print_notes(&helm.note().into_iter().collect::<Vec<_>>());
-            lint::run(&chart, meshed_by.as_deref(), &flags, format.json())
+            lint::run(&chart, meshed_by.as_deref(), &flags, quiet, format.json())
         }
         Command::Values {
             chart,

@@ -1,5 +1,6 @@
 //! `meshchart render`: one render to stdout or `--output-dir`, or a fleet of clusters.
 
+use super::progress::Progress;
 use super::{failed_if, print_notes, write_stdout};
 use camino::Utf8PathBuf;
 use meshchart::chart::{version_constraint, Chart};
@@ -143,10 +144,28 @@ pub const NEW_TRUST_ROOT_WARNING: &str = "warning: this render made a new identi
      trust each other, and a GitOps tool that renders at each sync would rotate the mesh's \
      root every time. Keep it with --certs-dir DIR (the README's GitOps recipe shows how)";
 
-/// Renders the chart `chart` names once: to stdout, or one file per template under `output_dir`.
+/// What `--quiet` keeps of a run's notes: warnings and errors (a fleet's are `CLUSTER: warning:
+/// ...`), not notes.
+fn kept(notes: &[String], quiet: bool) -> Vec<String> {
+    let says = |note: &str, what: &str| {
+        note.starts_with(what)
+            || note
+                .split_once(": ")
+                .is_some_and(|(_, rest)| rest.starts_with(what))
+    };
+    notes
+        .iter()
+        .filter(|note| !quiet || says(note, "warning") || says(note, "error"))
+        .cloned()
+        .collect()
+}
+
+/// Renders the chart `chart` names once: to stdout, or one file per template under `output_dir`
+/// (listed on stdout unless `quiet`, which also leaves out notes).
 pub fn one(
     chart: &ChartFlags,
     output_dir: Option<Utf8PathBuf>,
+    quiet: bool,
     flags: &RenderFlags,
     helm: &HelmTemplateFlags,
     chart_version: Option<&str>,
@@ -160,7 +179,8 @@ pub fn one(
         request.overrides(),
         &mut std::io::stdin().lock(),
     )?;
-    check_version(&chosen.chart, chart_version).inspect_err(|_| print_notes(&chosen.notes))?;
+    let chosen_notes = kept(&chosen.notes, quiet);
+    check_version(&chosen.chart, chart_version).inspect_err(|_| print_notes(&chosen_notes))?;
     let request = chosen.request(&request)?;
     let rendered = render::render(
         &chosen.chart,
@@ -170,7 +190,7 @@ pub fn one(
     );
     // A new trust root nothing keeps leads stderr: the choice's notes wait until the render is
     // done, so that this line comes first.
-    let mut outcome = rendered.inspect_err(|_| print_notes(&chosen.notes))?;
+    let mut outcome = rendered.inspect_err(|_| print_notes(&chosen_notes))?;
     let new_root = outcome
         .notes
         .iter()
@@ -178,14 +198,15 @@ pub fn one(
     if new_root && request.certs_dir.is_none() {
         print_notes(&[NEW_TRUST_ROOT_WARNING.to_owned()]);
     }
-    print_notes(&chosen.notes);
-    print_notes(&outcome.notes);
-    print_notes(&apply_helm_flags(
+    print_notes(&chosen_notes);
+    print_notes(&kept(&outcome.notes, quiet));
+    let helm_notes = apply_helm_flags(
         &chosen.chart,
         &mut outcome.rendered,
         helm,
         &request.show_only,
-    ));
+    );
+    print_notes(&kept(&helm_notes, quiet));
     match output_dir {
         Some(dir) => {
             // A --show-only render leaves the other templates' files (as Helm does).
@@ -195,24 +216,30 @@ pub fn one(
             };
             let before = render::output_dir_contents(&dir, &outcome.rendered);
             render::write_output_dir(&dir, &outcome.rendered, removal)?;
-            write_stdout(&render::output_dir_listing(
-                &dir,
-                &outcome.rendered,
-                &before,
-            ))?;
+            if !quiet {
+                write_stdout(&render::output_dir_listing(
+                    &dir,
+                    &outcome.rendered,
+                    &before,
+                ))?;
+            }
         }
         None => write_stdout(&outcome.rendered.to_stream())?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Renders one control plane per cluster of `fleet_dir` into `out`.
+/// Renders one control plane per cluster of `fleet_dir` into `out`: a progress bar on stderr
+/// while it runs when stderr is a terminal, then the files on stdout and one line summing the
+/// run up, last on stderr. `quiet` leaves out the bar, the notes and the listing.
+#[allow(clippy::too_many_arguments)]
 pub fn fleet(
     chart: &ChartFlags,
     fleet_dir: &camino::Utf8Path,
     out: &camino::Utf8Path,
     jobs: Option<u16>,
     keep_going: bool,
+    quiet: bool,
     flags: &RenderFlags,
     chart_version: Option<&str>,
 ) -> Result<ExitCode, Error> {
@@ -225,7 +252,8 @@ pub fn fleet(
         jobs: jobs.map(usize::from),
         keep_going,
     };
-    let report = fleet::run(
+    let progress = Progress::on_stderr("clusters", quiet);
+    let report = fleet::run_with_progress(
         &chart.source(),
         fleet_dir,
         out,
@@ -233,9 +261,13 @@ pub fn fleet(
         options,
         &mut std::io::stdin().lock(),
         Clock::FromEnv,
+        &progress,
     )?;
-    print_notes(&report.notes);
-    write_stdout(&report.listing())?;
+    progress.clear();
+    print_notes(&kept(&report.notes, quiet));
+    if !quiet {
+        write_stdout(&report.listing())?;
+    }
     let mut last_words = String::new();
     if !report.failures.is_empty() {
         last_words.push_str(&report.failure_text(keep_going));

@@ -29,7 +29,7 @@ pub fn run(
         meshchart::values::Value::Map(map) if map.contains_key("namespace")
     );
     if let Some(namespace) = namespace.filter(|_| declared) {
-        let name = format!("-n {namespace}");
+        let name = format!("--namespace {namespace}");
         let text = meshchart::yaml::to_yaml(&meshchart::values::Value::Map(
             [(
                 "namespace".to_owned(),

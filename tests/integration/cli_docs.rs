@@ -52,3 +52,31 @@ fn man_page_is_roff_listing_the_commands() {
         assert!(page.contains(command), "{command}");
     }
 }
+
+#[test]
+fn the_readmes_install_command_builds_the_optimised_dist_profile() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let install = readme
+        .lines()
+        .find(|l| l.starts_with("cargo install "))
+        .expect("the README says how to install");
+    assert!(
+        install.contains("--path . --profile dist --locked"),
+        "{install}"
+    );
+    // `cargo install` without --profile builds `release`, the quick one: the README must not
+    // show that form as the way to install.
+    assert!(
+        !readme.contains("\ncargo install --path .\n"),
+        "bare install shown"
+    );
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let dist = manifest
+        .split_once("[profile.dist]\n")
+        .expect("a dist profile")
+        .1;
+    let dist = dist.split_once("\n[").map_or(dist, |(head, _)| head);
+    assert!(dist.contains("lto = \"fat\""), "{dist}");
+    assert!(dist.contains("codegen-units = 1"), "{dist}");
+}

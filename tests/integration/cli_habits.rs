@@ -176,3 +176,49 @@ fn lint_with_certs_dir_writes_nothing_there() {
     let left: Vec<_> = std::fs::read_dir(&certs).unwrap().collect();
     assert!(left.is_empty(), "lint wrote {left:?}\n{}", stdout(&out));
 }
+
+#[test]
+fn values_explain_names_an_embedded_charts_defaults_by_chart_and_release() {
+    let out = meshchart(&[
+        "values",
+        "--explain",
+        "--linkerd",
+        "edge-24.10.2",
+        "--ha",
+        "--set",
+        "proxy.await=false",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "clusterDomain: cluster.local  # default of linkerd-control-plane edge-24.10.2\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  await: false  # --set proxy.await=false\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "controllerReplicas: 3  # --ha (the HA values of linkerd-control-plane edge-24.10.2)\n"
+        ),
+        "{text}"
+    );
+    // No file of meshchart's own tree is cited.
+    assert!(!text.contains("values.yaml"), "{text}");
+    assert!(!text.contains("values-ha.yaml"), "{text}");
+}
+
+#[test]
+fn golden_outside_meshcharts_source_says_what_to_name_instead_of_a_missing_path() {
+    let elsewhere = scratch_dir("golden-elsewhere");
+    let out =
+        run(support::cli::command(&["golden", "--linkerd", "edge-26.8.3"]).current_dir(&elsewhere));
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("no golden cases to run"), "{err}");
+    assert!(err.contains("`--cases DIR`"), "{err}");
+    assert!(!err.contains("tests/golden"), "{err}");
+}

@@ -396,3 +396,134 @@ fn package_says_helm_cannot_render_the_archive_it_wrote() {
         stderr(&helm_out)
     );
 }
+
+#[test]
+fn package_takes_helms_download_and_dependency_flags_with_notes() {
+    let (scratch, chart) = setup("package-helm-flags");
+    let out = meshchart_in(
+        &scratch,
+        &[
+            "package",
+            &chart,
+            "-u",
+            "--username",
+            "me",
+            "--plain-http",
+            "-n",
+            "prod",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: ignored --plain-http, --username, --namespace: Helm uses them"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: ignored --dependency-update: they are about subcharts"),
+        "{err}"
+    );
+    assert!(scratch.join("web-1.4.2.tgz").is_file());
+}
+
+#[test]
+fn package_refuses_to_sign_saying_what_to_do_instead() {
+    let (scratch, chart) = setup("package-sign");
+    let out = meshchart_in(&scratch, &["package", &chart, "--sign", "--key", "me"]);
+    support::cli::assert_refused(
+        &out,
+        1,
+        &[
+            "--sign, --key: meshchart cannot sign a package",
+            "gpg --detach-sign",
+        ],
+    );
+    assert!(!scratch.join("web-1.4.2.tgz").exists(), "nothing written");
+}
+
+#[test]
+fn lint_with_subcharts_and_render_skip_crds_are_accepted_with_a_note() {
+    let (scratch, chart) = setup("subcharts-skip-crds");
+    let lint = meshchart_in(&scratch, &["lint", &chart, "--with-subcharts"]);
+    assert!(
+        stderr(&lint).contains("note: ignored --with-subcharts: they are about subcharts"),
+        "{}",
+        stderr(&lint)
+    );
+    let render = meshchart_in(&scratch, &["render", "web", &chart, "--skip-crds"]);
+    assert_eq!(render.status.code(), Some(0), "{}", stderr(&render));
+    assert!(
+        stderr(&render).contains("note: ignored --skip-crds"),
+        "{}",
+        stderr(&render)
+    );
+}
+
+/// `--show-only` patterns of every kind Go's `filepath.Match` reads, and some it refuses.
+const SHOW_ONLY_PATTERNS: &[&str] = &[
+    "templates/[sc]*.yaml",
+    "templates/[^s]*.yaml",
+    "templates/[!s]*.yaml",
+    "templates/[a-e]*",
+    "templates/s?rvice.yaml",
+    "templates/\\service.yaml",
+    "templates[/]service.yaml",
+    "*/configmap.yaml",
+    "templates/[s-]ervice.yaml",
+    "templates/[]]x",
+    "templates/[",
+];
+
+/// The templates `--show-only PATTERN` selects, by their `# Source:` lines (none when refused).
+fn shown(out: &Output) -> Vec<String> {
+    let mut shown = sources(out);
+    shown.sort();
+    shown
+}
+
+#[test]
+fn show_only_patterns_select_what_helms_filepath_match_selects() {
+    let Some(helm) =
+        support::cli::helm_or_skip("show_only_patterns_select_what_helms_filepath_match_selects")
+    else {
+        return;
+    };
+    // Templates without template syntax read the same in Jinja and in Go's templates.
+    let dir = scratch_dir("show-only-vs-helm").join("plain");
+    for (path, text) in [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: plain\nversion: 0.1.0\n",
+        ),
+        ("values.yaml", ""),
+        (
+            "templates/service.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n",
+        ),
+        (
+            "templates/configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        ),
+        (
+            "templates/deploy.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n",
+        ),
+    ] {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let chart = dir.to_string_lossy().into_owned();
+    for pattern in SHOW_ONLY_PATTERNS {
+        let ours = support::cli::meshchart(&["render", "x", &chart, "-s", pattern]);
+        let theirs =
+            run(std::process::Command::new(&helm).args(["template", "x", &chart, "-s", pattern]));
+        assert_eq!(shown(&ours), shown(&theirs), "--show-only {pattern}");
+        assert_eq!(
+            ours.status.success(),
+            theirs.status.success(),
+            "--show-only {pattern}: {}",
+            stderr(&ours)
+        );
+    }
+}

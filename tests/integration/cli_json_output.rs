@@ -1,6 +1,6 @@
 //! Machine-readable output (#37): `inject --report json` is one JSON document on stderr, notes
-//! inside it; `-o json` on `lint`, `golden`, `diff` and `releases` is one JSON document on
-//! stdout.
+//! inside it; `-o json` on `lint`, `golden`, `diff`, `releases` and `certs inspect` is one
+//! JSON document on stdout.
 
 use crate::support;
 
@@ -152,4 +152,60 @@ fn releases_output_json_lists_every_embedded_line_and_the_default() {
         "{names:?}"
     );
     assert_eq!(releases.iter().filter(|r| r["default"] == true).count(), 1);
+}
+
+#[test]
+fn certs_inspect_output_json_describes_each_certificate_and_who_signed_the_issuer() {
+    let out = meshchart(&[
+        "certs",
+        "inspect",
+        "tests/certs",
+        "--now",
+        "1700000000",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let folder = json(&out.stdout);
+    let anchors = folder["trustAnchors"].as_array().expect("trustAnchors");
+    assert_eq!(anchors.len(), 1);
+    let root = &anchors[0]["certificate"];
+    assert_eq!(root["subject"], "CN=root.linkerd.cluster.local");
+    assert_eq!(anchors[0]["keyFile"], "ca.key");
+    let issuer = &folder["issuer"];
+    assert_eq!(
+        issuer["certificate"]["subject"],
+        "CN=identity.linkerd.cluster.local"
+    );
+    assert_eq!(issuer["certificate"]["notAfter"], "2024-11-13T22:13:20Z");
+    assert_eq!(issuer["certificate"]["daysLeft"], 365);
+    assert_eq!(issuer["certificate"]["expired"], false);
+    let signer = issuer["signedBy"].as_str().expect("signedBy");
+    let fingerprint = root["sha256"].as_str().expect("sha256");
+    assert!(signer.contains(fingerprint), "{signer} / {fingerprint}");
+    assert!(folder["rotation"].is_null());
+}
+
+#[test]
+fn certs_inspect_text_says_the_same_as_its_json() {
+    let text = meshchart(&["certs", "inspect", "tests/certs", "--now", "1700000000"]);
+    let folder = json(
+        &meshchart(&[
+            "certs",
+            "inspect",
+            "tests/certs",
+            "--now",
+            "1700000000",
+            "--output=json",
+        ])
+        .stdout,
+    );
+    let text = String::from_utf8_lossy(&text.stdout);
+    for cert in [
+        &folder["trustAnchors"][0]["certificate"],
+        &folder["issuer"]["certificate"],
+    ] {
+        assert!(text.contains(cert["sha256"].as_str().unwrap()), "{text}");
+        assert!(text.contains(cert["notAfter"].as_str().unwrap()), "{text}");
+    }
 }

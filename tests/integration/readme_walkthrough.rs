@@ -107,3 +107,68 @@ fn the_readme_walkthrough_runs_as_written() {
         );
     }
 }
+
+/// The first `sh` block of the README's GitOps section, as written.
+fn gitops_recipe() -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let section = readme
+        .split_once("## GitOps: keep the trust root\n")
+        .expect("the README's GitOps section")
+        .1;
+    let block = section
+        .split_once("```sh\n")
+        .expect("the recipe is a sh block")
+        .1;
+    block
+        .split_once("\n```\n")
+        .expect("the block ends")
+        .0
+        .to_owned()
+}
+
+#[test]
+fn the_readme_gitops_recipe_renders_the_same_bytes_at_every_sync() {
+    let Some(bash) = bash() else {
+        support::cli::skip(
+            "the_readme_gitops_recipe_renders_the_same_bytes_at_every_sync",
+            "bash",
+            "bash is not installed",
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_meshchart")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let recipe = gitops_recipe();
+    let render_again = recipe
+        .lines()
+        .find(|l| l.starts_with("meshchart render"))
+        .expect("the recipe renders");
+    let run = |script: &str| {
+        Command::new(bash)
+            .args(["-euo", "pipefail", "-c", script])
+            .current_dir(scratch.path())
+            .env("PATH", &path)
+            .output()
+            .expect("run bash")
+    };
+    let first = run(&recipe);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let once = std::fs::read(scratch.path().join("control-plane.yaml")).unwrap();
+    // A sync later: the same render, from the kept folder.
+    let sync = run(render_again);
+    let stderr = String::from_utf8_lossy(&sync.stderr);
+    assert!(sync.status.success(), "{stderr}");
+    assert!(!stderr.contains("new identity trust root"), "{stderr}");
+    let again = std::fs::read(scratch.path().join("control-plane.yaml")).unwrap();
+    assert!(once == again, "the second sync rendered other bytes");
+}

@@ -65,7 +65,7 @@ pub struct HelmTemplateFlags {
     pub verify: bool,
     /// Flags that only matter against a cluster or a repository.
     #[command(flatten)]
-    pub ignored: IgnoredFlags<true>,
+    pub ignored: IgnoredFlags<TEMPLATE>,
 }
 
 impl HelmTemplateFlags {
@@ -142,24 +142,44 @@ pub struct IgnoredFlag {
     pub short: Option<char>,
     /// The value's name when the flag takes one.
     pub value: Option<&'static str>,
-    /// Whether it is one of Helm's global flags (every command takes it) rather than one of
-    /// `helm template`'s.
-    pub global: bool,
+    /// The commands that take it: [`TEMPLATE`], [`LINT`], [`PACKAGE`] (or'ed; [`GLOBAL`] for
+    /// Helm's global flags, which every command takes).
+    pub commands: u8,
     /// What the flag does in Helm.
     pub helm: &'static str,
+}
+
+/// `helm template` (meshchart's `render`).
+pub const TEMPLATE: u8 = 1;
+/// `helm lint`.
+pub const LINT: u8 = 2;
+/// `helm package`.
+pub const PACKAGE: u8 = 4;
+/// Helm's global flags: every command takes them.
+pub const GLOBAL: u8 = TEMPLATE | LINT | PACKAGE;
+/// The chart-download flags `helm template` and `helm package` share (package fetches
+/// dependencies with them).
+const DOWNLOAD: u8 = TEMPLATE | PACKAGE;
+
+impl IgnoredFlag {
+    /// Whether the flag is about subcharts, which meshchart's charts never have (rather than
+    /// about a cluster or a repository).
+    fn about_subcharts(&self) -> bool {
+        matches!(self.long, "with-subcharts" | "dependency-update")
+    }
 }
 
 const fn flag(
     long: &'static str,
     value: Option<&'static str>,
-    global: bool,
+    commands: u8,
     helm: &'static str,
 ) -> IgnoredFlag {
     IgnoredFlag {
         long,
         short: None,
         value,
-        global,
+        commands,
         helm,
     }
 }
@@ -167,175 +187,231 @@ const fn flag(
 /// Helm 3.17's flags that only matter when Helm installs into a cluster or downloads a chart,
 /// in `helm template --help`'s order: template's own, then the global ones.
 pub const IGNORED: &[IgnoredFlag] = &[
-    flag("atomic", None, false, "delete a failed install"),
-    flag("ca-file", Some("FILE"), false, "repository TLS CA bundle"),
+    flag("atomic", None, TEMPLATE, "delete a failed install"),
+    flag(
+        "ca-file",
+        Some("FILE"),
+        DOWNLOAD,
+        "repository TLS CA bundle",
+    ),
     flag(
         "cert-file",
         Some("FILE"),
-        false,
+        DOWNLOAD,
         "repository TLS client certificate",
     ),
     flag(
         "create-namespace",
         None,
-        false,
+        TEMPLATE,
         "create the release namespace",
     ),
     flag(
         "dependency-update",
         None,
-        false,
+        TEMPLATE,
         "fetch missing subcharts (meshchart renders none)",
     ),
     flag(
         "description",
         Some("TEXT"),
-        false,
+        TEMPLATE,
         "the release's description",
     ),
     flag(
         "devel",
         None,
-        false,
+        TEMPLATE,
         "allow development versions from a repository",
     ),
     flag(
         "disable-openapi-validation",
         None,
-        false,
+        TEMPLATE,
         "skip the cluster's OpenAPI check",
     ),
     flag(
         "enable-dns",
         None,
-        false,
+        TEMPLATE,
         "DNS lookups in templates (meshchart has none)",
     ),
-    flag("force", None, false, "replace resources on upgrade"),
-    flag("hide-notes", None, false, "hide NOTES.txt after install"),
+    flag("force", None, TEMPLATE, "replace resources on upgrade"),
+    flag("hide-notes", None, TEMPLATE, "hide NOTES.txt after install"),
     flag(
         "insecure-skip-tls-verify",
         None,
-        false,
+        DOWNLOAD,
         "skip repository TLS checks",
     ),
-    flag("key-file", Some("FILE"), false, "repository TLS client key"),
-    flag("keyring", Some("FILE"), false, "keys for --verify"),
+    flag(
+        "key-file",
+        Some("FILE"),
+        DOWNLOAD,
+        "repository TLS client key",
+    ),
+    flag("keyring", Some("FILE"), DOWNLOAD, "keys for --verify"),
     IgnoredFlag {
         short: Some('l'),
         ..flag(
             "labels",
             Some("KEY=VALUE"),
-            false,
+            TEMPLATE,
             "labels on the release record in the cluster",
         )
     },
     flag(
         "pass-credentials",
         None,
-        false,
+        TEMPLATE,
         "send repository credentials to every domain",
     ),
-    flag("password", Some("TEXT"), false, "repository password"),
-    flag("plain-http", None, false, "download the chart over HTTP"),
+    flag("password", Some("TEXT"), DOWNLOAD, "repository password"),
+    flag("plain-http", None, DOWNLOAD, "download the chart over HTTP"),
     flag(
         "render-subchart-notes",
         None,
-        false,
+        TEMPLATE,
         "print subcharts' NOTES.txt after install",
     ),
-    flag("replace", None, false, "reuse a deleted release's name"),
+    flag("replace", None, TEMPLATE, "reuse a deleted release's name"),
+    flag(
+        "skip-crds",
+        None,
+        TEMPLATE,
+        "do not install the chart's CRDs (helm template prints them only with --include-crds)",
+    ),
     flag(
         "take-ownership",
         None,
-        false,
+        TEMPLATE,
         "adopt existing cluster resources",
     ),
     flag(
         "timeout",
         Some("DURATION"),
-        false,
+        TEMPLATE,
         "how long to wait for the cluster",
     ),
-    flag("username", Some("TEXT"), false, "repository user name"),
-    flag("wait", None, false, "wait for the install to be ready"),
-    flag("wait-for-jobs", None, false, "wait for Jobs too"),
-    flag("burst-limit", Some("N"), true, "API client throttling"),
+    flag("username", Some("TEXT"), DOWNLOAD, "repository user name"),
+    flag("wait", None, TEMPLATE, "wait for the install to be ready"),
+    flag("wait-for-jobs", None, TEMPLATE, "wait for Jobs too"),
+    flag("burst-limit", Some("N"), GLOBAL, "API client throttling"),
     flag(
         "debug",
         None,
-        true,
+        GLOBAL,
         "verbose Helm logs (meshchart's errors always name file and line)",
     ),
     flag(
         "kube-apiserver",
         Some("URL"),
-        true,
+        GLOBAL,
         "the cluster's API server",
     ),
-    flag("kube-as-group", Some("GROUP"), true, "impersonated group"),
-    flag("kube-as-user", Some("USER"), true, "impersonated user"),
-    flag("kube-ca-file", Some("FILE"), true, "the cluster's CA"),
-    flag("kube-context", Some("NAME"), true, "kubeconfig context"),
+    flag("kube-as-group", Some("GROUP"), GLOBAL, "impersonated group"),
+    flag("kube-as-user", Some("USER"), GLOBAL, "impersonated user"),
+    flag("kube-ca-file", Some("FILE"), GLOBAL, "the cluster's CA"),
+    flag("kube-context", Some("NAME"), GLOBAL, "kubeconfig context"),
     flag(
         "kube-insecure-skip-tls-verify",
         None,
-        true,
+        GLOBAL,
         "skip the cluster's TLS check",
     ),
     flag(
         "kube-tls-server-name",
         Some("NAME"),
-        true,
+        GLOBAL,
         "the cluster's TLS server name",
     ),
-    flag("kube-token", Some("TOKEN"), true, "cluster bearer token"),
-    flag("kubeconfig", Some("FILE"), true, "kubeconfig file"),
-    flag("qps", Some("N"), true, "API client rate"),
+    flag("kube-token", Some("TOKEN"), GLOBAL, "cluster bearer token"),
+    flag("kubeconfig", Some("FILE"), GLOBAL, "kubeconfig file"),
+    flag("qps", Some("N"), GLOBAL, "API client rate"),
     flag(
         "registry-config",
         Some("FILE"),
-        true,
+        GLOBAL,
         "OCI registry credentials",
     ),
     flag(
         "repository-cache",
         Some("DIR"),
-        true,
+        GLOBAL,
         "repository index cache",
     ),
-    flag("repository-config", Some("FILE"), true, "repository list"),
+    flag("repository-config", Some("FILE"), GLOBAL, "repository list"),
+    flag(
+        "with-subcharts",
+        None,
+        LINT,
+        "lint the chart's subcharts too",
+    ),
+    IgnoredFlag {
+        short: Some('n'),
+        ..flag(
+            "namespace",
+            Some("NAMESPACE"),
+            PACKAGE,
+            "the namespace of requests to a cluster (a package has none)",
+        )
+    },
+    IgnoredFlag {
+        short: Some('u'),
+        ..flag(
+            "dependency-update",
+            None,
+            PACKAGE,
+            "fetch the chart's dependencies into charts/ first",
+        )
+    },
 ];
 
-/// The Helm flags of [`IGNORED`] that were given: all of them when `TEMPLATE` (render), the
-/// global ones only otherwise (lint, package). They are parsed from a table rather than declared
-/// one field each, as they all do the same: nothing, said once.
+/// The Helm flags of [`IGNORED`] that were given, of those `COMMAND` ([`TEMPLATE`], [`LINT`]
+/// or [`PACKAGE`]) takes. They are parsed from a table rather than declared one field each, as
+/// they all do the same: nothing, said once.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct IgnoredFlags<const TEMPLATE: bool> {
+pub struct IgnoredFlags<const COMMAND: u8> {
     /// The long names given, in the table's order.
     pub given: Vec<&'static str>,
 }
 
-impl<const TEMPLATE: bool> IgnoredFlags<TEMPLATE> {
+impl<const COMMAND: u8> IgnoredFlags<COMMAND> {
     fn table() -> impl Iterator<Item = &'static IgnoredFlag> {
-        IGNORED.iter().filter(|f| TEMPLATE || f.global)
+        IGNORED.iter().filter(|f| f.commands & COMMAND != 0)
     }
 
-    /// `note: ignored --wait, --timeout: ...` when any was given.
+    /// `note: ignored --wait, --timeout: ...` when any was given (and a second line for the
+    /// flags about subcharts).
     pub fn note(&self) -> Option<String> {
-        if self.given.is_empty() {
-            return None;
+        let named = |subcharts: bool| -> Vec<String> {
+            Self::table()
+                .filter(|f| self.given.contains(&f.long) && f.about_subcharts() == subcharts)
+                .map(|f| format!("--{}", f.long))
+                .collect()
+        };
+        let mut lines = Vec::new();
+        let reaching = named(false);
+        if !reaching.is_empty() {
+            lines.push(format!(
+                "note: ignored {}: Helm uses them to reach a cluster or a chart repository; \
+                 meshchart renders offline",
+                reaching.join(", ")
+            ));
         }
-        let names: Vec<String> = self.given.iter().map(|n| format!("--{n}")).collect();
-        Some(format!(
-            "note: ignored {}: Helm uses them to reach a cluster or a chart repository; \
-             meshchart renders offline",
-            names.join(", ")
-        ))
+        let subcharts = named(true);
+        if !subcharts.is_empty() {
+            lines.push(format!(
+                "note: ignored {}: they are about subcharts, which meshchart's charts never \
+                 have (a chart with any is refused, naming them)",
+                subcharts.join(", ")
+            ));
+        }
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
-impl<const TEMPLATE: bool> FromArgMatches for IgnoredFlags<TEMPLATE> {
+impl<const COMMAND: u8> FromArgMatches for IgnoredFlags<COMMAND> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let given = Self::table()
             .filter(|f| matches.value_source(f.long) == Some(ValueSource::CommandLine))
@@ -350,13 +426,13 @@ impl<const TEMPLATE: bool> FromArgMatches for IgnoredFlags<TEMPLATE> {
     }
 }
 
-impl<const TEMPLATE: bool> Args for IgnoredFlags<TEMPLATE> {
+impl<const COMMAND: u8> Args for IgnoredFlags<COMMAND> {
     fn augment_args(command: Command) -> Command {
         command.args(Self::table().map(|f| {
             let arg = Arg::new(f.long)
                 .long(f.long)
                 .help(format!("Ignored (Helm: {})", f.helm))
-                .help_heading("Helm's flags for a cluster or a repository (ignored)")
+                .help_heading("Helm's flags for a cluster, a repository or subcharts (ignored)")
                 // Forty flags that do nothing would bury the help; the README's table lists them.
                 .hide(true);
             let arg = match f.short {
@@ -372,5 +448,50 @@ impl<const TEMPLATE: bool> Args for IgnoredFlags<TEMPLATE> {
 
     fn augment_args_for_update(command: Command) -> Command {
         Self::augment_args(command)
+    }
+}
+
+/// `helm package`'s flags: signing, which meshchart refuses, and those it ignores.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct HelmPackageFlags {
+    /// Refused: meshchart cannot write a PGP provenance (.prov) file; it prints the archive's
+    /// SHA-256 digest, which `gpg --detach-sign` can sign.
+    #[arg(long, help_heading = "Helm's package flags")]
+    pub sign: bool,
+    /// Refused with --sign.
+    #[arg(long, value_name = "NAME", help_heading = "Helm's package flags")]
+    pub key: Option<String>,
+    /// Refused with --sign.
+    #[arg(long, value_name = "FILE", help_heading = "Helm's package flags")]
+    pub passphrase_file: Option<String>,
+    /// Flags that only matter against a repository, or for subcharts.
+    #[command(flatten)]
+    pub ignored: IgnoredFlags<PACKAGE>,
+}
+
+impl HelmPackageFlags {
+    /// Why the command line cannot be run as asked, if it cannot.
+    pub fn refusal(&self) -> Option<String> {
+        let given: Vec<&str> = [
+            self.sign.then_some("--sign"),
+            self.key.as_ref().map(|_| "--key"),
+            self.passphrase_file.as_ref().map(|_| "--passphrase-file"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!given.is_empty()).then(|| {
+            format!(
+                "{}: meshchart cannot sign a package (Helm's PGP provenance file); the archive \
+                 is byte-for-byte reproducible and its SHA-256 digest is printed: sign the \
+                 archive with `gpg --detach-sign`, or publish the digest",
+                given.join(", ")
+            )
+        })
+    }
+
+    /// The note on stderr about what was ignored, if anything was.
+    pub fn note(&self) -> Option<String> {
+        self.ignored.note()
     }
 }

@@ -366,7 +366,7 @@ pub enum Format {
     Json,
 }
 
-/// `-o/--output text|json` of `lint`, `golden`, `diff` and `releases`.
+/// `-o/--output text|json` of `lint`, `golden`, `diff`, `releases` and `certs inspect`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct FormatFlag {
     /// How the result is printed: `text`, or `json` (one JSON document on stdout).
@@ -443,7 +443,8 @@ pub struct InjectArgs {
     /// line for each input document). Default: YAML, or JSON when every input is JSON.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<OutputKind>,
-    /// Leave out the per-resource report on stderr: notes, the summary line and errors remain.
+    /// Leave out the per-resource report and the progress bar on stderr: notes, the summary
+    /// line and errors remain.
     #[arg(long)]
     pub quiet: bool,
 }
@@ -466,6 +467,9 @@ pub struct UninjectArgs {
     /// How the report on stderr is written.
     #[arg(long, value_enum, default_value_t = ReportKind::Text)]
     pub report: ReportKind,
+    /// Leave out the per-resource report and the progress bar on stderr (errors remain).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 impl InjectArgs {

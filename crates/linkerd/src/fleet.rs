@@ -62,6 +62,21 @@ pub struct FleetOptions {
     pub keep_going: bool,
 }
 
+/// Told how a fleet run goes, from any of its render threads: how many clusters it found, then
+/// each cluster as its render is done. The command line draws a progress bar with it.
+pub trait FleetProgress: Sync {
+    /// The fleet has `total` clusters.
+    fn clusters(&self, total: usize);
+    /// One more cluster is rendered (or failed).
+    fn cluster_done(&self);
+}
+
+/// No one watching.
+impl FleetProgress for () {
+    fn clusters(&self, _: usize) {}
+    fn cluster_done(&self) {}
+}
+
 /// A cluster that could not be rendered, and why.
 #[derive(Debug)]
 pub struct ClusterFailure {
@@ -182,6 +197,8 @@ pub struct Fleet<'a> {
     pub shared: &'a RenderRequest,
     /// The clusters, in name order.
     pub clusters: &'a [Cluster],
+    /// Told of each cluster as it is done.
+    pub progress: &'a dyn FleetProgress,
 }
 
 /// What became of a cluster's output file.
@@ -226,6 +243,7 @@ pub fn render_clusters(
         chart,
         shared,
         clusters,
+        progress,
     } = *fleet;
     let mut input = Vec::new();
     if shared.values.reads_stdin() {
@@ -250,18 +268,22 @@ pub fn render_clusters(
     let reader = DocumentReader::new().remembering_checked_documents();
     let render_one =
         |engine: &Engine<'_>, cluster: &Cluster, inputs: Option<Result<RenderInputs, Error>>| {
-            let inputs = inputs.unwrap_or_else(|| read_one(cluster))?;
-            let outcome = render_inputs(engine, &reader, chart, inputs)?;
-            let file = format!("{}.yaml", cluster.name);
-            let stream = outcome.rendered.to_stream();
-            let output = match set.write(&file, stream.as_bytes(), false)? {
-                FileOutcome::Unchanged => Output::Unchanged,
-                FileOutcome::Written => Output::Changed,
-            };
-            Ok(ClusterOutput {
-                output,
-                notes: outcome.notes,
-            })
+            let done: Result<ClusterOutput, Error> = (|| {
+                let inputs = inputs.unwrap_or_else(|| read_one(cluster))?;
+                let outcome = render_inputs(engine, &reader, chart, inputs)?;
+                let file = format!("{}.yaml", cluster.name);
+                let stream = outcome.rendered.to_stream();
+                let output = match set.write(&file, stream.as_bytes(), false)? {
+                    FileOutcome::Unchanged => Output::Unchanged,
+                    FileOutcome::Written => Output::Changed,
+                };
+                Ok(ClusterOutput {
+                    output,
+                    notes: outcome.notes,
+                })
+            })();
+            progress.cluster_done();
+            done
         };
     let mut read_ahead: Vec<Option<Result<RenderInputs, Error>>> =
         clusters.iter().map(|_| None).collect();
@@ -473,8 +495,24 @@ pub fn run(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<FleetReport, Error> {
+    run_with_progress(source, dir, out, shared, options, stdin, clock, &())
+}
+
+/// [`run`], telling `progress` how it goes.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with_progress(
+    source: &ChartSource,
+    dir: &Utf8Path,
+    out: &Utf8Path,
+    shared: &RenderRequest,
+    options: FleetOptions,
+    stdin: &mut dyn Read,
+    clock: Clock,
+    progress: &dyn FleetProgress,
+) -> Result<FleetReport, Error> {
     let mut warnings = Vec::new();
     let clusters = discover_noting(dir, &mut warnings)?;
+    progress.clusters(clusters.len());
     let pool =
         crate::parallel::pool(options.jobs).map_err(|e| Error::Usage(format!("--jobs: {e}")))?;
     // Standard input is read once, for every line's clusters.
@@ -498,6 +536,7 @@ pub fn run(
                 let message = e.to_string();
                 for index in members {
                     results[index] = Some(Err(Error::Usage(message.clone())));
+                    progress.cluster_done();
                 }
                 continue;
             }
@@ -511,6 +550,7 @@ pub fn run(
             chart: &chart,
             shared: &with_ha,
             clusters: &group,
+            progress,
         };
         let rendered = render_clusters(&fleet, &mut input.as_slice(), clock, &pool, &set)?;
         for (index, result) in members.into_iter().zip(rendered) {

@@ -121,9 +121,22 @@ pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
         text: (*text).to_owned(),
     });
     Ok(Chart::from_files(
-        &format!("embedded chart {name} of Linkerd {release}"),
+        &format!("{EMBEDDED_ORIGIN}{name} of Linkerd {release}"),
         files.collect(),
     )?)
+}
+
+/// How an embedded chart's origin starts (`embedded chart linkerd-crds of Linkerd edge-26.8.3`).
+const EMBEDDED_ORIGIN: &str = "embedded chart ";
+
+/// The release line `chart` was compiled in for (`edge-26.8.3`), when it is an embedded chart
+/// ([`embedded_line`]); `None` for a user's chart.
+pub fn embedded_release_of(chart: &Chart) -> Option<&str> {
+    chart
+        .origin
+        .strip_prefix(EMBEDDED_ORIGIN)?
+        .split_once(" of Linkerd ")
+        .map(|(_, release)| release)
 }
 
 /// The name of a release line's control-plane chart.

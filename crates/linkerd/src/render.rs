@@ -234,7 +234,11 @@ pub fn with_ha_overlay(chart: &Chart, overrides: &mut ValueOverrides) -> Result<
             chart.origin
         ))
     })?;
-    let name = format!("{}/{}", chart.metadata.name, overlay.path);
+    // A user's chart names its own file; an embedded chart's is meshchart's, named by the flag.
+    let name = match crate::releases::embedded_release_of(chart) {
+        Some(release) => format!("--ha (the HA values of {} {release})", chart.metadata.name),
+        None => format!("{}/{}", chart.metadata.name, overlay.path),
+    };
     overrides
         .already_read
         .insert(name.clone(), overlay.text.clone());
@@ -427,6 +431,9 @@ fn with_notes(
     rendered: Rendered,
     mut notes: Vec<String>,
 ) -> Result<RenderOutcome, Error> {
+    if let Some(duplicate) = chart.duplicate_default_key() {
+        notes.insert(0, format!("warning: {duplicate}"));
+    }
     notes.extend(rendered.notes.iter().cloned());
     notes.extend(
         proxy_value_warnings(chart, values)

@@ -360,6 +360,24 @@ impl Chart {
             .find(|f| f.path == name || f.path.strip_prefix("values/") == Some(name))
     }
 
+    /// The warning for a map key the chart's default values give twice, naming the file and
+    /// both lines; `None` when every key is given once. The last value counts, as in Helm, which
+    /// says nothing: a chart's user cannot fix its author's values file, so a render goes on,
+    /// and `lint` makes it an error for the author.
+    pub fn duplicate_default_key(&self) -> Option<String> {
+        let file = self.default_values.as_ref()?;
+        let found = yaml::load::first_duplicate_key_in(&file.text)?;
+        let under = match found.map_path.is_empty() {
+            true => String::new(),
+            false => format!(" under {}", found.map_path.join(".")),
+        };
+        Some(format!(
+            "{}:{}: the key {:?}{under} is given twice, on line {} and on line {}; the last \
+             value counts, as in Helm",
+            file.path, found.second_line, found.key, found.first_line, found.second_line
+        ))
+    }
+
     /// Parses one of the chart's values files into a map.
     pub fn parse_values_file(&self, file: &ChartFile) -> Result<Value, ChartError> {
         let value = yaml::parse_document(&file.text).map_err(|source| ChartError::Yaml {

@@ -284,56 +284,113 @@ pub fn show_only(
         .collect())
 }
 
-/// `*` matches within one path segment, `?` one character, `[sd]`, `[a-z]` and `[^x]` (or
-/// `[!x]`) one character of a class, as Go's `filepath.Match`, which Helm's `--show-only` uses;
-/// everything else literally (an unclosed `[` too).
+/// Whether `text` (a template's path) matches `pattern` as Go's `filepath.Match` has it, which
+/// Helm's `--show-only` uses: `*` any run of characters within one path segment, `?` one
+/// character but `/`, `[sd]`, `[a-z]` and `[^x]` one character of a class (`/` too; only `^`
+/// negates: a `!` is itself), `\` takes the next character as it is (`\*` is a star); anything else
+/// itself. A pattern Go refuses (an unclosed `[`, an empty class, a range missing an end, a
+/// trailing `\`) matches nothing, as in Helm.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some('*') => (0..=t.len())
-                .take_while(|&i| i == 0 || t[i - 1] != '/')
-                .any(|i| go(&p[1..], &t[i..])),
-            Some('?') => !t.is_empty() && t[0] != '/' && go(&p[1..], &t[1..]),
-            Some('[') if class_end(p).is_some() => {
-                let end = class_end(p).unwrap_or_default();
-                match t.first() {
-                    Some(&c) if c != '/' && in_class(&p[1..end], c) => go(&p[end + 1..], &t[1..]),
-                    _ => false,
-                }
-            }
-            Some(c) => t.first() == Some(c) && go(&p[1..], &t[1..]),
+    match glob_tokens(pattern) {
+        Some(tokens) => {
+            let text: Vec<char> = text.chars().collect();
+            tokens_match(&tokens, &text)
         }
+        None => false,
     }
-    /// Where the class opening `p` closes: the first `]` after at least one member.
-    fn class_end(p: &[char]) -> Option<usize> {
-        let first = match p.get(1) {
-            Some('^' | '!') => 3,
-            _ => 2,
-        };
-        (first..p.len()).find(|&i| p[i] == ']')
-    }
-    fn in_class(class: &[char], c: char) -> bool {
-        let (negated, members) = match class.first() {
-            Some('^' | '!') => (true, &class[1..]),
-            _ => (false, class),
-        };
-        let mut found = false;
-        let mut i = 0;
-        while i < members.len() {
-            if i + 2 < members.len() && members[i + 1] == '-' {
-                found |= (members[i]..=members[i + 2]).contains(&c);
-                i += 3;
-            } else {
-                found |= members[i] == c;
+}
+
+/// One element of a `--show-only` pattern.
+#[derive(Debug, PartialEq)]
+enum GlobToken {
+    /// `*`.
+    Star,
+    /// `?`.
+    AnyOne,
+    /// A character, itself.
+    Literal(char),
+    /// `[...]`: inclusive ranges (a single character is a range of one), maybe negated.
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
+}
+
+/// The pattern's tokens, or `None` when Go's `filepath.Match` would call it malformed.
+fn glob_tokens(pattern: &str) -> Option<Vec<GlobToken>> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    // A class member: a character other than `-` and `]`, or one escaped by `\`; the class
+    // must go on after it (it is closed later).
+    let member = |i: &mut usize| -> Option<char> {
+        let mut c = *chars.get(*i)?;
+        if c == '-' || c == ']' {
+            return None;
+        }
+        if c == '\\' {
+            *i += 1;
+            c = *chars.get(*i)?;
+        }
+        *i += 1;
+        (*i < chars.len()).then_some(c)
+    };
+    while i < chars.len() {
+        match chars[i] {
+            '*' => tokens.push(GlobToken::Star),
+            '?' => tokens.push(GlobToken::AnyOne),
+            '\\' => {
                 i += 1;
+                tokens.push(GlobToken::Literal(*chars.get(i)?));
             }
+            '[' => {
+                i += 1;
+                let negated = chars.get(i) == Some(&'^');
+                if negated {
+                    i += 1;
+                }
+                let mut ranges = Vec::new();
+                loop {
+                    if chars.get(i) == Some(&']') && !ranges.is_empty() {
+                        break;
+                    }
+                    let low = member(&mut i)?;
+                    let high = match chars.get(i) {
+                        Some('-') => {
+                            i += 1;
+                            member(&mut i)?
+                        }
+                        _ => low,
+                    };
+                    ranges.push((low, high));
+                }
+                tokens.push(GlobToken::Class { negated, ranges });
+            }
+            c => tokens.push(GlobToken::Literal(c)),
         }
-        found != negated
+        i += 1;
     }
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
-    go(&pattern, &text)
+    Some(tokens)
+}
+
+fn tokens_match(tokens: &[GlobToken], text: &[char]) -> bool {
+    let Some((first, rest)) = tokens.split_first() else {
+        return text.is_empty();
+    };
+    let one = |accepts: bool| accepts && tokens_match(rest, &text[1..]);
+    match (first, text.first()) {
+        (GlobToken::Star, _) => (0..=text.len())
+            .take_while(|&i| i == 0 || text[i - 1] != '/')
+            .any(|i| tokens_match(rest, &text[i..])),
+        (_, None) => false,
+        (GlobToken::AnyOne, Some(&c)) => one(c != '/'),
+        (GlobToken::Literal(l), Some(&c)) => one(*l == c),
+        (GlobToken::Class { negated, ranges }, Some(&c)) => {
+            let inside = ranges.iter().any(|&(low, high)| low <= c && c <= high);
+            // Unlike `?` and `*`, Go's class can match the separator.
+            one(inside != *negated)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -361,10 +418,58 @@ mod tests {
         ));
         assert!(glob_match("templates/[^c]*.yaml", "templates/service.yaml"));
         assert!(!glob_match(
-            "templates/[!c]*.yaml",
+            "templates/[^c]*.yaml",
             "templates/configmap.yaml"
         ));
-        assert!(glob_match("templates/[x.yaml", "templates/[x.yaml"));
+    }
+
+    #[test]
+    fn show_only_reads_a_bang_in_a_class_as_itself_as_go_does() {
+        assert!(glob_match("templates/[!s]*.yaml", "templates/service.yaml"));
+        assert!(glob_match("templates/[!s]x", "templates/!x"));
+        assert!(!glob_match("templates/[!s]*.yaml", "templates/deploy.yaml"));
+    }
+
+    #[test]
+    fn show_only_takes_a_backslash_escape_as_go_does() {
+        assert!(glob_match(
+            "templates/\\secret.yaml",
+            "templates/secret.yaml"
+        ));
+        assert!(glob_match("templates/a\\*b", "templates/a*b"));
+        assert!(!glob_match("templates/a\\*b", "templates/axb"));
+        assert!(glob_match("templates/[\\]]x", "templates/]x"));
+    }
+
+    #[test]
+    fn a_pattern_go_refuses_matches_nothing_as_in_helm() {
+        for pattern in [
+            "templates/[x.yaml",
+            "templates/[]]x",
+            "templates/[s-]ervice.yaml",
+            "templates/[-s]ervice.yaml",
+            "templates/se[a-z-]ret.yaml",
+            "templates/x\\",
+            "templates/[",
+        ] {
+            for text in [
+                "templates/[x.yaml",
+                "templates/service.yaml",
+                "templates/secret.yaml",
+            ] {
+                assert!(!glob_match(pattern, text), "{pattern} matched {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn show_only_star_and_question_mark_stay_within_a_segment_and_a_class_need_not() {
+        assert!(!glob_match("*", "templates/a.yaml"));
+        assert!(glob_match("*/a.yaml", "templates/a.yaml"));
+        assert!(!glob_match("templates?a.yaml", "templates/a.yaml"));
+        // A class is no wildcard: Go lets it match the separator.
+        assert!(glob_match("templates[/]a.yaml", "templates/a.yaml"));
+        assert!(glob_match("templates[^x]a.yaml", "templates/a.yaml"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod sources;
 
 pub use crate::yaml::{format_go_float, format_json_float, format_yaml_float, Map, Value};
 pub use coalesce::{coalesce, merge_user_values};
-pub use explain::{annotate, explain, DefaultsFile, Explained, LeafPath};
+pub use explain::{annotate, explain, DefaultsFile, Explained, LeafPath, CHART_DEFAULTS};
 pub use known::{edit_distance, is_free_form, KnownKeys};
 pub use positions::{walk, Shape, Step};
 pub use schema::{default_key_paths, schema_key_paths, to_json, validate, SchemaCheck, Violation};

@@ -20,8 +20,10 @@
 mod inspect;
 mod renew;
 mod rotate;
-pub use inspect::inspect;
 pub(super) use inspect::{expired_issuer, expiry_warning};
+pub use inspect::{
+    inspect, inspect_folder, AnchorView, CertificateView, Inspection, IssuerView, RetiredView,
+};
 pub use renew::renew;
 pub(super) use renew::{holds_root_without_issuer, make_issuer_command};
 pub use rotate::rotate_root;

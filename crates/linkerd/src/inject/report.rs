@@ -378,6 +378,11 @@ impl SpooledReport {
         })
     }
 
+    /// The report with its entries left out (`uninject --quiet`); a JSON one stays one document.
+    pub fn without_entries(self, quiet: bool) -> SpooledReport {
+        SpooledReport { quiet, ..self }
+    }
+
     /// Whether the report is JSON (its notes then belong inside it: see
     /// [`SpooledReport::copy_with_notes`]).
     pub fn is_json(&self) -> bool {

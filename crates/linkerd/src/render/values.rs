@@ -168,20 +168,42 @@ pub fn show_values(
             .map(|yaml| yaml + "\n")
             .map_err(|e| Error::Usage(format!("the values cannot be printed as YAML: {e}")))
     };
+    let duplicate = chart
+        .duplicate_default_key()
+        .map(|duplicate| format!("warning: {duplicate}"));
     if !explain {
         // Where each value came from is not shown: not worked out either (it costs several
         // times the values' own memory).
         let (values, warnings) = crate::values::effective_values(&defaults, overrides, stdin)?;
-        return Ok((to_yaml(&values)?, warnings));
+        return Ok((
+            to_yaml(&values)?,
+            duplicate.into_iter().chain(warnings).collect(),
+        ));
     }
-    let file = chart.default_values.as_ref().map(|f| DefaultsFile {
-        name: &f.path,
-        text: &f.text,
-    });
+    // An embedded chart's defaults file is meshchart's, not one the user can open: its values
+    // are named by the chart and release the user chose, the key being on the line.
+    let embedded = crate::releases::embedded_release_of(chart)
+        .map(|release| format!("default of {} {release}", chart.metadata.name));
+    let file = match embedded {
+        Some(_) => None,
+        None => chart.default_values.as_ref().map(|f| DefaultsFile {
+            name: &f.path,
+            text: &f.text,
+        }),
+    };
     let mut explained = explain_values(file, &defaults, overrides, stdin)?;
     // The files' texts serve lint; here they would only add to the peak.
     explained.files = Vec::new();
     let yaml = to_yaml(&explained.values)?;
-    let annotated = annotate(&yaml, |path| explained.origin_of(path));
-    Ok((annotated, explained.warnings))
+    let annotated = annotate(&yaml, |path| {
+        let origin = explained.origin_of(path)?;
+        Some(match &embedded {
+            Some(label) if origin == crate::values::CHART_DEFAULTS => label.clone(),
+            _ => origin,
+        })
+    });
+    Ok((
+        annotated,
+        duplicate.into_iter().chain(explained.warnings).collect(),
+    ))
 }

@@ -48,6 +48,10 @@ pub struct Explained {
     defaults_file: Option<(String, BTreeMap<LeafPath, usize>)>,
 }
 
+/// How [`Explained::origin_of`] names a value of the chart's defaults when it has no defaults
+/// file to cite.
+pub const CHART_DEFAULTS: &str = "chart defaults";
+
 /// The chart's defaults as a file: how to name it, and its text.
 #[derive(Clone, Copy, Debug)]
 pub struct DefaultsFile<'a> {
@@ -326,6 +330,8 @@ impl Explained {
             .get(origin.source as usize)
             .map_or("", String::as_str);
         match origin.line {
+            // A flag that stands for values meshchart holds (`--ha`) has no file to cite.
+            _ if label.starts_with("--") => label.to_owned(),
             NO_LINE => label.to_owned(),
             line => format!("{label}:{line}"),
         }
@@ -348,7 +354,7 @@ impl Explained {
                         None => name.clone(),
                     }
                 }
-                _ => written.map_or_else(|| "chart defaults".to_owned(), |w| self.name(w.origin)),
+                _ => written.map_or_else(|| CHART_DEFAULTS.to_owned(), |w| self.name(w.origin)),
             },
         })
     }

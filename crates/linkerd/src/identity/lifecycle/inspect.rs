@@ -12,16 +12,97 @@ use super::{
 use camino::Utf8Path;
 use std::time::SystemTime;
 
-/// `meshchart certs inspect DIR`: what the folder holds, at `now`.
+/// One certificate as `certs inspect` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CertificateView {
+    /// Its subject (`CN=root.linkerd.cluster.local`).
+    pub subject: String,
+    /// Its SHA-256 fingerprint (`AB:CD:...`).
+    pub sha256: String,
+    /// Its not-after instant, seconds since 1970.
+    pub not_after: i64,
+    /// That instant and the days left: `2027-12-03T15:47:10Z (364 days left)`.
+    pub not_after_text: String,
+    /// Whole days until it expires (negative once it has).
+    pub days_left: i64,
+    /// Expired at the instant of the inspection.
+    pub expired: bool,
+    /// Expires within the days `render` warns about.
+    pub expires_soon: bool,
+}
+
+impl CertificateView {
+    fn of(cert: &Cert, now: i64) -> CertificateView {
+        let not_after = cert.not_after();
+        CertificateView {
+            subject: cert.subject(),
+            sha256: cert.fingerprint(),
+            not_after,
+            not_after_text: until(not_after, now),
+            days_left: (not_after - now).div_euclid(86_400),
+            expired: not_after < now,
+            expires_soon: not_after >= now && not_after - now <= WARN_DAYS * 86_400,
+        }
+    }
+}
+
+/// A trust anchor of ca.crt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnchorView {
+    /// The certificate.
+    pub certificate: CertificateView,
+    /// The file in the folder holding its key; `None` when the key is not there (offline).
+    pub key_file: Option<String>,
+    /// It is the new root of a rotation under way.
+    pub next_root: bool,
+}
+
+/// The issuer, and which anchor signed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IssuerView {
+    /// The certificate.
+    pub certificate: CertificateView,
+    /// The anchor that signed it (`CN=... (SHA-256 ...)`); `None`: none of them did.
+    pub signed_by: Option<String>,
+}
+
+/// A retired file, kept until its certificates expire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetiredView {
+    /// Its name under retired/.
+    pub file: String,
+    /// The subjects it holds.
+    pub subjects: Vec<String>,
+    /// The last not-after of them, and the days left.
+    pub until_text: String,
+}
+
+/// What a `--certs-dir` folder holds, at one instant: what `certs inspect` prints as text or
+/// JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inspection {
+    /// The trust anchors (ca.crt).
+    pub anchors: Vec<AnchorView>,
+    /// The issuer (issuer.crt), if there is one.
+    pub issuer: Option<IssuerView>,
+    /// Where a root rotation stands, and the next command, when one is under way.
+    pub rotation: Option<String>,
+    /// The webhook serving certificates, by file name.
+    pub webhooks: Vec<(String, CertificateView)>,
+    /// The retired material.
+    pub retired: Vec<RetiredView>,
+}
+
+/// `meshchart certs inspect DIR`: what the folder holds, at `now`, as text.
 pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError> {
+    Ok(inspect_folder(dir, now)?.to_text())
+}
+
+/// What the folder holds, at `now`.
+pub fn inspect_folder(dir: &Utf8Path, now: SystemTime) -> Result<Inspection, IdentityError> {
     require_folder(dir)?;
     let _reading = super::super::certs_dir::lock_for_reading(dir)?;
     let now = Clock(now).unix_seconds()?;
-    let mut out = String::new();
-    let line = |out: &mut String, text: String| {
-        out.push_str(&text);
-        out.push('\n');
-    };
     let anchors_path = dir.join(ANCHORS_FILE);
     let anchors = match read_optional(&anchors_path)? {
         Some(text) => read_certs(&text, &anchors_path)?,
@@ -38,56 +119,35 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
             RootSigner::new(&super::super::pem::encode("CERTIFICATE", &cert.der), key).is_ok()
         })
     };
-    line(
-        &mut out,
-        format!("trust anchors ({ANCHORS_FILE}, the render's identityTrustAnchorsPEM):"),
-    );
-    if anchors.is_empty() {
-        line(&mut out, "  none".to_owned());
-    }
     let next_key = read_optional(&dir.join(NEXT_ROOT_KEY_FILE))?;
-    for anchor in &anchors {
-        let is_next = next.iter().any(|n| n.der == anchor.der);
-        let key = if key_of(anchor, root_key.as_ref()) {
-            ROOT_KEY_FILE.to_owned()
-        } else if is_next && key_of(anchor, next_key.as_ref()) {
-            NEXT_ROOT_KEY_FILE.to_owned()
-        } else {
-            "not in this folder (offline)".to_owned()
-        };
-        describe(&mut out, None, anchor, now);
-        line(&mut out, format!("    key          {key}"));
-        if is_next {
-            line(
-                &mut out,
-                format!("    role         new root of a rotation ({NEXT_ROOT_CRT_FILE})"),
-            );
-        }
-    }
+    let anchor_views = anchors
+        .iter()
+        .map(|anchor| {
+            let next_root = next.iter().any(|n| n.der == anchor.der);
+            let key_file = if key_of(anchor, root_key.as_ref()) {
+                Some(ROOT_KEY_FILE.to_owned())
+            } else if next_root && key_of(anchor, next_key.as_ref()) {
+                Some(NEXT_ROOT_KEY_FILE.to_owned())
+            } else {
+                None
+            };
+            AnchorView {
+                certificate: CertificateView::of(anchor, now),
+                key_file,
+                next_root,
+            }
+        })
+        .collect();
     let issuer_path = dir.join(ISSUER_CRT_FILE);
-    line(&mut out, format!("issuer ({ISSUER_CRT_FILE}):"));
     let issuer = match read_optional(&issuer_path)? {
         Some(text) => Some(read_certs(&text, &issuer_path)?.remove(0)),
         None => None,
     };
-    match &issuer {
-        None => line(&mut out, "  none".to_owned()),
-        Some(issuer) => {
-            describe(&mut out, None, issuer, now);
-            let signer = anchors.iter().find(|a| issuer.signed(a));
-            line(
-                &mut out,
-                format!(
-                    "    signed by    {}",
-                    signer.map_or_else(
-                        || "none of the trust anchors: the render refuses it".to_owned(),
-                        |s| s.named()
-                    )
-                ),
-            );
-        }
-    }
-    let phase = match (anchors.len(), next.is_empty()) {
+    let issuer = issuer.map(|issuer| IssuerView {
+        certificate: CertificateView::of(&issuer, now),
+        signed_by: anchors.iter().find(|a| issuer.signed(a)).map(Cert::named),
+    });
+    let rotation = match (anchors.len(), next.is_empty()) {
         (_, false) => Some(format!(
             "bundle done; next: `meshchart certs rotate-root {dir} --phase issuer`"
         )),
@@ -96,22 +156,15 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
         )),
         _ => None,
     };
-    if let Some(phase) = phase {
-        line(&mut out, format!("rotation: {phase}"));
-    }
     let mut webhooks = Vec::new();
     for stem in WEBHOOK_STEMS {
         let path = dir.join(format!("{stem}.crt"));
         if let Some(text) = read_optional(&path)? {
-            webhooks.push((stem, read_certs(&text, &path)?.remove(0)));
+            let cert = read_certs(&text, &path)?.remove(0);
+            webhooks.push((format!("{stem}.crt"), CertificateView::of(&cert, now)));
         }
     }
-    if !webhooks.is_empty() {
-        line(&mut out, "webhook serving certificates:".to_owned());
-        for (stem, cert) in &webhooks {
-            describe(&mut out, Some(&format!("{stem}.crt")), cert, now);
-        }
-    }
+    let mut retired = Vec::new();
     let retired_dir = dir.join(RETIRED_DIR);
     if retired_dir.is_dir() {
         let mut names: Vec<String> = retired_dir
@@ -126,39 +179,144 @@ pub fn inspect(dir: &Utf8Path, now: SystemTime) -> Result<String, IdentityError>
             .filter(|name| name.ends_with(".crt"))
             .collect();
         names.sort();
-        if !names.is_empty() {
+        for name in names {
+            let path = retired_dir.join(&name);
+            let certs = read_certs(&read_optional(&path)?.unwrap_or_default(), &path)?;
+            let last = certs.iter().map(Cert::not_after).max().unwrap_or_default();
+            retired.push(RetiredView {
+                file: name,
+                subjects: certs.iter().map(Cert::subject).collect(),
+                until_text: until(last, now),
+            });
+        }
+    }
+    Ok(Inspection {
+        anchors: anchor_views,
+        issuer,
+        rotation,
+        webhooks,
+        retired,
+    })
+}
+
+impl Inspection {
+    /// The inspection as `certs inspect` prints it for a person.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let line = |out: &mut String, text: String| {
+            out.push_str(&text);
+            out.push('\n');
+        };
+        line(
+            &mut out,
+            format!("trust anchors ({ANCHORS_FILE}, the render's identityTrustAnchorsPEM):"),
+        );
+        if self.anchors.is_empty() {
+            line(&mut out, "  none".to_owned());
+        }
+        for anchor in &self.anchors {
+            describe(&mut out, None, &anchor.certificate);
+            let key = anchor
+                .key_file
+                .clone()
+                .unwrap_or_else(|| "not in this folder (offline)".to_owned());
+            line(&mut out, format!("    key          {key}"));
+            if anchor.next_root {
+                line(
+                    &mut out,
+                    format!("    role         new root of a rotation ({NEXT_ROOT_CRT_FILE})"),
+                );
+            }
+        }
+        line(&mut out, format!("issuer ({ISSUER_CRT_FILE}):"));
+        match &self.issuer {
+            None => line(&mut out, "  none".to_owned()),
+            Some(issuer) => {
+                describe(&mut out, None, &issuer.certificate);
+                line(
+                    &mut out,
+                    format!(
+                        "    signed by    {}",
+                        issuer.signed_by.clone().unwrap_or_else(|| {
+                            "none of the trust anchors: the render refuses it".to_owned()
+                        })
+                    ),
+                );
+            }
+        }
+        if let Some(phase) = &self.rotation {
+            line(&mut out, format!("rotation: {phase}"));
+        }
+        if !self.webhooks.is_empty() {
+            line(&mut out, "webhook serving certificates:".to_owned());
+            for (file, cert) in &self.webhooks {
+                describe(&mut out, Some(file), cert);
+            }
+        }
+        if !self.retired.is_empty() {
             line(
                 &mut out,
                 format!("retired ({RETIRED_DIR}/, kept until they expire):"),
             );
         }
-        for name in names {
-            let path = retired_dir.join(&name);
-            let certs = read_certs(&read_optional(&path)?.unwrap_or_default(), &path)?;
-            let last = certs.iter().map(Cert::not_after).max().unwrap_or_default();
+        for retired in &self.retired {
             line(
                 &mut out,
                 format!(
-                    "  {name}: {}, until {}",
-                    certs
-                        .iter()
-                        .map(Cert::subject)
-                        .collect::<Vec<_>>()
-                        .join(" + "),
-                    until(last, now)
+                    "  {}: {}, until {}",
+                    retired.file,
+                    retired.subjects.join(" + "),
+                    retired.until_text
                 ),
             );
         }
+        out
     }
-    Ok(out)
+
+    /// The inspection as one JSON document, for programs: the same facts as the text, with
+    /// instants as RFC 3339 text and seconds since 1970.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let cert = |c: &CertificateView| {
+            json!({
+                "subject": c.subject,
+                "sha256": c.sha256,
+                "notAfter": c.not_after_text.split(' ').next().unwrap_or_default(),
+                "notAfterUnix": c.not_after,
+                "daysLeft": c.days_left,
+                "expired": c.expired,
+                "expiresSoon": c.expires_soon,
+            })
+        };
+        json!({
+            "trustAnchors": self.anchors.iter().map(|a| json!({
+                "certificate": cert(&a.certificate),
+                "keyFile": a.key_file,
+                "nextRoot": a.next_root,
+            })).collect::<Vec<_>>(),
+            "issuer": self.issuer.as_ref().map(|i| json!({
+                "certificate": cert(&i.certificate),
+                "signedBy": i.signed_by,
+            })),
+            "rotation": self.rotation,
+            "webhooks": self.webhooks.iter().map(|(file, c)| json!({
+                "file": file,
+                "certificate": cert(c),
+            })).collect::<Vec<_>>(),
+            "retired": self.retired.iter().map(|r| json!({
+                "file": r.file,
+                "subjects": r.subjects,
+                "until": r.until_text.split(' ').next().unwrap_or_default(),
+            })).collect::<Vec<_>>(),
+        })
+    }
 }
 
 /// Writes a certificate's subject (after `label`, when given), fingerprint and expiry, indented.
-fn describe(out: &mut String, label: Option<&str>, cert: &Cert, now: i64) {
-    let not_after = cert.not_after();
-    let soon = if not_after < now {
+fn describe(out: &mut String, label: Option<&str>, cert: &CertificateView) {
+    let soon = if cert.expired {
         "  EXPIRED"
-    } else if not_after - now <= WARN_DAYS * 86_400 {
+    } else if cert.expires_soon {
         "  EXPIRES SOON"
     } else {
         ""
@@ -166,9 +324,7 @@ fn describe(out: &mut String, label: Option<&str>, cert: &Cert, now: i64) {
     let label = label.map(|l| format!("{l}: ")).unwrap_or_default();
     out.push_str(&format!(
         "  {label}{}\n    sha256       {}\n    not after    {}{soon}\n",
-        cert.subject(),
-        cert.fingerprint(),
-        until(not_after, now)
+        cert.subject, cert.sha256, cert.not_after_text
     ));
 }
 
