@@ -116,8 +116,9 @@ class Corpus:
     def build(self, source, name, version, dest_dir, ref=None, path=None, chart_spec=None):
         """Packages NAME VERSION from SOURCE into DEST_DIR; returns the archive's path."""
         s = self.sources[source]
-        ref = ref or s["tag"].replace("{name}", name).replace("{version}", version)
-        path = path or s["path"].replace("{name}", name)
+        ref = ref or s.get("commits", {}).get(version) or \
+            s["tag"].replace("{name}", name).replace("{version}", version)
+        path = path or s.get("paths", {}).get(name) or s["path"].replace("{name}", name)
         with tempfile.TemporaryDirectory() as tmp:
             work = os.path.join(tmp, name)
             git_archive(self.git_dir(source), ref, path, work)
