@@ -25,5 +25,5 @@ helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
 charts=${MESHCHART_HELM_CHARTS:-tests/reference/helm-charts/charts}
 linking=$(file -b "$mesh" 2>/dev/null | grep -o 'statically linked\|dynamically linked' || true)
 echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores"
-echo "meshchart: $mesh ($("$mesh" --version), profile $profile${linking:+, $linking}); helm: $helm ($("$helm" version --short))"
+echo "meshchart: $mesh ($("$mesh" --version | head -n 1), profile $profile${linking:+, $linking}); helm: $helm ($("$helm" version --short))"
 exec python3 bench/helm_charts.py --runs "${RUNS:-10}" --mesh "$mesh" --helm "$helm" --charts "$charts" "$@"

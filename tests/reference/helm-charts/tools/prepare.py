@@ -44,7 +44,7 @@ def satisfies(version, constraint):
     v = [int(p) for p in re.match(r"^v?(\d+)\.(\d+)\.(\d+)", version).groups()]
     for alternative in constraint.split("||"):
         ok = True
-        for term in re.findall(r"(\^|~|>=|<=|>|<|=|!=)?\s*(v?[0-9][0-9A-Za-z.*-]*|\*|x)", alternative):
+        for term in re.findall(r"(!=|\^|~|>=|<=|>|<|=)?\s*(v?[0-9][0-9A-Za-z.*-]*|\*|x)", alternative):
             op, ver = term
             if ver in ("*", "x"):
                 continue
