@@ -30,6 +30,8 @@ struct Case {
     namespace: String,
     archive: PathBuf,
     values_file: Option<PathBuf>,
+    /// The `content_sha256` corpus.toml records for the chart's archive.
+    archive_digest: String,
     /// Keys whose value Helm makes up at random: `(source template, key path)`.
     random: Vec<(String, String)>,
 }
@@ -122,8 +124,8 @@ fn content_sha256(path: &Path) -> String {
         .collect()
 }
 
-/// Every case of the corpus, or `Err(why)` when the chart archives are not on this machine.
-fn cases() -> Result<Vec<Case>, String> {
+/// Every case of the corpus, as corpus.toml lists it.
+fn cases() -> Vec<Case> {
     let corpus = read_toml(&corpus_dir().join("corpus.toml"));
     let charts = charts_dir();
     let mut cases = Vec::new();
@@ -131,20 +133,6 @@ fn cases() -> Result<Vec<Case>, String> {
         let chart = chart.as_table().expect("a [[chart]] table");
         let id = string(chart, "id");
         let archive = charts.join(string(chart, "archive"));
-        if !archive.is_file() {
-            return Err(format!(
-                "the corpus's chart archives are not in {} ({} is missing); \
-                 tests/reference/helm-charts/tools/record.sh makes them",
-                charts.display(),
-                archive.display()
-            ));
-        }
-        assert_eq!(
-            content_sha256(&archive),
-            string(chart, "content_sha256"),
-            "{} does not hold the files corpus.toml records for {id}",
-            archive.display()
-        );
         let random: Vec<(String, String, String)> = strings(chart, "random")
             .iter()
             .map(|entry| {
@@ -165,6 +153,7 @@ fn cases() -> Result<Vec<Case>, String> {
                 release: string(chart, "release").to_owned(),
                 namespace: string(chart, "namespace").to_owned(),
                 archive: archive.clone(),
+                archive_digest: string(chart, "content_sha256").to_owned(),
                 values_file,
                 random: random
                     .iter()
@@ -175,7 +164,34 @@ fn cases() -> Result<Vec<Case>, String> {
             });
         }
     }
-    Ok(cases)
+    cases
+}
+
+/// `Err(why)` when the chart archives are not on this machine; panics on an archive that does
+/// not hold the files corpus.toml records.
+fn archives_present(cases: &[Case]) -> Result<(), String> {
+    let mut checked = std::collections::BTreeSet::new();
+    for case in cases {
+        if !checked.insert(case.archive.clone()) {
+            continue;
+        }
+        if !case.archive.is_file() {
+            return Err(format!(
+                "the corpus's chart archives are not in {} ({} is missing); \
+                 tests/reference/helm-charts/tools/record.sh makes them",
+                charts_dir().display(),
+                case.archive.display()
+            ));
+        }
+        assert_eq!(
+            content_sha256(&case.archive),
+            case.archive_digest,
+            "{} does not hold the files corpus.toml records for {}",
+            case.archive.display(),
+            case.chart_id
+        );
+    }
+    Ok(())
 }
 
 /// Helm's recorded output, `ID/SET.yaml` to text, from `renders.tar.xz`.
@@ -256,20 +272,12 @@ fn run_case(case: &Case, expected: &str) -> Outcome {
 #[test]
 fn every_corpus_chart_renders_as_helm_does_or_is_listed_as_not_yet() {
     let test = "every_corpus_chart_renders_as_helm_does_or_is_listed_as_not_yet";
-    let cases = match cases() {
-        Ok(cases) => cases,
-        Err(why) => return skip(test, "helm-charts", &why),
-    };
+    let cases = cases();
+    if let Err(why) = archives_present(&cases) {
+        return skip(test, "helm-charts", &why);
+    }
     let renders = helm_renders();
     let not_yet = not_yet();
-    for listed in not_yet.keys() {
-        assert!(
-            cases
-                .iter()
-                .any(|c| c.chart_id == *listed || c.name() == *listed),
-            "NOT-YET.toml lists {listed}, which is no case of the corpus"
-        );
-    }
     let outcomes = Mutex::new(Vec::new());
     let next = Mutex::new(cases.iter());
     std::thread::scope(|scope| {
@@ -313,4 +321,56 @@ fn every_corpus_chart_renders_as_helm_does_or_is_listed_as_not_yet() {
         outcomes.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn every_case_has_its_value_file_its_recorded_render_and_no_other_render_is_there() {
+    let cases = cases();
+    let renders = helm_renders();
+    let digests: BTreeMap<String, String> =
+        std::fs::read_to_string(corpus_dir().join("renders.sha256"))
+            .expect("renders.sha256")
+            .lines()
+            .filter_map(|line| line.split_once("  "))
+            .map(|(digest, name)| (name.to_owned(), digest.to_owned()))
+            .collect();
+    let mut wanted = std::collections::BTreeSet::new();
+    for case in &cases {
+        if let Some(values) = &case.values_file {
+            assert!(values.is_file(), "{}: no {}", case.name(), values.display());
+        }
+        let key = format!("{}.yaml", case.name());
+        let render = renders
+            .get(&key)
+            .unwrap_or_else(|| panic!("renders.tar.xz has no {key}"));
+        let digest: String = Sha256::digest(render.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            Some(&digest),
+            digests.get(&key),
+            "{key} in renders.tar.xz is not the render renders.sha256 records"
+        );
+        wanted.insert(key);
+    }
+    let extra: Vec<&String> = renders.keys().filter(|k| !wanted.contains(*k)).collect();
+    assert!(extra.is_empty(), "renders of no corpus case: {extra:?}");
+}
+
+#[test]
+fn not_yet_names_only_cases_of_the_corpus() {
+    let cases = cases();
+    for (listed, reason) in not_yet() {
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.chart_id == listed || c.name() == listed),
+            "NOT-YET.toml lists {listed}, which is no case of the corpus"
+        );
+        assert!(
+            !reason.trim().is_empty(),
+            "NOT-YET.toml gives {listed} no reason"
+        );
+    }
 }
