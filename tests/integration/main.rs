@@ -32,6 +32,7 @@ mod fleet;
 mod functions_engine;
 mod fuzz_regressions;
 mod golden;
+mod helm_charts_corpus;
 mod helm_corpus_functions;
 mod helm_corpus_ordering;
 mod helm_corpus_sprig;
