@@ -43,7 +43,32 @@ cd "$(dirname "$0")/.."
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(render lines fleet inject)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The figures issue #38 sets targets for, each as measured (a ratio is how many times faster
+# meshchart was, paired median), with its target and whether this run met it. Printed on exit,
+# so a run cut short still shows what it measured.
+targets_table() {
+  [[ -s ${summary:-} ]] || return 0
+  echo
+  echo "== targets (issue #38): $tag"
+  awk -F '\t' '
+  function row(name, figure, target, met, load) {
+    printf "  %-70s %8s  target %-9s %-8s (load average %s)\n", name, figure, target, met ? "met" : "NOT MET", load
+  }
+  $1 ~ /^helm template, both charts edge-.* \/ meshchart, both charts edge-/ ||
+  $1 ~ /^helm template linkerd-crds .* \/ meshchart render --crds / { row($1, $2 "x", ">= 150x", $2 >= 150, $3) }
+  $1 ~ /^200 separate renders \/ render --fleet --jobs 2$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
+  $1 ~ /^PyYAML C load\+dump \/ meshchart inject$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
+  $1 ~ /^meshchart render.*: peak RSS$/ || $1 ~ /^meshchart, both charts.*: peak RSS$/ { row($1, $2 " MiB", "< 20 MiB", $2 < 20, $3) }
+  # Flat: the largest stream (400,000 workloads) within a quarter of the 10,000 one'"'"'s peak.
+  $1 ~ /^inject [0-9,]+ workloads: peak RSS$/ { rss[$1] = $2; load[$1] = $3 }
+  END {
+    small = "inject 10,000 workloads: peak RSS"; large = "inject 400,000 workloads: peak RSS"
+    if ((small in rss) && (large in rss))
+      row(large " vs 10,000", rss[large] " MiB", "flat", rss[large] <= 1.25 * rss[small], load[large])
+  }
+' "$summary"
+}
+trap 'targets_table; rm -rf "$work"' EXIT
 work_summary=$work/summary.tsv
 profile=${PROFILE:-dist}
 if [[ -n ${MESH:-} ]]; then
@@ -254,25 +279,3 @@ SH
   *) echo "unknown section $section (render, lines, fleet, inject)" >&2; exit 2 ;;
   esac
 done
-
-# The figures issue #38 sets targets for, each as measured above (a ratio is how many times
-# faster meshchart was, paired median), with its target and whether this run met it.
-echo
-echo "== targets (issue #38): $tag"
-awk -F '\t' '
-  function row(name, figure, target, met, load) {
-    printf "  %-70s %8s  target %-9s %-8s (load average %s)\n", name, figure, target, met ? "met" : "NOT MET", load
-  }
-  $1 ~ /^helm template, both charts edge-.* \/ meshchart, both charts edge-/ ||
-  $1 ~ /^helm template linkerd-crds .* \/ meshchart render --crds / { row($1, $2 "x", ">= 150x", $2 >= 150, $3) }
-  $1 ~ /^200 separate renders \/ render --fleet --jobs 2$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
-  $1 ~ /^PyYAML C load\+dump \/ meshchart inject$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
-  $1 ~ /^meshchart render.*: peak RSS$/ || $1 ~ /^meshchart, both charts.*: peak RSS$/ { row($1, $2 " MiB", "< 20 MiB", $2 < 20, $3) }
-  # Flat: the largest stream (400,000 workloads) within a quarter of the 10,000 one'"'"'s peak.
-  $1 ~ /^inject [0-9,]+ workloads: peak RSS$/ { rss[$1] = $2; load[$1] = $3 }
-  END {
-    small = "inject 10,000 workloads: peak RSS"; large = "inject 400,000 workloads: peak RSS"
-    if ((small in rss) && (large in rss))
-      row(large " vs 10,000", rss[large] " MiB", "flat", rss[large] <= 1.25 * rss[small], load[large])
-  }
-' "$summary"
