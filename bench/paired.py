@@ -14,7 +14,13 @@ after another, each spawned the same way, and a run's time is the sum of their t
 interpreter between them (a shell script would add its own start-up, a few milliseconds that
 belong to neither side). Its peak RSS is the largest of its processes'.
 
-usage: paired.py [--runs N] [--warmup N] [--rss-runs N] NAME=COMMAND NAME=COMMAND ...
+Every ratio line ends with the load average before and after the measurement (the machine is
+shared: a figure taken under load says so), and with --tag's text (bench/compare.sh names the
+meshchart binary and its cargo profile there). --summary FILE appends each paired ratio, and
+each command's peak RSS in MiB, to FILE as `NAME<TAB>FIGURE<TAB>LOAD` lines, for a closing table.
+
+usage: paired.py [--runs N] [--warmup N] [--rss-runs N] [--tag TEXT] [--summary FILE]
+                 NAME=COMMAND NAME=COMMAND ...
        (COMMAND is split like a shell would, without a shell; the first command is the reference
        the others are divided by)
 """
@@ -88,9 +94,18 @@ def fmt_time(seconds):
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.3f} s"
 
 
-def report(commands, results, runs):
+def load_average():
+    """The 1-, 5- and 15-minute load averages, as /proc/loadavg gives them."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def report(commands, results, runs, load, tag="", summary=None):
     """Prints medians, spread and peak RSS of each command, then paired time ratios (and peak
-    RSS ratios) against the first command."""
+    RSS ratios) against the first command, each with the load average `load` and `tag`."""
     ref_name = commands[0][0]
     ref, ref_rss = results[ref_name]
     width = max(len(name) for name, _ in commands)
@@ -104,6 +119,9 @@ def report(commands, results, runs):
                      f" {runs} runs)")
         if rss:
             line += f"  peak RSS {max(rss) / 1024:.1f} MiB"
+            if summary:
+                with open(summary, "a") as f:
+                    f.write(f"{name}: peak RSS\t{max(rss) / 1024:.1f}\t{load}\n")
         print(line)
     for name, _ in commands[1:]:
         walls, rss = results[name]
@@ -111,9 +129,13 @@ def report(commands, results, runs):
             paired = statistics.median(b / a for a, b in zip(ref, walls))
             of_medians = statistics.median(walls) / statistics.median(ref)
             print(f"  {name} / {ref_name}: paired median ratio {paired:.2f}x"
-                  f" (ratio of medians {of_medians:.2f}x)")
+                  f" (ratio of medians {of_medians:.2f}x; load average {load}{tag})")
+            if summary:
+                with open(summary, "a") as f:
+                    f.write(f"{name} / {ref_name}\t{paired:.2f}\t{load}\n")
         elif rss:
-            print(f"  {name} / {ref_name}: peak RSS ratio {max(rss) / max(ref_rss):.2f}x")
+            print(f"  {name} / {ref_name}: peak RSS ratio {max(rss) / max(ref_rss):.2f}x"
+                  f" (load average {load}{tag})")
 
 
 def main():
@@ -121,14 +143,19 @@ def main():
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--rss-runs", type=int, default=3)
+    parser.add_argument("--tag", default="", help="named on every ratio line")
+    parser.add_argument("--summary", help="file to append each paired ratio to")
     parser.add_argument("commands", nargs="+", metavar="NAME=COMMAND")
     args = parser.parse_args()
     commands = []
     for item in args.commands:
         name, _, command = item.partition("=")
         commands.append((name, split_sequence(shlex.split(command))))
+    before = load_average()
     results = measure(commands, args.runs, args.warmup, args.rss_runs)
-    report(commands, results, args.runs)
+    load = f"{before} before, {load_average()} after"
+    tag = f"; {args.tag}" if args.tag else ""
+    report(commands, results, args.runs, load, tag, args.summary)
 
 
 if __name__ == "__main__":
