@@ -1,0 +1,220 @@
+//! The second template front end: charts written as Helm users write them, in Go's
+//! `text/template` with Sprig's and Helm's functions, rendered by `meshchart-gotemplate` with
+//! Helm 3.17.1's semantics. Everything after the templates (values, documents, order,
+//! framing, output) is shared with the Jinja front end.
+//!
+//! # Which front end a chart gets
+//!
+//! Decided from the chart's files ([`is_go_template_chart`]):
+//!
+//! 1. Chart.yaml's annotation `meshchart.io/template-language` (`go` or `jinja`) decides when
+//!    present.
+//! 2. Otherwise a chart is Go's when one of its templates holds an action only Go's syntax
+//!    has: `{{` (or `{{-`) followed by `.`, `$`, `/*`, `define`, `template`, `include "`,
+//!    `end`, `if `, `range `, `with ` or `else`. In Jinja each of those is a syntax error
+//!    (Jinja refers to `Values.x` without the dot and closes blocks with `{% endif %}`), so no
+//!    working Jinja chart has one.
+//! 3. Otherwise the chart is ours, Jinja, as before: a chart of static files renders the same
+//!    either way.
+//!
+//! # Why interpret rather than compile to minijinja
+//!
+//! See `meshchart_gotemplate`'s crate documentation: Go's scoping, truth, nil, error texts and
+//! trimming would each need a runtime of our own under minijinja, so the tree is walked
+//! directly. A Go template set holds `Rc` values and is not `Send`: each render parses its
+//! chart on its own thread, which costs less than a millisecond for the charts measured.
+
+mod helm_functions;
+mod objects;
+mod sprig;
+
+pub use helm_functions::{helm_exec_error, helm_parse_error};
+pub use objects::{go_to_tree, values_to_go};
+
+use crate::chart::Chart;
+use crate::engine::files::Files;
+use crate::engine::{OutputReader, RenderError, RenderOptions, DEFAULT_API_VERSIONS};
+use crate::values::Value as Tree;
+use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
+use std::rc::Rc;
+
+/// The Chart.yaml annotation that names a chart's template language (`go` or `jinja`).
+pub const TEMPLATE_LANGUAGE_ANNOTATION: &str = "meshchart.io/template-language";
+
+/// Whether `chart` is written in Go templates (see the module documentation for the rule).
+pub fn is_go_template_chart(chart: &Chart) -> bool {
+    let declared = chart
+        .metadata
+        .fields
+        .get("annotations")
+        .and_then(|a| a.get_path(&[TEMPLATE_LANGUAGE_ANNOTATION]))
+        .and_then(|v| v.as_str());
+    match declared {
+        Some("go") => return true,
+        Some("jinja") => return false,
+        _ => {}
+    }
+    chart.templates.iter().any(|t| has_go_only_action(&t.text))
+}
+
+/// Whether `text` holds an action only Go's template syntax has.
+fn has_go_only_action(text: &str) -> bool {
+    const GO_ONLY: &[&str] = &[
+        ".",
+        "$",
+        "/*",
+        "define ",
+        "template ",
+        "include \"",
+        "end",
+        "if ",
+        "range ",
+        "with ",
+        "else",
+    ];
+    text.match_indices("{{").any(|(at, _)| {
+        let rest = &text[at + 2..];
+        let rest = rest.strip_prefix('-').unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', '\t', '\n', '\r']);
+        GO_ONLY.iter().any(|start| rest.starts_with(start))
+    })
+}
+
+/// Whether a template file is a partial, which Helm parses but does not render.
+fn is_partial(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|base| base.starts_with('_'))
+}
+
+/// Helm's order for parsing and executing templates: deeper paths first, then names in
+/// reverse order (of two `define`s of one name, the one in the file sorting first wins).
+fn helm_order(names: &mut [String]) {
+    names.sort_by(|a, b| {
+        let (da, db) = (a.matches('/').count(), b.matches('/').count());
+        db.cmp(&da).then_with(|| b.cmp(a))
+    });
+}
+
+/// The error for a Go template error in chart `chart_name`'s template `file`, in Helm's words.
+fn template_error(file: &str, error: &meshchart_gotemplate::Error, parse: bool) -> RenderError {
+    let message = if parse {
+        helm_parse_error(error)
+    } else {
+        helm_exec_error(error)
+    };
+    RenderError::Template {
+        template: file.to_owned(),
+        line: None,
+        message,
+        source_line: None,
+        included_from: Vec::new(),
+    }
+}
+
+/// Renders a Go-template chart with `values` (already coalesced), each template's output read
+/// by `reader`; the results in the chart's template order, partials left out.
+pub fn render<R: OutputReader>(
+    chart: &Chart,
+    values: &Tree,
+    opts: &RenderOptions,
+    reader: &R,
+) -> Result<Vec<R::Read>, RenderError> {
+    let chart_name = &chart.metadata.name;
+    let mut set = Templates::new("gotpl");
+    set.set_missing_key(MissingKey::Zero);
+    helm_functions::register(&mut set);
+    sprig::register(&mut set);
+    let full_name = |path: &str| format!("{chart_name}/templates/{path}");
+    let mut names: Vec<String> = chart.templates.iter().map(|t| full_name(&t.path)).collect();
+    helm_order(&mut names);
+    for name in &names {
+        let Some(template) = chart.templates.iter().find(|t| full_name(&t.path) == *name) else {
+            continue;
+        };
+        set.parse(name, &template.text)
+            .map_err(|e| template_error(name, &e, true))?;
+    }
+    let data = top_level(chart, values, opts);
+    let Some(data_map) = data.as_map().cloned() else {
+        unreachable!("the top-level data is a map");
+    };
+    let base_path = format!("{chart_name}/templates");
+    let mut outputs: std::collections::HashMap<String, String> = Default::default();
+    for name in names.iter().filter(|n| !is_partial(n)) {
+        let mut template = Map::new();
+        template.insert("Name".into(), Value::from(name.as_str()));
+        template.insert("BasePath".into(), Value::from(base_path.as_str()));
+        data_map
+            .borrow_mut()
+            .insert("Template".into(), objects::chartutil_values(template));
+        let output = set
+            .execute(name, &data)
+            .map_err(|e| template_error(name, &e, false))?;
+        outputs.insert(name.clone(), output.replace("<no value>", ""));
+    }
+    let mut read = Vec::new();
+    for template in chart.templates.iter().filter(|t| !is_partial(&t.path)) {
+        let output = outputs
+            .remove(&full_name(&template.path))
+            .unwrap_or_default();
+        let documents =
+            reader
+                .read(&template.path, &output)
+                .map_err(|problem| RenderError::InvalidYaml {
+                    template: full_name(&template.path),
+                    template_line: None,
+                    template_source_line: None,
+                    output_line: problem.line,
+                    output_text: output
+                        .lines()
+                        .nth(problem.line.saturating_sub(1))
+                        .map(|l| crate::redact::mask_private_keys(l).into_owned())
+                        .unwrap_or_default(),
+                    message: problem.message,
+                })?;
+        read.push(documents);
+    }
+    Ok(read)
+}
+
+/// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
+/// `Files`, `Subcharts` (and `Template`, set per template).
+fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
+    let mut release = Map::new();
+    release.insert("Name".into(), Value::from(opts.release_name.as_str()));
+    release.insert("Namespace".into(), Value::from(opts.namespace.as_str()));
+    release.insert("IsInstall".into(), Value::Bool(!opts.is_upgrade));
+    release.insert("IsUpgrade".into(), Value::Bool(opts.is_upgrade));
+    release.insert("Revision".into(), Value::Int(1));
+    release.insert("Service".into(), Value::from("Helm"));
+    let values = match values_to_go(values) {
+        Value::Map(map) => objects::chartutil_values(map.borrow().clone()),
+        _ => objects::chartutil_values(Map::new()),
+    };
+    let mut api_versions: Vec<String> = DEFAULT_API_VERSIONS
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    api_versions.extend(opts.api_versions.iter().cloned());
+    let mut top = Map::new();
+    top.insert("Values".into(), values);
+    top.insert("Release".into(), Value::map(release));
+    top.insert(
+        "Chart".into(),
+        Value::Object(Rc::new(objects::ChartObject::new(&chart.metadata))),
+    );
+    top.insert(
+        "Capabilities".into(),
+        Value::Object(Rc::new(objects::Capabilities::new(
+            &opts.kube_version,
+            api_versions,
+        ))),
+    );
+    top.insert(
+        "Files".into(),
+        Value::Object(Rc::new(objects::FilesObject(Rc::new(Files::of(chart))))),
+    );
+    top.insert("Subcharts".into(), Value::map(Map::new()));
+    objects::chartutil_values(top)
+}
