@@ -26,6 +26,7 @@
 
 mod helm_functions;
 mod objects;
+mod random;
 mod sprig;
 
 pub use helm_functions::{helm_exec_error, helm_parse_error};
@@ -125,6 +126,7 @@ pub fn render<R: OutputReader>(
     set.set_missing_key(MissingKey::Zero);
     helm_functions::register(&mut set);
     sprig::register(&mut set);
+    random::register(&mut set, random_seed(chart, opts));
     let full_name = |path: &str| format!("{chart_name}/templates/{path}");
     let mut names: Vec<String> = chart.templates.iter().map(|t| full_name(&t.path)).collect();
     helm_order(&mut names);
@@ -176,6 +178,17 @@ pub fn render<R: OutputReader>(
         read.push(documents);
     }
     Ok(read)
+}
+
+/// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0
+/// when unset or unreadable; the release's and the chart's names).
+fn random_seed(chart: &Chart, opts: &RenderOptions) -> Vec<u8> {
+    let epoch = crate::epoch::source_date_epoch_from_env()
+        .ok()
+        .flatten()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    format!("{epoch}\0{}\0{}", opts.release_name, chart.metadata.name).into_bytes()
 }
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,

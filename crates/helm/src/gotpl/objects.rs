@@ -167,7 +167,9 @@ impl ChartObject {
             };
             fields.insert((*go_name).to_owned(), value);
         }
-        fields.insert("Version".into(), Value::from(metadata.version.to_string()));
+        if !matches!(metadata.fields.get("version"), Some(Tree::String(_))) {
+            fields.insert("Version".into(), Value::from(metadata.version.to_string()));
+        }
         ChartObject { fields }
     }
 }
