@@ -358,7 +358,6 @@ fn render_go_templates(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
-    chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let (values, notes) = values_for(chart, request, stdin, clock)?;
     let templates =

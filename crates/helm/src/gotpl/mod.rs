@@ -24,6 +24,7 @@
 //! directly. A Go template set holds `Rc` values and is not `Send`: each render parses its
 //! chart on its own thread, which costs less than a millisecond for the charts measured.
 
+mod dependencies;
 mod helm_functions;
 mod objects;
 mod random;
@@ -35,8 +36,10 @@ pub use objects::{go_to_tree, values_to_go};
 use crate::chart::Chart;
 use crate::engine::files::Files;
 use crate::engine::{OutputReader, RenderError, RenderOptions, DEFAULT_API_VERSIONS};
+use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The Chart.yaml annotation that names a chart's template language (`go` or `jinja`).
@@ -113,58 +116,79 @@ fn template_error(file: &str, error: &meshchart_gotemplate::Error, parse: bool) 
     }
 }
 
-/// Renders a Go-template chart with `values` (already coalesced), each template's output read
-/// by `reader`; the results in the chart's template order, partials left out.
-pub fn render<R: OutputReader>(
+/// Renders a Go-template chart with `values` (already coalesced with its defaults) and its
+/// enabled subcharts, each template's output read by `reader`; the results in the order of
+/// the templates' full names (`chart/charts/sub/templates/...` before `chart/templates/...`),
+/// partials left out, each document's template named from the root.
+pub fn render(
     chart: &Chart,
     values: &Tree,
     opts: &RenderOptions,
-    reader: &R,
-) -> Result<Vec<R::Read>, RenderError> {
-    let chart_name = &chart.metadata.name;
+    reader: &DocumentReader,
+) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
+    let nodes = dependencies::chart_tree(chart, values).map_err(|e| RenderError::Template {
+        template: chart.metadata.name.clone(),
+        line: None,
+        message: e.to_string(),
+        source_line: None,
+        included_from: Vec::new(),
+    })?;
     let mut set = Templates::new("gotpl");
     set.set_missing_key(MissingKey::Zero);
     helm_functions::register(&mut set);
     sprig::register(&mut set);
     random::register(&mut set, random_seed(chart, opts));
-    let full_name = |path: &str| format!("{chart_name}/templates/{path}");
-    let mut names: Vec<String> = chart.templates.iter().map(|t| full_name(&t.path)).collect();
+    // Every template of every chart, by full name: (node, path under templates/).
+    let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
+    for (index, node) in nodes.iter().enumerate() {
+        for template in &node.chart.templates {
+            let name = format!("{}/templates/{}", node.path, template.path);
+            owner.insert(name, (index, template.text.as_str()));
+        }
+    }
+    let mut names: Vec<String> = owner.keys().cloned().collect();
     helm_order(&mut names);
     for name in &names {
-        let Some(template) = chart.templates.iter().find(|t| full_name(&t.path) == *name) else {
-            continue;
-        };
-        set.parse(name, &template.text)
+        set.parse(name, owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
-    let data = top_level(chart, values, opts);
-    let Some(data_map) = data.as_map().cloned() else {
-        unreachable!("the top-level data is a map");
-    };
-    let base_path = format!("{chart_name}/templates");
-    let mut outputs: std::collections::HashMap<String, String> = Default::default();
+    let data: Vec<Value> = nodes.iter().map(|n| top_level(n, opts)).collect();
+    let mut outputs: HashMap<String, String> = HashMap::new();
     for name in names.iter().filter(|n| !is_partial(n)) {
+        let (index, _) = owner[name];
+        let node_data = &data[index];
         let mut template = Map::new();
         template.insert("Name".into(), Value::from(name.as_str()));
-        template.insert("BasePath".into(), Value::from(base_path.as_str()));
-        data_map
-            .borrow_mut()
-            .insert("Template".into(), objects::chartutil_values(template));
+        template.insert(
+            "BasePath".into(),
+            Value::from(format!("{}/templates", nodes[index].path)),
+        );
+        if let Some(map) = node_data.as_map() {
+            map.borrow_mut()
+                .insert("Template".into(), objects::chartutil_values(template));
+        }
         let output = set
-            .execute(name, &data)
+            .execute(name, node_data)
             .map_err(|e| template_error(name, &e, false))?;
         outputs.insert(name.clone(), output.replace("<no value>", ""));
     }
+    let mut in_order: Vec<(String, String)> = outputs.into_iter().collect();
+    in_order.sort();
     let mut read = Vec::new();
-    for template in chart.templates.iter().filter(|t| !is_partial(&t.path)) {
-        let output = outputs
-            .remove(&full_name(&template.path))
-            .unwrap_or_default();
-        let documents =
+    for (name, output) in in_order {
+        let node = &nodes[owner[&name].0];
+        let base = format!("{}/templates/", node.path);
+        let template = name.strip_prefix(&base).unwrap_or(&name);
+        // `chart/charts/sub` frames as `charts/sub/templates/...` under the root's name.
+        let prefix = match node.path.split_once('/') {
+            Some((_, below_root)) => format!("{below_root}/"),
+            None => String::new(),
+        };
+        let mut documents =
             reader
-                .read(&template.path, &output)
+                .read(template, &output)
                 .map_err(|problem| RenderError::InvalidYaml {
-                    template: full_name(&template.path),
+                    template: name.clone(),
                     template_line: None,
                     template_source_line: None,
                     output_line: problem.line,
@@ -175,6 +199,9 @@ pub fn render<R: OutputReader>(
                         .unwrap_or_default(),
                     message: problem.message,
                 })?;
+        for document in &mut documents {
+            document.template = format!("{prefix}{}", document.template);
+        }
         read.push(documents);
     }
     Ok(read)
@@ -193,7 +220,8 @@ fn random_seed(chart: &Chart, opts: &RenderOptions) -> Vec<u8> {
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
 /// `Files`, `Subcharts` (and `Template`, set per template).
-fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
+fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
+    let (chart, values) = (&node.chart, &node.values);
     let mut release = Map::new();
     release.insert("Name".into(), Value::from(opts.release_name.as_str()));
     release.insert("Namespace".into(), Value::from(opts.namespace.as_str()));
