@@ -35,7 +35,7 @@ pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
 use crate::engine::files::Files;
-use crate::engine::{OutputReader, RenderError, RenderOptions, DEFAULT_API_VERSIONS};
+use crate::engine::{OutputReader, RenderError, RenderOptions};
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
@@ -153,6 +153,25 @@ pub fn render(
             .map_err(|e| template_error(name, &e, true))?;
     }
     let data: Vec<Value> = nodes.iter().map(|n| top_level(n, opts)).collect();
+    // `.Subcharts`: each subchart's own data, under its name, in its parent's.
+    for (index, node) in nodes.iter().enumerate() {
+        let Some((parent_path, name)) = node.path.rsplit_once("/charts/") else {
+            continue;
+        };
+        let Some(parent) = nodes.iter().position(|n| n.path == parent_path) else {
+            continue;
+        };
+        let subcharts = data[parent].as_map().and_then(|m| {
+            m.borrow()
+                .get("Subcharts")
+                .and_then(|s| s.as_map().cloned())
+        });
+        if let Some(subcharts) = subcharts {
+            subcharts
+                .borrow_mut()
+                .insert(name.to_owned(), data[index].clone());
+        }
+    }
     let mut outputs: HashMap<String, String> = HashMap::new();
     for name in names.iter().filter(|n| !is_partial(n)) {
         let (index, _) = owner[name];
@@ -233,7 +252,7 @@ fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
         Value::Map(map) => objects::chartutil_values(map.borrow().clone()),
         _ => objects::chartutil_values(Map::new()),
     };
-    let mut api_versions: Vec<String> = DEFAULT_API_VERSIONS
+    let mut api_versions: Vec<String> = objects::HELM_API_VERSIONS
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
@@ -254,7 +273,7 @@ fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
     );
     top.insert(
         "Files".into(),
-        Value::Object(Rc::new(objects::FilesObject(Rc::new(Files::of(chart))))),
+        Value::Object(Rc::new(objects::FilesObject::new(Files::of(chart)))),
     );
     top.insert("Subcharts".into(), Value::map(Map::new()));
     objects::chartutil_values(top)

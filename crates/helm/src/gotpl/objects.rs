@@ -19,6 +19,67 @@ const HELM_VERSION: (&str, &str, &str, &str) = (
     "go1.23.5",
 );
 
+/// Helm 3.17.1's `.Capabilities.APIVersions` for `helm template` (no cluster), in its order:
+/// the group/versions its Kubernetes client library registers (printed by the real helm).
+pub const HELM_API_VERSIONS: &[&str] = &[
+    "v1",
+    "admissionregistration.k8s.io/v1",
+    "admissionregistration.k8s.io/v1alpha1",
+    "admissionregistration.k8s.io/v1beta1",
+    "internal.apiserver.k8s.io/v1alpha1",
+    "apps/v1",
+    "apps/v1beta1",
+    "apps/v1beta2",
+    "authentication.k8s.io/v1",
+    "authentication.k8s.io/v1alpha1",
+    "authentication.k8s.io/v1beta1",
+    "authorization.k8s.io/v1",
+    "authorization.k8s.io/v1beta1",
+    "autoscaling/v1",
+    "autoscaling/v2",
+    "autoscaling/v2beta1",
+    "autoscaling/v2beta2",
+    "batch/v1",
+    "batch/v1beta1",
+    "certificates.k8s.io/v1",
+    "certificates.k8s.io/v1beta1",
+    "certificates.k8s.io/v1alpha1",
+    "coordination.k8s.io/v1alpha2",
+    "coordination.k8s.io/v1beta1",
+    "coordination.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "discovery.k8s.io/v1beta1",
+    "events.k8s.io/v1",
+    "events.k8s.io/v1beta1",
+    "extensions/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1",
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+    "flowcontrol.apiserver.k8s.io/v1beta3",
+    "networking.k8s.io/v1",
+    "networking.k8s.io/v1alpha1",
+    "networking.k8s.io/v1beta1",
+    "node.k8s.io/v1",
+    "node.k8s.io/v1alpha1",
+    "node.k8s.io/v1beta1",
+    "policy/v1",
+    "policy/v1beta1",
+    "rbac.authorization.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1beta1",
+    "rbac.authorization.k8s.io/v1alpha1",
+    "resource.k8s.io/v1beta1",
+    "resource.k8s.io/v1alpha3",
+    "scheduling.k8s.io/v1alpha1",
+    "scheduling.k8s.io/v1beta1",
+    "scheduling.k8s.io/v1",
+    "storage.k8s.io/v1beta1",
+    "storage.k8s.io/v1",
+    "storage.k8s.io/v1alpha1",
+    "storagemigration.k8s.io/v1alpha1",
+    "apiextensions.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1",
+];
+
 /// A values tree as Helm's templates see it: every number is a `float64`, as Helm decodes
 /// values files through JSON.
 pub fn values_to_go(tree: &Tree) -> Value {
@@ -311,10 +372,16 @@ impl Object for Capabilities {
     }
 
     fn format(&self, out: &mut String) {
-        out.push_str("&{");
+        out.push('{');
+        if let Value::Object(kube) = &self.kube_version {
+            let (major, minor) = (kube.get("Major", &[]), kube.get("Minor", &[]));
+            if let (Some(Ok(major)), Some(Ok(minor))) = (major, minor) {
+                out.push('{');
+                kube.format(out);
+                out.push_str(&format!(" {major} {minor}}} "));
+            }
+        }
         out.push_str(&meshchart_gotemplate::sprint(&[
-            self.kube_version.clone(),
-            Value::from(" "),
             self.api_versions.clone(),
             Value::from(" "),
         ]));
@@ -323,8 +390,16 @@ impl Object for Capabilities {
     }
 }
 
-/// `.Files`: Helm's `engine.files`, a map of path to bytes with methods.
-pub struct FilesObject(pub Rc<Files>);
+/// `.Files`: Helm's `engine.files`, a map of path to bytes with methods (`range` goes over
+/// it as a map of path to text, made on first use).
+pub struct FilesObject(pub Rc<Files>, std::cell::OnceCell<Rc<RefCell<Map>>>);
+
+impl FilesObject {
+    /// `.Files` holding `files`.
+    pub fn new(files: Files) -> FilesObject {
+        FilesObject(Rc::new(files), std::cell::OnceCell::new())
+    }
+}
 
 impl Object for FilesObject {
     fn type_name(&self) -> &str {
@@ -344,7 +419,7 @@ impl Object for FilesObject {
                     Value::seq(text.split('\n').map(Value::from).collect())
                 }
             }
-            "Glob" => Value::Object(Rc::new(FilesObject(Rc::new(self.0.matching(path()))))),
+            "Glob" => Value::Object(Rc::new(FilesObject::new(self.0.matching(path())))),
             "AsConfig" => Value::from(
                 self.0
                     .as_map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -368,6 +443,23 @@ impl Object for FilesObject {
             "AsConfig" | "AsSecrets" => Some(Arity::Exact(0)),
             _ => None,
         }
+    }
+
+    fn as_map(&self) -> Option<&Rc<RefCell<Map>>> {
+        Some(self.1.get_or_init(|| {
+            let map = self
+                .0
+                 .0
+                .iter()
+                .map(|(path, bytes)| {
+                    (
+                        path.clone(),
+                        Value::from(String::from_utf8_lossy(bytes).as_ref()),
+                    )
+                })
+                .collect();
+            Rc::new(RefCell::new(map))
+        }))
     }
 
     fn format(&self, out: &mut String) {

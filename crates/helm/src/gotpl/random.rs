@@ -88,8 +88,9 @@ const NOT_YET: &[&str] = &[
     "decryptAES",
     "randBytes",
     "getHostByName",
-    "env",
-    "expandenv",
+    "durationRound",
+    "mustDateModify",
+    "must_date_modify",
 ];
 
 fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
@@ -142,6 +143,25 @@ pub fn register(set: &mut Templates, seed: Vec<u8>) {
             Ok(Value::Int(
                 low + i64::from(for_int.borrow_mut().below(span)),
             ))
+        }),
+    );
+    let for_shuffle = stream.clone();
+    set.add_function(
+        "shuffle",
+        Arity::Exact(1),
+        Rc::new(move |_: &mut Context<'_, '_>, args: &[Value]| {
+            let Some(text) = args[0].as_str() else {
+                return Err(FuncError::WrongType {
+                    index: 0,
+                    expected: "string".into(),
+                });
+            };
+            let mut chars: Vec<char> = text.chars().collect();
+            for i in (1..chars.len()).rev() {
+                let j = for_shuffle.borrow_mut().below(i as u32 + 1) as usize;
+                chars.swap(i, j);
+            }
+            Ok(Value::from(chars.into_iter().collect::<String>()))
         }),
     );
     let for_uuid = stream;

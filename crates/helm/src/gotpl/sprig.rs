@@ -324,6 +324,7 @@ pub fn register(set: &mut Templates) {
             base64::engine::general_purpose::STANDARD.encode(string_arg(args, 0)?),
         ))
     });
+    register_typed(set);
     bridge_library(set);
 }
 
@@ -348,4 +349,119 @@ fn bridge_library(set: &mut Templates) {
             }),
         );
     }
+}
+
+/// Sprig's `semver`: Masterminds' `*semver.Version`, whose fields charts read
+/// (`(semver .v).Major`).
+struct SemverObject {
+    original: String,
+    major: i64,
+    minor: i64,
+    patch: i64,
+    prerelease: String,
+    metadata: String,
+}
+
+impl SemverObject {
+    /// Parses as Masterminds' `NewVersion` does: an optional `v`, one to three numbers, then
+    /// an optional `-prerelease` and `+metadata`.
+    fn parse(text: &str) -> Option<SemverObject> {
+        let body = text.strip_prefix('v').unwrap_or(text);
+        let (body, metadata) = body.split_once('+').unwrap_or((body, ""));
+        let (numbers, prerelease) = body.split_once('-').unwrap_or((body, ""));
+        let parts: Vec<&str> = numbers.split('.').collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return None;
+        }
+        let mut values = [0i64; 3];
+        for (slot, part) in values.iter_mut().zip(&parts) {
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            *slot = part.parse().ok()?;
+        }
+        Some(SemverObject {
+            original: text.to_owned(),
+            major: values[0],
+            minor: values[1],
+            patch: values[2],
+            prerelease: prerelease.to_owned(),
+            metadata: metadata.to_owned(),
+        })
+    }
+
+    fn text(&self) -> String {
+        let mut text = format!("{}.{}.{}", self.major, self.minor, self.patch);
+        if !self.prerelease.is_empty() {
+            text.push('-');
+            text.push_str(&self.prerelease);
+        }
+        if !self.metadata.is_empty() {
+            text.push('+');
+            text.push_str(&self.metadata);
+        }
+        text
+    }
+}
+
+impl meshchart_gotemplate::Object for SemverObject {
+    fn type_name(&self) -> &str {
+        "*semver.Version"
+    }
+
+    fn get(&self, name: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        Some(Ok(match name {
+            "Major" => Value::Int64(self.major),
+            "Minor" => Value::Int64(self.minor),
+            "Patch" => Value::Int64(self.patch),
+            "Prerelease" => Value::from(self.prerelease.as_str()),
+            "Metadata" => Value::from(self.metadata.as_str()),
+            "Original" => Value::from(self.original.as_str()),
+            "String" => Value::from(self.text()),
+            _ => return None,
+        }))
+    }
+
+    fn method_arity(&self, name: &str) -> Option<Arity> {
+        matches!(
+            name,
+            "Major" | "Minor" | "Patch" | "Prerelease" | "Metadata" | "Original" | "String"
+        )
+        .then_some(Arity::Exact(0))
+    }
+
+    fn format(&self, out: &mut String) {
+        out.push_str(&self.text());
+    }
+}
+
+/// Adds the functions whose values are Go objects or Go-typed lists: `semver`, `has`,
+/// `shuffle`.
+pub fn register_typed(set: &mut Templates) {
+    add(set, "semver", Arity::Exact(1), |args| {
+        let text = string_arg(args, 0)?;
+        SemverObject::parse(text)
+            .map(|v| Value::Object(Rc::new(v)))
+            .ok_or_else(|| FuncError::Message("Invalid Semantic Version".into()))
+    });
+    let has = |args: &[Value]| -> Result<Value, FuncError> {
+        let needle = &args[0];
+        Ok(Value::Bool(match &args[1] {
+            Value::Seq(items) => items.iter().any(|item| item == needle),
+            // `.Capabilities.APIVersions` is a named list with its own `Has`.
+            Value::Object(object) => matches!(
+                object.get("Has", std::slice::from_ref(needle)),
+                Some(Ok(Value::Bool(true)))
+            ),
+            Value::Null => false,
+            _ => {
+                return Err(FuncError::Message(format!(
+                    "Cannot find has on type {}",
+                    args[1].type_name()
+                )))
+            }
+        }))
+    };
+    add(set, "has", Arity::Exact(2), has);
+    add(set, "mustHas", Arity::Exact(2), has);
 }
