@@ -79,6 +79,8 @@ pub fn is_empty(value: &Value) -> bool {
 fn map_arg(args: &[Value], index: usize) -> Result<Rc<std::cell::RefCell<Map>>, FuncError> {
     match args.get(index) {
         Some(Value::Map(map)) => Ok(map.clone()),
+        // Go passes nil to a map parameter as a nil map: empty to read.
+        Some(Value::Null) => Ok(Rc::default()),
         Some(Value::Object(object)) if object.as_map().is_some() => {
             Ok(object.as_map().cloned().unwrap_or_default())
         }
