@@ -29,6 +29,7 @@ mod fixture_all_functions;
 mod fleet;
 mod functions_engine;
 mod fuzz_regressions;
+mod go_charts;
 mod golden;
 mod helm_corpus_functions;
 mod helm_corpus_ordering;

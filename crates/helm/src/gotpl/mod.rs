@@ -80,8 +80,24 @@ fn has_go_only_action(text: &str) -> bool {
         let rest = &text[at + 2..];
         let rest = rest.strip_prefix('-').unwrap_or(rest);
         let rest = rest.trim_start_matches([' ', '\t', '\n', '\r']);
-        GO_ONLY.iter().any(|start| rest.starts_with(start))
+        GO_ONLY.iter().any(|start| rest.starts_with(start)) || is_go_call(rest)
     })
+}
+
+/// Whether an action starts as a Go function call with space-separated arguments
+/// (`required "msg" .Values.x`, `toYaml $v`): a name, spaces, then a string, a variable or a
+/// number. Jinja calls take parentheses; a name followed by such a token is a Jinja error.
+fn is_go_call(action: &str) -> bool {
+    let name_end = action
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(action.len());
+    if name_end == 0 {
+        return false;
+    }
+    let after = &action[name_end..];
+    let arguments = after.trim_start_matches([' ', '\t']);
+    arguments.len() < after.len()
+        && arguments.starts_with(|c: char| matches!(c, '"' | '`' | '$') || c.is_ascii_digit())
 }
 
 /// Whether a template file is a partial, which Helm parses but does not render.
