@@ -24,6 +24,7 @@
 //! directly. A Go template set holds `Rc` values and is not `Send`: each render parses its
 //! chart on its own thread, which costs less than a millisecond for the charts measured.
 
+mod certs;
 mod dependencies;
 mod helm_functions;
 mod objects;
@@ -153,7 +154,8 @@ pub fn render(
     set.set_missing_key(MissingKey::Zero);
     helm_functions::register(&mut set);
     sprig::register(&mut set);
-    random::register(&mut set, random_seed(chart, opts));
+    let stream = random::register(&mut set, random_seed(chart, opts));
+    certs::register(&mut set, stream, epoch_seconds() as i64);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
@@ -245,12 +247,17 @@ pub fn render(
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0
 /// when unset or unreadable; the release's and the chart's names).
 fn random_seed(chart: &Chart, opts: &RenderOptions) -> Vec<u8> {
-    let epoch = crate::epoch::source_date_epoch_from_env()
+    let epoch = epoch_seconds();
+    format!("{epoch}\0{}\0{}", opts.release_name, chart.metadata.name).into_bytes()
+}
+
+/// `SOURCE_DATE_EPOCH` in seconds, 0 when unset or unreadable.
+fn epoch_seconds() -> u64 {
+    crate::epoch::source_date_epoch_from_env()
         .ok()
         .flatten()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs());
-    format!("{epoch}\0{}\0{}", opts.release_name, chart.metadata.name).into_bytes()
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,

@@ -11,14 +11,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A stream of bytes from SHA-256 of the seed and a counter.
-struct Stream {
+pub(super) struct Stream {
     seed: Vec<u8>,
     counter: u64,
     block: Vec<u8>,
 }
 
 impl Stream {
-    fn next_byte(&mut self) -> u8 {
+    pub(super) fn next_byte(&mut self) -> u8 {
         if self.block.is_empty() {
             let mut input = self.seed.clone();
             input.extend_from_slice(&self.counter.to_be_bytes());
@@ -73,12 +73,8 @@ const NOT_YET: &[&str] = &[
     "toDate",
     "mustToDate",
     "unixEpoch",
-    "genCA",
     "genCAWithKey",
-    "genPrivateKey",
-    "genSelfSignedCert",
     "genSelfSignedCertWithKey",
-    "genSignedCert",
     "genSignedCertWithKey",
     "buildCustomCert",
     "derivePassword",
@@ -105,7 +101,7 @@ fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
 }
 
 /// Adds the random functions, seeded by `seed`, and the refusals of [`NOT_YET`] to `set`.
-pub fn register(set: &mut Templates, seed: Vec<u8>) {
+pub fn register(set: &mut Templates, seed: Vec<u8>) -> Rc<RefCell<Stream>> {
     let stream = Rc::new(RefCell::new(Stream {
         seed,
         counter: 0,
@@ -164,7 +160,7 @@ pub fn register(set: &mut Templates, seed: Vec<u8>) {
             Ok(Value::from(chars.into_iter().collect::<String>()))
         }),
     );
-    let for_uuid = stream;
+    let for_uuid = stream.clone();
     set.add_function(
         "uuidv4",
         Arity::Exact(0),
@@ -198,4 +194,5 @@ pub fn register(set: &mut Templates, seed: Vec<u8>) {
             }),
         );
     }
+    stream
 }

@@ -101,6 +101,16 @@ fn deep_copy(value: &Value) -> Value {
                 .collect(),
         ),
         Value::Seq(items) => Value::seq(items.iter().map(deep_copy).collect()),
+        // `chartutil.Values` (the type of `.` and `.Values`) stays itself, its map copied.
+        Value::Object(object) if object.type_name() == "chartutil.Values" => {
+            match object.as_map() {
+                Some(map) => match deep_copy(&Value::Map(map.clone())) {
+                    Value::Map(copied) => super::objects::chartutil_values(copied.borrow().clone()),
+                    other => other,
+                },
+                None => Value::Object(object.clone()),
+            }
+        }
         other => other.clone(),
     }
 }
@@ -440,6 +450,39 @@ impl meshchart_gotemplate::Object for SemverObject {
 /// Adds the functions whose values are Go objects or Go-typed lists: `semver`, `has`,
 /// `shuffle`.
 pub fn register_typed(set: &mut Templates) {
+    add(set, "concat", Arity::AtLeast(0), |args| {
+        let mut all = Vec::new();
+        for list in args {
+            match list {
+                Value::Seq(items) => all.extend(items.iter().cloned()),
+                Value::Null => {}
+                other => {
+                    return Err(FuncError::Message(format!(
+                        "Cannot concat type {} as list",
+                        other.type_name()
+                    )))
+                }
+            }
+        }
+        Ok(Value::seq(all))
+    });
+    let uniq = |args: &[Value]| -> Result<Value, FuncError> {
+        let Value::Seq(items) = &args[0] else {
+            return Err(FuncError::Message(format!(
+                "Cannot find uniq on type {}",
+                args[0].type_name()
+            )));
+        };
+        let mut kept: Vec<Value> = Vec::new();
+        for item in items.iter() {
+            if !kept.contains(item) {
+                kept.push(item.clone());
+            }
+        }
+        Ok(Value::seq(kept))
+    };
+    add(set, "uniq", Arity::Exact(1), uniq);
+    add(set, "mustUniq", Arity::Exact(1), uniq);
     add(set, "semver", Arity::Exact(1), |args| {
         let text = string_arg(args, 0)?;
         SemverObject::parse(text)
