@@ -59,19 +59,29 @@ impl Maker {
         Ok((key, der))
     }
 
-    fn params(&self, cn: &str, sans: Vec<String>, days: i64, ca: bool) -> Result<CertificateParams, String> {
+    fn params(
+        &self,
+        cn: &str,
+        sans: Vec<String>,
+        days: i64,
+        ca: bool,
+    ) -> Result<CertificateParams, String> {
         let mut params = CertificateParams::new(sans).map_err(|e| e.to_string())?;
         params
             .distinguished_name
             .push(rcgen::DnType::CommonName, cn.to_owned());
-        let start = time::OffsetDateTime::from_unix_timestamp(self.epoch)
-            .map_err(|e| e.to_string())?;
+        let start =
+            time::OffsetDateTime::from_unix_timestamp(self.epoch).map_err(|e| e.to_string())?;
         params.not_before = start;
         params.not_after = start + time::Duration::days(days.clamp(0, 36500));
         let serial: Vec<u8> = (0..16)
             .map(|i| {
                 let b = self.stream.borrow_mut().next_byte();
-                if i == 0 { b & 0x7f } else { b }
+                if i == 0 {
+                    b & 0x7f
+                } else {
+                    b
+                }
             })
             .collect();
         params.serial_number = Some(SerialNumber::from_slice(&serial));
@@ -94,8 +104,8 @@ impl Maker {
         let cert = match signer {
             None => params.self_signed(&key),
             Some(signer) => {
-                let signer_key = KeyPair::try_from(signer.key_der.as_slice())
-                    .map_err(|e| e.to_string())?;
+                let signer_key =
+                    KeyPair::try_from(signer.key_der.as_slice()).map_err(|e| e.to_string())?;
                 let issuer = Issuer::new(signer.params.clone(), &signer_key);
                 params.signed_by(&key, &issuer)
             }
@@ -139,7 +149,10 @@ fn names(args: &[Value], from: usize) -> Vec<String> {
     args[from..from + 2]
         .iter()
         .flat_map(|list| match list {
-            Value::Seq(items) => items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect(),
+            Value::Seq(items) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect(),
             _ => Vec::new(),
         })
         .collect()
@@ -193,7 +206,13 @@ pub fn register(set: &mut Templates, stream: Rc<RefCell<Stream>>, epoch: i64) {
                 .cloned()
                 .ok_or("genSignedCert: the CA was not made by genCA in this render")?;
             let signer = &*signer;
-            m.make(&text(args, 0)?, names(args, 1), days(args, 3)?, false, Some(signer))
+            m.make(
+                &text(args, 0)?,
+                names(args, 1),
+                days(args, 3)?,
+                false,
+                Some(signer),
+            )
         }),
     );
     let m = maker;
