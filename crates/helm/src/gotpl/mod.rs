@@ -62,8 +62,40 @@ pub fn is_go_template_chart(chart: &Chart) -> bool {
     chart.templates.iter().any(|t| has_go_only_action(&t.text))
 }
 
-/// Whether `text` holds an action only Go's template syntax has.
+/// `text` without Jinja's comments (`{# ... #}`), raw blocks (`{% raw %}...{% endraw %}`) and
+/// statement tags (`{% ... %}`), which may quote Go's syntax (our charts explain, and rewrite,
+/// the Go references upstream's values hold).
+fn outside_jinja_comments(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let comment = rest.find("{#").map(|at| (at, "#}"));
+        let tag = rest.find("{%").map(|at| {
+            let raw = rest[at..].starts_with("{% raw %}") || rest[at..].starts_with("{%- raw %}");
+            (at, if raw { "endraw %}" } else { "%}" })
+        });
+        let Some((start, end_marker)) = [comment, tag].into_iter().flatten().min() else {
+            break;
+        };
+        kept.push_str(&rest[..start]);
+        match rest[start + 2..].find(end_marker) {
+            Some(end) => rest = &rest[start + 2 + end + end_marker.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// Whether `text` holds an action only Go's template syntax has, outside Jinja's comments.
 fn has_go_only_action(text: &str) -> bool {
+    if !text.contains("{{") {
+        return false;
+    }
+    let text = &outside_jinja_comments(text);
     const GO_ONLY: &[&str] = &[
         ".",
         "$",
@@ -300,4 +332,40 @@ fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
     );
     top.insert("Subcharts".into(), Value::map(Map::new()));
     objects::chartutil_values(top)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_go_only_action;
+
+    #[test]
+    fn a_go_field_reference_marks_a_go_template() {
+        assert!(has_go_only_action("name: {{ .Release.Name }}\n"));
+    }
+
+    #[test]
+    fn a_go_call_with_spaced_arguments_marks_a_go_template() {
+        assert!(has_go_only_action("tag: {{ required \"tag\" $tag }}\n"));
+    }
+
+    #[test]
+    fn jinja_expressions_do_not_mark_a_go_template() {
+        assert!(!has_go_only_action(
+            "name: {{ Release.Name }}\n{% if x %}{{ include(\"a\", b) | indent(2) }}{% endif %}\n"
+        ));
+    }
+
+    #[test]
+    fn go_syntax_in_a_string_of_a_jinja_tag_does_not_mark_a_go_template() {
+        assert!(!has_go_only_action(
+            "{%- set s = replace(x, \"{{ $\", \"{{ \") %}\nname: {{ Release.Name }}\n"
+        ));
+    }
+
+    #[test]
+    fn go_syntax_quoted_in_a_jinja_comment_does_not_mark_a_go_template() {
+        assert!(!has_go_only_action(
+            "{#- upstream writes ({{ .Release.Namespace }}) #}\nname: {{ Release.Name }}\n"
+        ));
+    }
 }
