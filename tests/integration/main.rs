@@ -31,6 +31,7 @@ mod fixture_all_functions;
 mod fleet;
 mod functions_engine;
 mod fuzz_regressions;
+mod go_charts;
 mod golden;
 mod helm_charts_corpus;
 mod helm_corpus_functions;

@@ -21,6 +21,7 @@ pub mod digest;
 pub mod engine;
 pub mod epoch;
 pub mod files;
+pub mod gotpl;
 pub mod input;
 pub mod limits;
 pub mod manifest;

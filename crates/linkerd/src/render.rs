@@ -298,6 +298,9 @@ pub fn render(
     stdin: &mut dyn Read,
     clock: Clock,
 ) -> Result<RenderOutcome, Error> {
+    if meshchart_helm::gotpl::is_go_template_chart(chart) {
+        return render_go_templates(chart, request, stdin, clock);
+    }
     chart.refuse_subcharts()?;
     let options = request.render_options().map_err(Error::Usage)?;
     let engine = Engine::uncompiled(chart);
@@ -347,6 +350,22 @@ pub fn render(
     };
     let templates = engine.finish_render(work, &options, &reader)?;
     let rendered = crate::manifest::assemble(engine.chart_name(), templates, &options)?;
+    with_notes(chart, &values, rendered, notes)
+}
+
+/// Renders a chart written in Go templates (see [`meshchart_helm::gotpl`]): its values read
+/// as for any chart, its templates run by the Go front end on this thread.
+fn render_go_templates(
+    chart: &Chart,
+    request: &RenderRequest,
+    stdin: &mut dyn Read,
+    clock: Clock,
+) -> Result<RenderOutcome, Error> {
+    let options = request.render_options().map_err(Error::Usage)?;
+    let (values, notes) = values_for(chart, request, stdin, clock)?;
+    let templates =
+        meshchart_helm::gotpl::render(chart, &values, &options, &DocumentReader::new())?;
+    let rendered = crate::manifest::assemble(&chart.metadata.name, templates, &options)?;
     with_notes(chart, &values, rendered, notes)
 }
 

@@ -81,7 +81,10 @@ impl ChartMetadata {
             ));
         }
         let version_text = string_field("version", true)?.unwrap_or_default();
-        let version = semver::Version::parse(&version_text).map_err(|e| {
+        // Helm reads versions with Masterminds' semver, which takes a leading `v` (cert-manager
+        // writes `v1.21.1`); the text as written stays in `fields`.
+        let bare = version_text.strip_prefix('v').unwrap_or(&version_text);
+        let version = semver::Version::parse(bare).map_err(|e| {
             invalid(
                 "version",
                 format!("{version_text:?} is not a SemVer 2 version ({e})"),

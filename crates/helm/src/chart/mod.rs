@@ -3,6 +3,7 @@
 
 pub(crate) mod helmignore;
 mod metadata;
+mod subcharts;
 pub mod version_constraint;
 
 pub use crate::input::tree::{Hidden, Walked};

@@ -29,7 +29,7 @@ use std::sync::Arc;
 /// and those that are not text alike (`Files.Get` reads the latter as Go's string of their
 /// bytes would print, invalid UTF-8 replaced).
 #[derive(Debug, Default)]
-pub(super) struct Files(BTreeMap<String, Arc<[u8]>>);
+pub(crate) struct Files(pub(crate) BTreeMap<String, Arc<[u8]>>);
 
 /// Whether Helm keeps `path` out of `.Files` (it loads those files itself).
 fn kept_by_helm(path: &str) -> bool {
@@ -40,7 +40,7 @@ fn kept_by_helm(path: &str) -> bool {
 
 impl Files {
     /// The files of `chart` a template can read.
-    pub(super) fn of(chart: &Chart) -> Files {
+    pub(crate) fn of(chart: &Chart) -> Files {
         Files(
             chart
                 .all_files()
@@ -57,7 +57,19 @@ impl Files {
         )
     }
 
-    fn text(&self, path: &str) -> std::borrow::Cow<'_, str> {
+    /// The files whose paths match the glob `pattern` (Helm's `Files.Glob`).
+    pub(crate) fn matching(&self, pattern: &str) -> Files {
+        let glob = Glob::parse(pattern).unwrap_or(Glob(vec![Token::AnyDeep]));
+        Files(
+            self.0
+                .iter()
+                .filter(|(path, _)| glob.matches(path))
+                .map(|(p, t)| (p.clone(), Arc::clone(t)))
+                .collect(),
+        )
+    }
+
+    pub(crate) fn text(&self, path: &str) -> std::borrow::Cow<'_, str> {
         self.0
             .get(path)
             .map_or(std::borrow::Cow::Borrowed(""), |bytes| {
@@ -65,12 +77,12 @@ impl Files {
             })
     }
 
-    fn bytes(&self, path: &str) -> &[u8] {
+    pub(crate) fn bytes(&self, path: &str) -> &[u8] {
         self.0.get(path).map_or(&[], |bytes| bytes)
     }
 
     /// Helm's `toYaml` of a map from each file's base name to `content(text)`.
-    fn as_map(&self, content: impl Fn(&[u8]) -> String) -> Result<String, Error> {
+    pub(crate) fn as_map(&self, content: impl Fn(&[u8]) -> String) -> Result<String, Error> {
         let map: crate::values::Map = self
             .0
             .iter()
@@ -149,17 +161,7 @@ impl Object for Files {
                     text.split('\n').map(Value::from).collect::<Vec<_>>(),
                 ))
             }
-            "Glob" => {
-                let pattern = one_string(method, args)?;
-                let glob = Glob::parse(pattern).unwrap_or(Glob(vec![Token::AnyDeep]));
-                Ok(Value::from_object(Files(
-                    self.0
-                        .iter()
-                        .filter(|(path, _)| glob.matches(path))
-                        .map(|(p, t)| (p.clone(), Arc::clone(t)))
-                        .collect(),
-                )))
-            }
+            "Glob" => Ok(Value::from_object(self.matching(one_string(method, args)?))),
             "AsConfig" => {
                 no_arguments(method, args)?;
                 Ok(Value::from(self.as_map(|bytes| {

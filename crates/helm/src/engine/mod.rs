@@ -3,7 +3,7 @@
 mod context;
 pub(crate) mod convert;
 mod error;
-mod files;
+pub(crate) mod files;
 pub mod functions;
 mod gofmt;
 mod include;

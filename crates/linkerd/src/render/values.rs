@@ -25,8 +25,12 @@ pub(super) fn values_with_kept(
     let defaults = chart.default_values_read()?;
     let mut notes = Vec::new();
     let mut user = user_values_noting(request.overrides(), stdin, kept, &mut notes)?;
-    if let Some(note) = namespace_value(defaults, request, &mut user) {
-        notes.push(note);
+    // The 2021 line's `namespace` value is our Jinja charts' habit; a Go chart's values are
+    // Helm's, untouched by -n.
+    if !meshchart_helm::gotpl::is_go_template_chart(chart) {
+        if let Some(note) = namespace_value(defaults, request, &mut user) {
+            notes.push(note);
+        }
     }
     let schema = match chart.file(SCHEMA_FILE) {
         Some(file) => Some(

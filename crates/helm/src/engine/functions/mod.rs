@@ -420,3 +420,13 @@ pub fn filter_names() -> Vec<&'static str> {
         .map(Entry::name)
         .collect()
 }
+
+/// The library function `name` as a plain call on its arguments in Sprig's order: how the Go
+/// template front end reaches the functions it does not write itself (see `gotpl::sprig`).
+pub(crate) fn library_function(
+    name: &str,
+) -> Option<impl Fn(&[Value]) -> Result<Value, Error> + 'static> {
+    let entry = LIBRARY.iter().find(|e| e.name() == name)?;
+    let (usage, call) = (entry.usage, entry.call);
+    Some(move |values: &[Value]| call(&Args::new(usage, values, false)))
+}

@@ -1,0 +1,3 @@
+{{- define "helpers.fullname" -}}
+{{ .Release.Name }}-{{ .Chart.Name }}-{{ .Values.global.team }}
+{{- end -}}
