@@ -66,27 +66,40 @@ pub fn is_go_template_chart(chart: &Chart) -> bool {
 /// statement tags (`{% ... %}`), which may quote Go's syntax (our charts explain, and rewrite,
 /// the Go references upstream's values hold).
 fn outside_jinja_comments(text: &str) -> String {
+    // One pass: each byte is looked at once, so a template of many tags costs its length
+    // (searching for the next `{#` and `{%` afresh after every tag was quadratic).
+    let bytes = text.as_bytes();
     let mut kept = String::with_capacity(text.len());
-    let mut rest = text;
-    loop {
-        let comment = rest.find("{#").map(|at| (at, "#}"));
-        let tag = rest.find("{%").map(|at| {
-            let raw = rest[at..].starts_with("{% raw %}") || rest[at..].starts_with("{%- raw %}");
-            (at, if raw { "endraw %}" } else { "%}" })
-        });
-        let Some((start, end_marker)) = [comment, tag].into_iter().flatten().min() else {
-            break;
-        };
-        kept.push_str(&rest[..start]);
-        match rest[start + 2..].find(end_marker) {
-            Some(end) => rest = &rest[start + 2 + end + end_marker.len()..],
-            None => {
-                rest = "";
-                break;
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('{') {
+        let start = from + offset;
+        let end_marker = match bytes.get(start + 1) {
+            Some(b'#') => "#}",
+            Some(b'%') => {
+                let opening = &text[start..];
+                if opening.starts_with("{% raw %}") || opening.starts_with("{%- raw %}") {
+                    "endraw %}"
+                } else {
+                    "%}"
+                }
             }
+            _ => {
+                from = start + 1;
+                continue;
+            }
+        };
+        kept.push_str(&text[copied..start]);
+        match text[start + 2..].find(end_marker) {
+            Some(end) => {
+                from = start + 2 + end + end_marker.len();
+                copied = from;
+            }
+            // An unclosed comment or tag hides the rest of the file.
+            None => return kept,
         }
     }
-    kept.push_str(rest);
+    kept.push_str(&text[copied..]);
     kept
 }
 
