@@ -76,7 +76,7 @@ pub(super) fn release_files(
                     let keys: Vec<&str> = key.split('.').collect();
                     let edited = match value {
                         Some(value) => set_scalar(&text, &keys, value),
-                        None => remove_scalar(&text, &keys),
+                        None => remove_key(&text, &keys),
                     };
                     text = edited.ok_or_else(|| misfit(path, (*key).into()))?;
                 }
@@ -204,12 +204,23 @@ pub(super) fn set_scalar(text: &str, path: &[&str], scalar: &str) -> Option<Stri
     Some(out)
 }
 
-/// `text` without the scalar line at `path` and the comment lines right above it (its
-/// documentation); `None` when no line holds that key.
-pub(super) fn remove_scalar(text: &str, path: &[&str]) -> Option<String> {
+/// `text` without the key at `path`: its line, the lines of its value below it (more indented),
+/// and the comment lines right above it (its documentation); `None` when no line holds that key.
+pub(super) fn remove_key(text: &str, path: &[&str]) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let (index, indent) = find_key(&lines, path)?;
-    let mut first = index;
+    let (key_index, indent) = find_key(&lines, path)?;
+    let mut index = key_index;
+    for (below, line) in lines.iter().enumerate().skip(key_index + 1) {
+        let trimmed = line.trim_start();
+        if trimmed.trim().is_empty() {
+            continue;
+        }
+        if line.len() - trimmed.len() <= indent {
+            break;
+        }
+        index = below;
+    }
+    let mut first = key_index;
     while first > 0 {
         let above = lines[first - 1];
         let trimmed = above.trim_start();
@@ -230,7 +241,7 @@ pub(super) fn remove_scalar(text: &str, path: &[&str]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{remove_scalar, set_scalar};
+    use super::{remove_key, set_scalar};
 
     const VALUES: &str = "# header\nlinkerdVersion: edge-26.8.3\nproxy:\n  image:\n    name: p\n    version: \"\"  # the tag\n  nativeSidecar: true\nproxyInit:\n  image:\n    version: v1\n";
 
@@ -258,15 +269,20 @@ mod tests {
     }
 
     #[test]
-    fn a_removed_scalar_takes_its_comment_lines_with_it() {
-        let text = remove_scalar(VALUES, &["proxy", "image", "version"]).unwrap();
+    fn a_removed_key_takes_its_comment_lines_and_its_value_with_it() {
+        let text = remove_key(VALUES, &["proxy", "image", "version"]).unwrap();
         assert!(
             text.contains("    name: p\n  nativeSidecar: true\n"),
             "{text}"
         );
-        let text = remove_scalar(VALUES, &["linkerdVersion"]).unwrap();
+        let text = remove_key(VALUES, &["linkerdVersion"]).unwrap();
         assert!(text.starts_with("proxy:\n"), "{text}");
-        assert!(remove_scalar(VALUES, &["proxy", "nope"]).is_none());
+        assert!(remove_key(VALUES, &["proxy", "nope"]).is_none());
+        let text = remove_key(VALUES, &["proxy"]).unwrap();
+        assert_eq!(
+            text,
+            "# header\nlinkerdVersion: edge-26.8.3\nproxyInit:\n  image:\n    version: v1\n"
+        );
     }
 
     #[test]
