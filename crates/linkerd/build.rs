@@ -90,6 +90,8 @@ struct EraFacts {
     first: String,
     last: String,
     templates: Option<String>,
+    /// The states its template set serves so far, when not all of them (`states_served`).
+    states_served: Option<Vec<String>>,
 }
 
 /// A state's default values that differ from its era's template set: chart, dotted key path,
@@ -351,6 +353,16 @@ fn main() {
                 first: string(row, "first", &what),
                 last: string(row, "last", &what),
                 templates: optional_string(row, "templates", &what),
+                states_served: row.get("states_served").map(|states| match states {
+                    toml::Value::Array(items) => items
+                        .iter()
+                        .map(|item| match item {
+                            toml::Value::String(s) => s.clone(),
+                            other => panic!("releases/releases.toml: {what}: states_served holds state ids, found {other:?}"),
+                        })
+                        .collect(),
+                    other => panic!("releases/releases.toml: {what}: states_served must list state ids, found {other:?}"),
+                }),
                 name,
             }
         })
@@ -399,6 +411,19 @@ fn main() {
                 era.name
             );
         };
+        for state in era.states_served.iter().flatten() {
+            assert!(
+                states.get(state).is_some_and(|(state_era, _)| *state_era == era.name),
+                "releases/releases.toml: era {} serves state {state}, which is not one of its states",
+                era.name
+            );
+        }
+        assert!(
+            era.states_served.as_ref().is_none_or(|served| served.contains(&head.state)),
+            "releases/releases.toml: era {}'s states_served leaves out {}, the state its template set is written from",
+            era.name,
+            head.state
+        );
         assert!(
             head.era == era.name,
             "releases/releases.toml: era {} names template set {set}, a release of era {}",
@@ -439,8 +464,15 @@ fn main() {
     for era in &eras {
         writeln!(
             code,
-            "    Era {{ name: {:?}, first: {:?}, last: {:?}, templates: {:?} }},",
-            era.name, era.first, era.last, era.templates
+            "    Era {{ name: {:?}, first: {:?}, last: {:?}, templates: {:?}, states_served: {} }},",
+            era.name,
+            era.first,
+            era.last,
+            era.templates,
+            match &era.states_served {
+                None => "None".to_owned(),
+                Some(states) => format!("Some(&{states:?})"),
+            }
         )
         .expect("write to String");
     }

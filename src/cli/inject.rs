@@ -32,7 +32,19 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
         (None, Some(config)) => {
             let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
             if let Some(release) = release.as_deref() {
-                if meshchart::releases::row(release).is_none() {
+                let row = meshchart::releases::row(release);
+                if let Some(row) =
+                    row.filter(|row| meshchart::releases::template_set(row).is_none())
+                {
+                    return Err(Error::Usage(format!(
+                        "--config {config}: its control plane runs Linkerd {release}, a release \
+                         of era {}, whose templates this meshchart does not embed yet (it \
+                         renders {}); name the release to inject with --linkerd",
+                        row.era,
+                        meshchart::releases::served_summary()
+                    )));
+                }
+                if row.is_none() {
                     return Err(Error::Usage(format!(
                         "--config {config}: its control plane runs Linkerd {release}, which \
                          meshchart does not embed (it renders {}); name the release to inject \

@@ -233,15 +233,20 @@ fn long_version() -> String {
     }
     let mut waiting = Vec::new();
     for era in meshchart::releases::ERAS.iter().rev() {
-        let count = lines.iter().filter(|line| line.era == era.name).count();
-        if era.templates.is_none() {
+        let served: Vec<&str> = lines
+            .iter()
+            .filter(|line| line.era == era.name && line.templates.is_some())
+            .map(|line| line.release)
+            .collect();
+        let count = served.len();
+        let (Some(first), Some(last)) = (served.first(), served.last()) else {
             waiting.push(era.name);
             continue;
-        }
-        let range = if era.first == era.last {
-            era.first.to_owned()
+        };
+        let range = if first == last {
+            (*first).to_owned()
         } else {
-            format!("{} .. {}", era.first, era.last)
+            format!("{first} .. {last}")
         };
         text.push_str(&format!(
             "\n  era {}: {range} ({count} release{})",

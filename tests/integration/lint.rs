@@ -365,6 +365,20 @@ fn upstream_values_yaml_lints_without_errors() {
 
 #[test]
 fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
+    let out = meshchart(&["lint", "--set", "linkerdVersion=edge-99.1.1"]);
+    let (code, out) = (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("[ERROR] values: linkerdVersion edge-99.1.1 is not a Linkerd release"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_linkerd_version_of_an_era_not_embedded_yet_is_an_error_naming_the_era() {
     let out = meshchart(&["lint", "--set", "linkerdVersion=stable-2.14.1"]);
     let (code, out) = (
         out.status.code().unwrap(),
@@ -372,7 +386,7 @@ fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
     );
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("[ERROR] values: linkerdVersion stable-2.14.1 is not a Linkerd release"),
+        out.contains("[ERROR] values: Linkerd stable-2.14.1 is a release of era stable-2.14"),
         "{out}"
     );
 }

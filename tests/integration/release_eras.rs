@@ -415,3 +415,40 @@ fn print_era_counts(results: &[(&'static str, &'static str, Vec<Difference>)]) {
         );
     }
 }
+
+#[test]
+fn the_readme_names_every_era_its_releases_and_whether_it_is_embedded() {
+    let readme =
+        std::fs::read_to_string(support::repo_root().join("README.md")).expect("README.md");
+    let top = &readme[..readme
+        .find("## On a fresh machine")
+        .expect("the README's first section")];
+    for era in meshchart::releases::ERAS {
+        let named = format!("`{}`", era.name);
+        assert!(
+            top.contains(&named),
+            "README's releases table does not name era {named}"
+        );
+        let served: Vec<&str> = meshchart::releases::RELEASES
+            .iter()
+            .filter(|row| row.era == era.name && meshchart::releases::template_set(row).is_some())
+            .map(|row| row.release)
+            .collect();
+        if let (Some(set), Some(first), Some(last)) = (era.templates, served.first(), served.last())
+        {
+            let range = if first == last {
+                (*first).to_owned()
+            } else {
+                format!("{first} .. {last}")
+            };
+            assert!(
+                top.contains(&range),
+                "README's releases table does not give {range}"
+            );
+            assert!(
+                top.contains(&format!("`templates/{set}`")),
+                "README's releases table does not name templates/{set}"
+            );
+        }
+    }
+}

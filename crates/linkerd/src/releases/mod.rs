@@ -64,7 +64,7 @@ pub enum ReleaseError {
     /// A release of the table whose era's templates this binary does not embed yet.
     #[error(
         "Linkerd {release} is a release of era {era} ({era_releases}), whose templates this \
-         meshchart does not embed yet; it renders {embedded}"
+         meshchart does not embed yet{state_note}; it renders {embedded}"
     )]
     EraNotEmbedded {
         /// The release asked for.
@@ -73,6 +73,8 @@ pub enum ReleaseError {
         era: String,
         /// The era's first and last release.
         era_releases: String,
+        /// ` for its chart state <state>` when the era's templates serve other states already.
+        state_note: String,
         /// The served releases, as era ranges.
         embedded: String,
     },
@@ -132,6 +134,10 @@ pub struct Era {
     /// The template set serving it, named after the release it is written from; `None` when
     /// this binary does not embed the era yet.
     pub templates: Option<&'static str>,
+    /// The chart states its template set serves so far, when not all of the era's: an era is
+    /// wired from the state its set is written from, and grows state by state as the templates
+    /// learn each state's lines.
+    pub states_served: Option<&'static [&'static str]>,
 }
 
 /// The charts one era's releases render: written from the release the set is named after.
@@ -166,9 +172,16 @@ pub fn era(name: &str) -> Option<&'static Era> {
     ERAS.iter().find(|era| era.name == name)
 }
 
-/// The template set serving `row`, if its era is embedded.
+/// The template set serving `row`, if its era is embedded and its set serves the row's state.
 pub fn template_set(row: &ReleaseRow) -> Option<&'static TemplateSet> {
-    let set = era(row.era)?.templates?;
+    let era = era(row.era)?;
+    if era
+        .states_served
+        .is_some_and(|states| !states.contains(&row.state))
+    {
+        return None;
+    }
+    let set = era.templates?;
     TEMPLATE_SETS.iter().find(|s| s.name == set)
 }
 
@@ -206,23 +219,47 @@ fn not_served(row: &ReleaseRow) -> ReleaseError {
         era_releases: era
             .map(|e| format!("{} .. {}", e.first, e.last))
             .unwrap_or_default(),
+        state_note: if era.is_some_and(|e| e.templates.is_some()) {
+            format!(" for its chart state {}", row.state)
+        } else {
+            String::new()
+        },
         embedded: served_summary(),
     }
 }
 
-/// The served releases, as era ranges (`edge-24.10.2 .. edge-25.2.2, ...`), for messages.
+/// The served releases, as ranges (`edge-24.10.2 .. edge-25.2.2, ...`), for messages.
 pub fn served_summary() -> String {
-    ERAS.iter()
-        .filter(|era| era.templates.is_some())
-        .map(|era| {
-            if era.first == era.last {
-                era.first.to_owned()
-            } else {
-                format!("{} .. {}", era.first, era.last)
+    let mut ranges: Vec<String> = Vec::new();
+    let mut run: Option<(&str, &str)> = None;
+    let mut run_era = "";
+    for row in RELEASES {
+        // A run stops at an era's end too: the table has no rows between eras (edge-21.4.4,
+        // then edge-24.10.2), which a range across them would claim.
+        if row.era != run_era {
+            ranges.extend(run.take().map(range_text));
+            run_era = row.era;
+        }
+        match (template_set(row).is_some(), run) {
+            (true, Some((first, _))) => run = Some((first, row.release)),
+            (true, None) => run = Some((row.release, row.release)),
+            (false, Some(done)) => {
+                ranges.push(range_text(done));
+                run = None;
             }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+            (false, None) => {}
+        }
+    }
+    ranges.extend(run.map(range_text));
+    ranges.join(", ")
+}
+
+fn range_text((first, last): (&str, &str)) -> String {
+    if first == last {
+        first.to_owned()
+    } else {
+        format!("{first} .. {last}")
+    }
 }
 
 /// The name of a release line's control-plane chart.
