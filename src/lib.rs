@@ -12,6 +12,8 @@
 //! command line (`main.rs`, `cli/`, one file per command) is a thin layer of clap over these.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 pub mod arena;
 pub mod limits;

@@ -206,7 +206,7 @@ fn a_suggestion_for_an_unknown_key_allocates_little_whatever_the_chart_knows() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let chart = meshchart::releases::default_control_plane().expect("the embedded chart");
     let defaults = chart.default_values().expect("its defaults");
-    let known = meshchart::values::known::KnownKeys::new(&defaults, None);
+    let known = meshchart::values::KnownKeys::new(&defaults, None);
     // The first suggestion gathers what the chart knows, once.
     assert_eq!(known.suggest(&["k0".to_owned()]), None);
     let before = ALLOCATIONS.load(Ordering::Relaxed);

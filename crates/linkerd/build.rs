@@ -271,14 +271,16 @@ fn check_chart_yaml(facts: &ReleaseFacts, chart: &str, version: &str, chart_yaml
     }
 }
 
-/// Sorts `edge-YY.M.P` tags by number rather than by text (`edge-24.10.2` after `edge-24.9.1`);
-/// `stable-2.14.N` sorts before every edge release.
-fn release_order(release: &str) -> Vec<u64> {
-    release
+/// Orders the table: the stable lines (`stable-2.14.10`) first, then the edge releases, each
+/// by number rather than by text (`edge-24.10.2` after `edge-24.9.1`). Stable and edge numbers
+/// do not compare (stable-2.14.10 came out between edge-21.4.4 and edge-24.10.2).
+fn release_order(release: &str) -> (bool, Vec<u64>) {
+    let numbers = release
         .trim_start_matches(|c: char| !c.is_ascii_digit())
         .split('.')
         .map(|part| part.parse().unwrap_or(0))
-        .collect()
+        .collect();
+    (!release.starts_with("stable-"), numbers)
 }
 
 /// Writes one template set's charts as `TemplateSet { .. }` code.

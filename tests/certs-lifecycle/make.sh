@@ -2,7 +2,7 @@
 # Makes the certificate folders of this directory with meshchart itself (run once; the files are
 # committed as data, so the golden cases that read them have fixed fingerprints). Keys are
 # random: running it again changes every fingerprint, and the golden cases need
-# `UPDATE_GOLDEN=1 cargo test --test certs_lifecycle` after it.
+# `UPDATE_GOLDEN=1 cargo test --test integration certs_lifecycle` after it.
 #
 # Instants, against the golden instant 2023-11-14T22:13:20Z (SOURCE_DATE_EPOCH=1700000000):
 # - kept/      made 2023-01-01: issuer and webhook pairs valid until 2024-01-01 (47 days left)

@@ -281,7 +281,7 @@ fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
     let config = control_plane_config("edge-24.10.2", "config-unknown", |text| {
         text.replace(
             "linkerdVersion: edge-24.10.2",
-            "linkerdVersion: stable-2.14.10",
+            "linkerdVersion: edge-25.3.1",
         )
     });
     let out = support::cli::run(&mut support::cli::command(&[
@@ -293,7 +293,7 @@ fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("runs Linkerd stable-2.14.10, a release of era stable-2.14"),
+        stderr.contains("runs Linkerd edge-25.3.1, a release of era edge-25.2"),
         "{stderr}"
     );
     assert!(stderr.contains("not embed yet"), "{stderr}");

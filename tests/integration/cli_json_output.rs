@@ -170,6 +170,15 @@ fn releases_output_json_gives_every_release_its_era_and_whether_it_is_served() {
     assert_eq!(find("edge-25.11.3")["served"], true);
     assert_eq!(find("edge-25.11.3")["templates"], "edge-26.8.3");
     assert_eq!(find("stable-2.14.10")["era"], "stable-2.14");
-    assert_eq!(find("stable-2.14.10")["served"], false);
-    assert!(find("stable-2.14.10")["templates"].is_null());
+    assert_eq!(find("stable-2.14.10")["served"], true);
+    assert_eq!(find("stable-2.14.10")["templates"], "stable-2.14.10");
+    for row in meshchart::releases::RELEASES {
+        let served = meshchart::releases::template_set(row);
+        let listed = find(row.release);
+        assert_eq!(listed["served"], served.is_some(), "{}", row.release);
+        match served {
+            Some(set) => assert_eq!(listed["templates"], set.name, "{}", row.release),
+            None => assert!(listed["templates"].is_null(), "{}", row.release),
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The `meshchart diff` golden cases under `tests/golden/diff/` (its README gives the layout).
-//! `UPDATE_GOLDEN=1 cargo test --test diff_golden` rewrites the expectations that differ.
+//! `UPDATE_GOLDEN=1 cargo test --test integration diff_golden` rewrites the expectations that differ.
 
 use camino::{Utf8Path, Utf8PathBuf};
 use std::process::Command;
@@ -75,7 +75,7 @@ fn diff_golden_cases_match() {
     }
     assert!(
         failures.is_empty(),
-        "{}\n(if the change is intended: UPDATE_GOLDEN=1 cargo test --test diff_golden)",
+        "{}\n(if the change is intended: UPDATE_GOLDEN=1 cargo test --test integration diff_golden)",
         failures.join("\n")
     );
 }

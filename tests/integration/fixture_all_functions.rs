@@ -1,6 +1,6 @@
 //! The `all-functions` fixture chart: a small web application whose templates call every function
 //! of the library. Its render is compared with `golden/default/expected.yaml` (the exact stream
-//! `meshchart render` prints); `UPDATE_GOLDEN=1 cargo test --test fixture_all_functions` rewrites
+//! `meshchart render` prints); `UPDATE_GOLDEN=1 cargo test --test integration fixture_all_functions` rewrites
 //! the golden file. A second test keeps the chart honest: it must call every library function.
 
 use crate::support::RenderDocuments as _;

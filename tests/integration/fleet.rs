@@ -440,7 +440,7 @@ fn each_cluster_renders_the_line_its_own_values_name() {
     let dir = scratch("fleet-lines");
     std::fs::write(dir.join("new.yaml"), "controllerLogLevel: debug\n").unwrap();
     std::fs::write(dir.join("old.yaml"), "linkerdVersion: edge-24.10.2\n").unwrap();
-    std::fs::write(dir.join("unknown.yaml"), "linkerdVersion: stable-2.14.10\n").unwrap();
+    std::fs::write(dir.join("unknown.yaml"), "linkerdVersion: stable-2.13.12\n").unwrap();
     let out = scratch("fleet-lines-out");
     let output = support::cli::run(
         support::cli::command(&[
@@ -461,7 +461,7 @@ fn each_cluster_renders_the_line_its_own_values_name() {
     // The cluster naming a release meshchart does not embed fails alone, saying so.
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("unknown.yaml") && stderr.contains("stable-2.14.10"),
+        stderr.contains("unknown.yaml") && stderr.contains("stable-2.13.12"),
         "{stderr}"
     );
     let single = |file: &str, line: &str| {

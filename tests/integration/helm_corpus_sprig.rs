@@ -149,7 +149,7 @@ fn sprig_corpus_renders_as_helm_recorded_it() {
         else {
             problems.push(format!(
                 "case {i} ({}): no recording of {:?}; run `HELM_BIN=... cargo test --test \
-                 helm_corpus_sprig -- --ignored record_sprig_cases_with_real_helm`",
+                 integration helm_corpus_sprig -- --ignored record_sprig_cases_with_real_helm`",
                 case.fn_name, case.go
             ));
             continue;

@@ -1,5 +1,5 @@
 //! The inject/uninject golden cases under `tests/golden/inject/` (see `meshchart::golden::inject`
-//! for the case layout). `UPDATE_GOLDEN=1 cargo test --test inject_golden` rewrites the
+//! for the case layout). `UPDATE_GOLDEN=1 cargo test --test integration inject_golden` rewrites the
 //! expectations that differ; review the diff before committing.
 
 use camino::Utf8PathBuf;
@@ -59,7 +59,7 @@ fn uninject_cases_restore_the_inject_inputs() {
             text,
         };
         if source.is_json() {
-            meshchart::inject::input::split_json(&source.name, &source.text)
+            meshchart::inject::split_json(&source.name, &source.text)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .into_iter()
                 .map(|(_, v)| v)

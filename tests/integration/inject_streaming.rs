@@ -16,11 +16,7 @@ struct CountingSidecars<'chart> {
 }
 
 impl SidecarSource for CountingSidecars<'_> {
-    fn render(
-        &self,
-        part: Part,
-        values: &Value,
-    ) -> Result<Value, meshchart::inject::error::SidecarError> {
+    fn render(&self, part: Part, values: &Value) -> Result<Value, meshchart::inject::SidecarError> {
         self.renders.lock().unwrap().push(part);
         self.inner.render(part, values)
     }

@@ -1,6 +1,6 @@
 //! `meshchart values` golden cases: each folder under tests/golden/values holds an `args` file
 //! (one argument per line, `#` comments, run from the case folder) and `expected.yaml`, the
-//! exact stdout. `UPDATE_GOLDEN=1 cargo test --test values_golden` rewrites the expectations.
+//! exact stdout. `UPDATE_GOLDEN=1 cargo test --test integration values_golden` rewrites the expectations.
 
 use crate::support;
 

@@ -6,11 +6,13 @@
 //! means what the same flags mean on the command line.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 use camino::Utf8PathBuf;
 use clap::{Args, Parser as _};
 use meshchart_helm::values::ValueOverrides;
-use meshchart_linkerd::golden::args::{CaseArgs, CaseChart, InjectCaseCommand};
+use meshchart_linkerd::golden::{CaseArgs, CaseChart, InjectCaseCommand};
 use meshchart_linkerd::inject::command::InjectRequest;
 use meshchart_linkerd::inject::{OutputFormat, ReportFormat};
 use meshchart_linkerd::render::RenderRequest;

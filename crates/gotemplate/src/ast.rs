@@ -8,7 +8,7 @@ use crate::value::Value;
 
 /// A parsed template: a file's top level, or one `define`/`block`.
 #[derive(Debug)]
-pub struct Tree {
+pub(crate) struct Tree {
     /// Its name: the file name for a file's top level, the defined name otherwise.
     pub name: String,
     /// The file it was parsed from (Go's `ParseName`), named in error locations.
@@ -21,7 +21,7 @@ pub struct Tree {
 
 /// A sequence of nodes.
 #[derive(Debug, Default)]
-pub struct List {
+pub(crate) struct List {
     /// The nodes, in order.
     pub nodes: Vec<Node>,
 }
@@ -29,7 +29,7 @@ pub struct List {
 impl List {
     /// Go's `IsEmptyTree`: only white space text (and comments). An empty `define` does not
     /// replace a non-empty one of the same name. `text` is the tree's source.
-    pub fn is_empty_tree(&self, text: &str) -> bool {
+    pub(crate) fn is_empty_tree(&self, text: &str) -> bool {
         self.nodes
             .iter()
             .all(|n| matches!(n, Node::Text(r) if text[r.clone()].trim().is_empty()))
@@ -38,7 +38,7 @@ impl List {
 
 /// A node of a list.
 #[derive(Debug)]
-pub enum Node {
+pub(crate) enum Node {
     /// Plain text: a byte range of the tree's source, so parsing copies no text (templates
     /// are mostly text, CRDs entirely).
     Text(std::ops::Range<usize>),
@@ -60,7 +60,7 @@ pub enum Node {
 
 /// The parts of `if`, `range` and `with`.
 #[derive(Debug)]
-pub struct Branch {
+pub(crate) struct Branch {
     /// The condition or collection.
     pub pipe: Pipe,
     /// The body.
@@ -71,7 +71,7 @@ pub struct Branch {
 
 /// `{{ template "name" pipeline }}`.
 #[derive(Debug)]
-pub struct TemplateCall {
+pub(crate) struct TemplateCall {
     /// Offset of the name.
     pub pos: usize,
     /// The template called.
@@ -82,7 +82,7 @@ pub struct TemplateCall {
 
 /// A pipeline: optional declarations, then commands joined by `|`.
 #[derive(Debug)]
-pub struct Pipe {
+pub(crate) struct Pipe {
     /// Offset of its first token.
     pub pos: usize,
     /// `=` rather than `:=`.
@@ -95,7 +95,7 @@ pub struct Pipe {
 
 /// One command of a pipeline: an operand and its arguments.
 #[derive(Debug)]
-pub struct Command {
+pub(crate) struct Command {
     /// Offset of its first token.
     pub pos: usize,
     /// The operands; the first is the function, field or value.
@@ -104,7 +104,7 @@ pub struct Command {
 
 /// An operand.
 #[derive(Debug)]
-pub enum Arg {
+pub(crate) enum Arg {
     /// `.`.
     Dot(usize),
     /// `nil`.
@@ -130,7 +130,7 @@ pub enum Arg {
 /// A number constant: its text and the value Go would make of it as an `interface{}`
 /// argument, or the error Go reports on using it (`overflows int`).
 #[derive(Debug)]
-pub struct Number {
+pub(crate) struct Number {
     /// As written.
     pub text: String,
     /// Go's ideal constant: `int` or `float64`.
@@ -139,7 +139,7 @@ pub struct Number {
 
 impl Arg {
     /// The byte offset Go reports for this operand.
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         match self {
             Arg::Dot(p)
             | Arg::Nil(p)

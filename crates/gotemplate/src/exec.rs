@@ -37,13 +37,13 @@ impl Slot {
     }
 
     /// Go's invalid value: neither a value nor a nil interface.
-    pub fn is_invalid(&self) -> bool {
+    pub(crate) fn is_invalid(&self) -> bool {
         self.v.is_nil() && !self.boxed
     }
 }
 
 /// Where templates are looked up: the set, under any templates parsed by `tpl`-like calls.
-pub struct Lookup<'a> {
+pub(crate) struct Lookup<'a> {
     pub(crate) trees: &'a HashMap<String, Rc<Tree>>,
     pub(crate) parent: Option<&'a Lookup<'a>>,
 }

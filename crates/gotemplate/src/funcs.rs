@@ -375,7 +375,7 @@ fn slice(item: &Slot, idx: &[Slot]) -> FResult {
 }
 
 /// Go's `template.HTMLEscapeString`.
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -392,7 +392,7 @@ pub fn html_escape(s: &str) -> String {
 }
 
 /// Go's `template.JSEscapeString`.
-pub fn js_escape(s: &str) -> String {
+pub(crate) fn js_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -413,7 +413,7 @@ pub fn js_escape(s: &str) -> String {
 }
 
 /// Go's `url.QueryEscape`.
-pub fn query_escape(s: &str) -> String {
+pub(crate) fn query_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {

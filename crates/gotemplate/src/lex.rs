@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 /// What an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A lexing error; the value is the message.
     Error,
     /// `true` or `false`.
@@ -104,7 +104,7 @@ impl Kind {
 /// messages are owned), so items copy without allocating; lines are counted only when an
 /// error needs one ([`line_at`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Item<'a> {
+pub(crate) struct Item<'a> {
     /// What it is.
     pub kind: Kind,
     /// Byte offset of its start in the template text.
@@ -114,7 +114,7 @@ pub struct Item<'a> {
 }
 
 /// The 1-based line of byte offset `pos` in `text`.
-pub fn line_at(text: &str, pos: usize) -> usize {
+pub(crate) fn line_at(text: &str, pos: usize) -> usize {
     1 + text.as_bytes()[..pos.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -150,7 +150,7 @@ fn is_alnum(c: char) -> bool {
 }
 
 /// `%#U` of a rune, as Go prints it: `U+002D '-'`.
-pub fn sharp_u(c: char) -> String {
+pub(crate) fn sharp_u(c: char) -> String {
     if c.is_control() {
         format!("U+{:04X}", c as u32)
     } else {
@@ -169,7 +169,7 @@ struct Lexer<'a> {
 }
 
 /// Splits a template into items; the last is `Eof` or `Error`.
-pub fn lex(input: &str) -> Vec<Item<'_>> {
+pub(crate) fn lex(input: &str) -> Vec<Item<'_>> {
     let mut l = Lexer {
         input,
         pos: 0,

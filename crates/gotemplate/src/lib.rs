@@ -92,6 +92,8 @@
 //! - Go 1.23, which Helm 3.17.1 is built with, cannot `range` over an integer
 //!   (`range can't iterate over 3`); neither can this crate.
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 mod ast;
 mod error;

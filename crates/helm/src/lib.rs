@@ -11,6 +11,8 @@
 //! threads it runs on.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 pub use meshchart_yaml as yaml;
 

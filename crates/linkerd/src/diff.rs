@@ -8,10 +8,10 @@
 use crate::chart::Chart;
 use crate::chart_source::ChartSource;
 use crate::error::Error;
-use crate::lint::keys::KnownKeys;
 use crate::manifest::split_documents;
 use crate::redact::short_digest;
 use crate::render::{choose_chart, render, Clock, RenderRequest};
+use crate::values::KnownKeys;
 use crate::values::{Value, ValueOverrides};
 use camino::Utf8PathBuf;
 use std::fmt::{self, Write as _};

@@ -9,6 +9,8 @@
 //! golden-file cases (render's and inject's), [`lint`] and [`diff`] review charts and renders.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 use meshchart_helm::{chart, digest, engine, epoch, files, input, manifest, output, package};
 use meshchart_helm::{parallel, redact, values, yaml};

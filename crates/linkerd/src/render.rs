@@ -11,9 +11,8 @@ use crate::manifest::Rendered;
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::output::{self, OutputSet, Removal};
 use crate::proxy_support;
-use crate::values::known::KnownKeys;
-use crate::values::schema::SchemaCheck;
 use crate::values::{coalesce, user_values_noting, KeptFiles, Value, ValueOverrides, ValuesError};
+use crate::values::{KnownKeys, SchemaCheck};
 use camino::{Utf8Path, Utf8PathBuf};
 use std::io::Read;
 use std::sync::{mpsc, OnceLock};
@@ -274,7 +273,7 @@ pub fn material_targets(chart: &Chart, release_namespace: &str) -> Result<Materi
     // lint's to report, and declares nothing here.
     let schema = chart
         .file(SCHEMA_FILE)
-        .and_then(|f| crate::values::schema::SchemaCheck::remembered(&f.text).ok());
+        .and_then(|f| SchemaCheck::remembered(&f.text).ok());
     Ok(MaterialTargets::with_schema(
         chart.default_values_read()?,
         schema.as_deref().map(|check| check.schema()),

@@ -2,6 +2,8 @@
 //! YAML and JSON writers, and Go-style number printing.
 
 #![deny(missing_docs)]
+// What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
+#![warn(unreachable_pub)]
 
 pub mod emit;
 pub mod events;

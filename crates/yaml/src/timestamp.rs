@@ -5,7 +5,7 @@
 /// go-yaml v2's timestamp test: text starting `YYYY-` that Go's `time.Parse` accepts with one of
 /// `2006-1-2T15:4:5.999999999Z07:00`, the same with a lower-case `t`, `2006-1-2 15:4:5.999999999`
 /// or `2006-1-2`.
-pub fn is_timestamp(s: &str) -> bool {
+pub(crate) fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
     if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
         return false;

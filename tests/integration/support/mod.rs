@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod deviations;
 pub mod inject_setup;
+pub mod release_line;
 pub mod tree_diff;
 pub mod yaml_round_trip;
 

@@ -14,7 +14,7 @@ pub use quote::quote;
 use quote::quote_rune;
 
 /// Writes `v` as Go's `%v` (`fmt.Sprint` of one operand) would.
-pub fn write_value(out: &mut String, v: &Value) {
+pub(crate) fn write_value(out: &mut String, v: &Value) {
     write_verb(out, v, &Spec::plain('v'));
 }
 

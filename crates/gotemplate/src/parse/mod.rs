@@ -27,7 +27,7 @@ const PARSE_STACK_LIMIT: usize = 1 << 20;
 /// What one file parses into: its top-level tree and the trees of its `define`s and
 /// `block`s, in the order Go adds them to the set (definitions first, the file last).
 #[derive(Debug)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// Every tree, the file's own last.
     pub trees: Vec<Tree>,
 }
@@ -70,7 +70,11 @@ type PResult<T> = Result<T, Error>;
 
 /// Parses one file named `file`. `has_function` tells which identifiers are functions: as in
 /// Go, calling an unknown function is a parse error.
-pub fn parse(file: &str, text: &str, has_function: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
+pub(crate) fn parse(
+    file: &str,
+    text: &str,
+    has_function: &dyn Fn(&str) -> bool,
+) -> Result<Parsed, Error> {
     let blank = Item {
         kind: Kind::Eof,
         pos: 0,

@@ -13,10 +13,10 @@
 use std::fmt;
 
 /// The file's name inside a chart.
-pub const HELMIGNORE: &str = ".helmignore";
+pub(crate) const HELMIGNORE: &str = ".helmignore";
 
 /// The rule Helm adds to every chart: hidden files directly under `templates/`.
-pub const DEFAULT_RULE: &str = "templates/.?*";
+pub(crate) const DEFAULT_RULE: &str = "templates/.?*";
 
 /// A malformed `.helmignore` line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -172,10 +172,10 @@ impl HelmIgnore {
 
 /// The pattern is malformed (Go's `filepath.ErrBadPattern`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BadPattern;
+pub(crate) struct BadPattern;
 
 /// Go's `path/filepath.Match` on Unix: `*` and `?` never match `/`.
-pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
+pub(crate) fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
     let mut pattern = pattern;
     let mut name = name;
     'pattern: while !pattern.is_empty() {

@@ -1,7 +1,7 @@
 //! Charts: a `Chart.yaml`, templates and default values, read from a folder, an archive or files
 //! in memory.
 
-pub mod helmignore;
+pub(crate) mod helmignore;
 mod metadata;
 pub mod version_constraint;
 

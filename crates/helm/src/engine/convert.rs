@@ -44,7 +44,7 @@ fn too_deep() -> Error {
 /// Whether `value` nests lists and maps deeper than [`MAX_NESTING`], found without recursion:
 /// a template can build a value nested as deep as its fuel allows, far past what a walk of it
 /// may recurse.
-pub fn nested_too_deep(value: &JValue) -> bool {
+pub(crate) fn nested_too_deep(value: &JValue) -> bool {
     let mut pending = vec![(value.clone(), 0usize)];
     while let Some((value, depth)) = pending.pop() {
         let children: Vec<JValue> = match value.kind() {

@@ -29,7 +29,7 @@ use std::sync::Arc;
 /// and those that are not text alike (`Files.Get` reads the latter as Go's string of their
 /// bytes would print, invalid UTF-8 replaced).
 #[derive(Debug, Default)]
-pub struct Files(BTreeMap<String, Arc<[u8]>>);
+pub(super) struct Files(BTreeMap<String, Arc<[u8]>>);
 
 /// Whether Helm keeps `path` out of `.Files` (it loads those files itself).
 fn kept_by_helm(path: &str) -> bool {
@@ -40,7 +40,7 @@ fn kept_by_helm(path: &str) -> bool {
 
 impl Files {
     /// The files of `chart` a template can read.
-    pub fn of(chart: &Chart) -> Files {
+    pub(super) fn of(chart: &Chart) -> Files {
         Files(
             chart
                 .all_files()

@@ -6,7 +6,7 @@ use minijinja::value::{Value, ValueKind};
 use std::fmt::Write as _;
 
 /// Appends `value` as Go's `%v` prints it at the top level: nil prints nothing.
-pub fn write_display(out: &mut String, value: &Value) {
+pub(super) fn write_display(out: &mut String, value: &Value) {
     match value.kind() {
         ValueKind::Undefined | ValueKind::None => {}
         _ => write_nested(out, value),
@@ -14,7 +14,7 @@ pub fn write_display(out: &mut String, value: &Value) {
 }
 
 /// Go `%v` inside a list or map: nil is `<nil>`, lists `[a b]`, maps `map[k:v]`.
-pub fn write_nested(out: &mut String, value: &Value) {
+pub(super) fn write_nested(out: &mut String, value: &Value) {
     match value.kind() {
         ValueKind::Undefined | ValueKind::None => out.push_str("<nil>"),
         ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
@@ -40,7 +40,11 @@ pub fn write_nested(out: &mut String, value: &Value) {
 }
 
 /// Writes the items of `value` the way Go's `%v` lays out a slice, `[a b]`, each by `item`.
-pub fn write_list(out: &mut String, value: &Value, mut item: impl FnMut(&mut String, &Value)) {
+pub(super) fn write_list(
+    out: &mut String,
+    value: &Value,
+    mut item: impl FnMut(&mut String, &Value),
+) {
     out.push('[');
     if let Ok(items) = value.try_iter() {
         for (i, element) in items.enumerate() {
@@ -59,7 +63,11 @@ pub fn write_list(out: &mut String, value: &Value, mut item: impl FnMut(&mut Str
 
 /// Writes the map `value` the way Go's `%v` lays out a map, `map[k:v]`, each key and value by
 /// `item`.
-pub fn write_map(out: &mut String, value: &Value, mut item: impl FnMut(&mut String, &Value)) {
+pub(super) fn write_map(
+    out: &mut String,
+    value: &Value,
+    mut item: impl FnMut(&mut String, &Value),
+) {
     out.push_str("map[");
     if let Ok(keys) = value.try_iter() {
         for (i, key) in keys.enumerate() {
@@ -78,14 +86,14 @@ pub fn write_map(out: &mut String, value: &Value, mut item: impl FnMut(&mut Stri
 }
 
 /// Whether `value` is a plain object (not a map of ours), which prints as its own text.
-pub fn is_plain_object(value: &Value) -> bool {
+pub(super) fn is_plain_object(value: &Value) -> bool {
     value
         .as_object()
         .is_some_and(|o| o.repr() == minijinja::value::ObjectRepr::Plain)
 }
 
 /// Go's `strconv.Quote` (or `QuoteToASCII` when `ascii_only`): `"tab\tnew\nline"`.
-pub fn go_quote(text: &str, ascii_only: bool) -> String {
+pub(super) fn go_quote(text: &str, ascii_only: bool) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     // Printable ASCII other than the quote and the backslash stands for itself: the usual case
@@ -102,7 +110,7 @@ pub fn go_quote(text: &str, ascii_only: bool) -> String {
 
 /// Appends `c` as Go writes it inside a `quote`-quoted literal (`strconv.Quote`'s escapes;
 /// with `ascii_only`, non-ASCII characters as `\u` escapes too).
-pub fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
+pub(super) fn push_escaped(out: &mut String, c: char, quote: char, ascii_only: bool) {
     if c == quote || c == '\\' {
         out.push('\\');
         out.push(c);

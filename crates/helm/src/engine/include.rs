@@ -72,7 +72,7 @@ impl Drop for StackGuard {
 /// a template's by default: `labels:{{ include("_labels.tpl") | nindent(4) }}` leaves no blank
 /// line behind. Any other template keeps its text exactly (a checksum of a whole manifest
 /// must be the checksum of what is rendered).
-pub fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, Error> {
+pub(super) fn include(state: &State, name: &str, ctx: Option<Value>) -> Result<String, Error> {
     let ctx = match ctx {
         Some(ctx) if ctx.kind() == minijinja::value::ValueKind::Map => ctx,
         Some(other) => {
@@ -140,7 +140,7 @@ pub(crate) fn is_tpl_name(name: &str) -> bool {
 }
 
 /// `tpl(text, ctx)`: renders a string as a template; `Template.Name` stays the caller's.
-pub fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Error> {
+pub(super) fn tpl(state: &State, text: &str, ctx: Option<Value>) -> Result<String, Error> {
     let ctx = ctx.unwrap_or_else(|| inherited_context(state));
     let _guard = StackGuard::enter("tpl")?;
     // A tpl inside a tpl keeps the outer name instead of growing "tpl string in tpl string in ...".

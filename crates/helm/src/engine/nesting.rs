@@ -7,11 +7,11 @@ use crate::chart::Chart;
 
 /// The most `not`s in a row an expression may hold; minijinja's own guard on brackets stops a
 /// few hundred levels in, and no template negates a value more than twice.
-pub const MAX_NOTS_IN_A_ROW: usize = 100;
+pub(super) const MAX_NOTS_IN_A_ROW: usize = 100;
 
 /// Refuses the first template of `chart` (named `chart_name/templates/...`) holding an
 /// expression nested deeper than the parser can take, naming its line.
-pub fn check_expression_nesting(chart_name: &str, chart: &Chart) -> Result<(), RenderError> {
+pub(super) fn check_expression_nesting(chart_name: &str, chart: &Chart) -> Result<(), RenderError> {
     for template in &chart.templates {
         if let Some(line) = first_run_of_nots(&template.text) {
             return Err(RenderError::Template {

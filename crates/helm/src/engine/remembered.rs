@@ -387,7 +387,7 @@ impl<T: Clone + OutputSize> Outputs<T> {
 }
 
 /// Outputs remembered per template: whole templates' text, and partials' text.
-pub struct RememberedRenders {
+pub(super) struct RememberedRenders {
     index: HashMap<String, usize>,
     outputs: Vec<Outputs<String>>,
     included: Vec<Outputs<String>>,
@@ -405,7 +405,7 @@ thread_local! {
 }
 
 /// Makes `remembered` the outputs `include` uses on this thread until the guard is dropped.
-pub struct Active {
+pub(super) struct Active {
     previous: Option<Rc<ThreadHold>>,
 }
 
@@ -418,7 +418,7 @@ impl Drop for Active {
 
 impl RememberedRenders {
     /// Room for the templates `names` (the engine's, in its order).
-    pub fn new(names: &[String]) -> Self {
+    pub(super) fn new(names: &[String]) -> Self {
         RememberedRenders {
             index: names
                 .iter()
@@ -432,7 +432,7 @@ impl RememberedRenders {
     }
 
     /// Makes these the outputs `include` uses on this thread, for as long as the guard lives.
-    pub fn activate(self: &Arc<Self>) -> Active {
+    pub(super) fn activate(self: &Arc<Self>) -> Active {
         let previous = ACTIVE.with(|active| {
             active
                 .borrow_mut()
@@ -443,7 +443,7 @@ impl RememberedRenders {
 
     /// The output of template `template` rendered with `context`: remembered, or from
     /// `render`.
-    pub fn output<E>(
+    pub(super) fn output<E>(
         &self,
         template: usize,
         context: JValue,
@@ -458,7 +458,7 @@ impl RememberedRenders {
 
 /// What `include(name, context)` gives: remembered when a fleet render is active on this
 /// thread, else (or on a miss) from `render`.
-pub fn included<E>(
+pub(super) fn included<E>(
     name: &str,
     context: JValue,
     render: impl FnOnce(&JValue) -> Result<String, E>,

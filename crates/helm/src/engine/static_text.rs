@@ -17,20 +17,20 @@ use memchr::memmem;
 use std::ops::Range;
 
 /// The global holding the lifted texts, indexed by the expressions that replace them.
-pub const TABLE: &str = "__meshchart_static_text";
+pub(super) const TABLE: &str = "__meshchart_static_text";
 
 /// Runs shorter than this stay in place: lifting them saves less than the lookup costs.
 const SHORTEST_LIFTED: usize = 256;
 
 /// The global [`TABLE`] for `texts`: a list of string values, each made once from its text,
 /// so a lookup hands out a reference to it.
-pub fn table_value(texts: Vec<minijinja::Value>) -> minijinja::Value {
+pub(super) fn table_value(texts: Vec<minijinja::Value>) -> minijinja::Value {
     minijinja::Value::from(texts)
 }
 
 /// `source` with its long text runs replaced by lookups into `table` (their texts appended
 /// there); `None` when nothing was lifted.
-pub fn lift(source: &str, table: &mut Vec<minijinja::Value>) -> Option<String> {
+pub(super) fn lift(source: &str, table: &mut Vec<minijinja::Value>) -> Option<String> {
     if !mostly_long_text(source.as_bytes()) {
         return None;
     }

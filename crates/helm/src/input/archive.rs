@@ -82,7 +82,7 @@ fn at(entry: &Option<String>) -> String {
 /// The files of an archive: its top folder's name and each file (path below the top folder,
 /// bytes), in archive order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArchiveContents {
+pub(crate) struct ArchiveContents {
     /// The single top folder (Helm names it after the chart).
     pub top: String,
     /// Path relative to the top folder, and content.
@@ -91,7 +91,7 @@ pub struct ArchiveContents {
 
 /// Most bytes the inflated tar stream may have: the files' limit plus, per allowed entry, room
 /// for a header, an extension header and padding.
-pub fn max_stream_bytes() -> u64 {
+pub(crate) fn max_stream_bytes() -> u64 {
     MAX_CHART_BYTES + (MAX_CHART_FILES as u64 + 2) * 3 * 512
 }
 
@@ -132,7 +132,7 @@ fn is_stream_limit(e: &std::io::Error) -> bool {
 }
 
 /// Reads an archive file (see the module docs for what is refused).
-pub fn read_archive_file(path: &str) -> Result<ArchiveContents, ArchiveError> {
+pub(crate) fn read_archive_file(path: &str) -> Result<ArchiveContents, ArchiveError> {
     check_readable(Utf8Path::new(path), false)?;
     let file = std::fs::File::open(path).map_err(|source| ArchiveError::Io {
         archive: path.to_owned(),
@@ -142,7 +142,10 @@ pub fn read_archive_file(path: &str) -> Result<ArchiveContents, ArchiveError> {
 }
 
 /// Reads a gzipped tar stream; `archive` names it in errors.
-pub fn read_archive(reader: impl Read, archive: &str) -> Result<ArchiveContents, ArchiveError> {
+pub(crate) fn read_archive(
+    reader: impl Read,
+    archive: &str,
+) -> Result<ArchiveContents, ArchiveError> {
     let stream = Counting {
         inner: MultiGzDecoder::new(reader),
         count: 0,

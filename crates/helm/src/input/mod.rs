@@ -28,8 +28,10 @@
 //!   [`GuardedReader::line`] says where the reader stands;
 //! - [`tree::chart_files`] and [`tree::manifest_files`]: folder walks.
 
-pub mod archive;
-pub mod tree;
+pub(crate) mod archive;
+pub(crate) mod tree;
+
+pub use tree::manifest_files;
 
 use camino::Utf8Path;
 use std::io::{BufRead, BufReader, Read};

@@ -30,10 +30,10 @@ pub struct Walked {
 
 /// Decides whether a path relative to the root (`/`-separated) is left out; the flag says
 /// whether it is a folder.
-pub type Ignore<'a> = &'a dyn Fn(&str, bool) -> bool;
+pub(crate) type Ignore<'a> = &'a dyn Fn(&str, bool) -> bool;
 
 /// Reads every file of the chart folder `dir` that `ignored` keeps, within the chart caps.
-pub fn chart_files(
+pub(crate) fn chart_files(
     dir: &Utf8Path,
     hidden: Hidden,
     ignored: Ignore<'_>,

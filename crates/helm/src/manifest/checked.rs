@@ -34,7 +34,7 @@ type TemplateReferences = Vec<Vec<Reference>>;
 /// Documents that passed the check, by template and place, for documents that repeat them
 /// or differ from them in values.
 #[derive(Default)]
-pub struct CheckedDocuments {
+pub(super) struct CheckedDocuments {
     references: RwLock<HashMap<String, TemplateReferences>>,
     kept_bytes: AtomicUsize,
 }
@@ -43,7 +43,7 @@ impl CheckedDocuments {
     /// [`yaml::scan_manifest_head`] of `text`, the document at `index` in the output of
     /// `template`: from a reference for that document that it equals or differs from in
     /// values only, else checked in full.
-    pub fn head(
+    pub(super) fn head(
         &self,
         (template, index): (&str, usize),
         text: &str,

@@ -12,19 +12,19 @@ use std::io::Write;
 
 /// The entries' mtime when `SOURCE_DATE_EPOCH` is unset: 1980-01-01T00:00:00Z (the ZIP epoch;
 /// 0 makes some tar tools warn about an "implausibly old time stamp").
-pub const DEFAULT_MTIME: u64 = 315_532_800;
+pub(super) const DEFAULT_MTIME: u64 = 315_532_800;
 
 /// gzip compression level (fixed: another level gives other bytes).
-pub const GZIP_LEVEL: u32 = 6;
+pub(super) const GZIP_LEVEL: u32 = 6;
 
 /// gzip's "unknown" operating system byte, as Go's `compress/gzip` writes it.
-pub const GZIP_OS_UNKNOWN: u8 = 255;
+pub(super) const GZIP_OS_UNKNOWN: u8 = 255;
 
 /// Mode of every file in the archive.
-pub const FILE_MODE: u32 = 0o644;
+pub(super) const FILE_MODE: u32 = 0o644;
 
 /// The mtime to stamp entries with: `SOURCE_DATE_EPOCH` if set, else [`DEFAULT_MTIME`].
-pub fn mtime_from_env() -> Result<u64, String> {
+pub(super) fn mtime_from_env() -> Result<u64, String> {
     match crate::epoch::source_date_epoch_from_env().map_err(|e| e.to_string())? {
         None => Ok(DEFAULT_MTIME),
         Some(instant) => Ok(instant
@@ -58,14 +58,14 @@ fn order_key(path: &str) -> Vec<(u8, &str)> {
 }
 
 /// Helm's order of two chart paths (relative to the chart root).
-pub fn entry_order(a: &str, b: &str) -> Ordering {
+pub(super) fn entry_order(a: &str, b: &str) -> Ordering {
     order_key(a).cmp(&order_key(b))
 }
 
 /// Writes the gzipped tar of `files` (paths relative to the chart root) under the folder `top`.
 /// Files are sorted into Helm's order here; a path too long for a ustar header is an error
 /// naming it.
-pub fn write_archive<W: Write>(
+pub(super) fn write_archive<W: Write>(
     top: &str,
     files: &[(String, Vec<u8>)],
     mtime: u64,

@@ -8,13 +8,12 @@
 use crate::values::Value;
 use crate::yaml::load::resolve_plain;
 use crate::yaml::{Position, YamlError};
-use std::collections::HashMap;
 use yaml_rust2::parser::Event;
 use yaml_rust2::scanner::TScalarStyle;
 
 /// What a node is.
 #[derive(Clone, Debug, PartialEq)]
-pub enum NodeKind {
+pub(super) enum NodeKind {
     /// A scalar: its text as written, and whether it was plain (unquoted, not a block).
     Scalar {
         /// The scalar's text.
@@ -35,7 +34,7 @@ pub enum NodeKind {
 
 /// One node of the document.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub(super) struct Node {
     /// Map keys and list indices from the root.
     pub path: Vec<String>,
     /// Where the node's key is (for map values), or where the node starts (list items, root).
@@ -48,7 +47,7 @@ pub struct Node {
 
 /// A map key as written.
 #[derive(Clone, Debug, PartialEq)]
-pub struct KeySite {
+pub(super) struct KeySite {
     /// Path of the entry (ending with the key as resolved).
     pub path: Vec<String>,
     /// Where the key is.
@@ -61,7 +60,7 @@ pub struct KeySite {
 
 /// Every node and key of the first document of `text`, in document order.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Layout {
+pub(super) struct Layout {
     /// Value nodes.
     pub nodes: Vec<Node>,
     /// Map keys.
@@ -70,17 +69,9 @@ pub struct Layout {
 
 impl Layout {
     /// The node at `path`.
-    pub fn node(&self, path: &[String]) -> Option<&Node> {
+    #[cfg(test)]
+    fn node(&self, path: &[String]) -> Option<&Node> {
         self.nodes.iter().find(|n| n.path == path)
-    }
-
-    /// Every node by its path (the first, when a path repeats), for many lookups.
-    pub fn by_path(&self) -> HashMap<&[String], &Node> {
-        let mut index = HashMap::with_capacity(self.nodes.len());
-        for node in &self.nodes {
-            index.entry(node.path.as_slice()).or_insert(node);
-        }
-        index
     }
 }
 
@@ -104,7 +95,7 @@ enum Frame {
 /// Deepest nodes [`layout`] records. Each node keeps its whole path, so a document nested
 /// thousands of levels deep would cost memory in the square of its depth; values that deep are
 /// read (the loader takes 10,000 levels) but get no line numbers or comments.
-pub const MAX_LAID_OUT_DEPTH: usize = 100;
+pub(super) const MAX_LAID_OUT_DEPTH: usize = 100;
 
 /// A key's text as the loader resolves it (a plain `y` is the key `"true"`).
 fn key_string(text: &str, plain: bool) -> String {
@@ -271,7 +262,7 @@ pub fn walk(text: &str, mut visit: impl FnMut(Step<'_, '_>)) -> Result<(), YamlE
 }
 
 /// Every node and key of the first document of `text`, each with its whole path.
-pub fn layout(text: &str) -> Result<Layout, YamlError> {
+pub(super) fn layout(text: &str) -> Result<Layout, YamlError> {
     let mut out = Layout::default();
     // The collections open, by their index in `out.nodes`.
     let mut open: Vec<usize> = Vec::new();
@@ -342,7 +333,7 @@ fn enter_child(stack: &mut [Frame], path: &mut Vec<String>, at: Position) -> (bo
 }
 
 /// Every leaf of `value` (scalars, and empty maps and lists) with its path of keys and indices.
-pub fn leaves(value: &Value) -> Vec<(Vec<String>, &Value)> {
+pub(super) fn leaves(value: &Value) -> Vec<(Vec<String>, &Value)> {
     let mut out = Vec::new();
     collect_leaves(value, &mut Vec::new(), &mut out);
     out
@@ -374,7 +365,7 @@ fn collect_leaves<'a>(
 
 /// Calls `visit` with every leaf of `value` ([`leaves`]' order) and its path, building no path
 /// per leaf: for values with a million leaves.
-pub fn for_each_leaf(value: &Value, mut visit: impl FnMut(&[String], &Value)) {
+pub(super) fn for_each_leaf(value: &Value, mut visit: impl FnMut(&[String], &Value)) {
     fn walk_leaves(
         value: &Value,
         path: &mut Vec<String>,
@@ -402,7 +393,7 @@ pub fn for_each_leaf(value: &Value, mut visit: impl FnMut(&[String], &Value)) {
 }
 
 /// The value at a path of map keys and list indices.
-pub fn lookup<'a, S: AsRef<str>>(value: &'a Value, path: &[S]) -> Option<&'a Value> {
+pub(super) fn lookup<'a, S: AsRef<str>>(value: &'a Value, path: &[S]) -> Option<&'a Value> {
     let mut current = value;
     for part in path {
         current = match current {

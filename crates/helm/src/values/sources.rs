@@ -395,14 +395,9 @@ fn is_dev_null(file: &str) -> bool {
         || std::fs::canonicalize(file).is_ok_and(|p| p == std::path::Path::new("/dev/null"))
 }
 
-/// Parses the text of a values file: a map (an empty file adds nothing).
-pub fn parse_values_text(shown: &str, text: &str) -> Result<Value, ValuesError> {
-    parse_values_text_noting(shown, text, &mut Vec::new())
-}
-
-/// [`parse_values_text`], adding to `warnings` that documents after the first are ignored
+/// Parses the text of a values file: a map (an empty file adds nothing), adding to `warnings` that documents after the first are ignored
 /// (as Helm ignores them, silently), naming the file and the line the second one starts on.
-pub fn parse_values_text_noting(
+pub(super) fn parse_values_text_noting(
     shown: &str,
     text: &str,
     warnings: &mut Vec<String>,

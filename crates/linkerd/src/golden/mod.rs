@@ -11,10 +11,10 @@
 //! ([`GoldenOptions::accept_errors`]); a failing case names each resource that differs and the
 //! command that updates it.
 
-pub mod args;
+pub(crate) mod args;
 pub mod inject;
 
-pub use args::CaseArgs;
+pub use args::{CaseArgs, CaseChart, InjectCaseCommand};
 
 use crate::chart::Chart;
 use crate::engine::Engine;

@@ -10,9 +10,6 @@ mod setters;
 mod settings;
 mod unknown;
 
-pub use setters::INBOUND_POLICIES;
-pub use settings::{CHART_KEYED_SETTINGS, NATIVE_SIDECAR_ANNOTATION, SETTINGS};
-
 use setters::{one_of, set, INJECT_VALUES};
 use unknown::{all_settings, setting_values_key, unknown_annotations};
 
@@ -22,7 +19,7 @@ use super::workload::truthy;
 use crate::values::{Map, Value};
 
 /// The annotation that turns injection on, off, or on in ingress mode.
-pub const INJECT_ANNOTATION: &str = "linkerd.io/inject";
+pub(crate) const INJECT_ANNOTATION: &str = "linkerd.io/inject";
 
 /// How a pod asks to be injected (`linkerd.io/inject`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -38,7 +35,7 @@ pub enum InjectMode {
 
 /// The annotations of each layer that configures a pod.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Layers<'a> {
+pub(crate) struct Layers<'a> {
     /// The namespace's name and annotations, when known.
     pub namespace: Option<(&'a str, &'a Map)>,
     /// The workload's own `metadata.annotations` (none for a bare Pod).
@@ -107,7 +104,7 @@ fn annotation_text(value: &Value) -> String {
 
 /// Facts about the pod that some annotations need.
 #[derive(Clone, Debug, Default)]
-pub struct PodFacts {
+pub(crate) struct PodFacts {
     /// Named container ports of the app containers: name and number.
     pub named_ports: Vec<(String, i64)>,
 }
@@ -136,7 +133,7 @@ struct Apply<'a> {
 type Setter = fn(&str, &mut Apply<'_>) -> Result<(), String>;
 
 /// An annotation we honour: its key, whether a namespace's value is inherited, and its effect.
-pub struct Setting {
+pub(crate) struct Setting {
     /// The annotation key.
     pub key: &'static str,
     /// Older spellings of the key, read when the key itself is absent from a layer (the
@@ -153,7 +150,10 @@ pub struct Setting {
 
 /// Reads `linkerd.io/inject` from the workload and the pod template (the pod wins). Namespaces
 /// are not consulted: running `inject` on a file is the request to inject it.
-pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<InjectMode, InjectError> {
+pub(crate) fn inject_mode(
+    layers: &Layers<'_>,
+    workload: &WorkloadRef,
+) -> Result<InjectMode, InjectError> {
     let Some(Found { text, origin, .. }) = layers.lookup(&[INJECT_ANNOTATION], false) else {
         return Ok(InjectMode::Enabled);
     };
@@ -172,7 +172,8 @@ pub fn inject_mode(layers: &Layers<'_>, workload: &WorkloadRef) -> Result<Inject
 }
 
 /// The configuration of one pod: `base` values with every annotation of `layers` applied.
-pub fn resolve(
+#[cfg(test)]
+pub(crate) fn resolve(
     base: &Value,
     layers: &Layers<'_>,
     facts: &PodFacts,
@@ -187,7 +188,7 @@ pub fn resolve(
 /// warns (it would have no effect with this chart, as the 2021 line's `disable-identity` with
 /// a later release's chart); a [`CHART_KEYED_SETTINGS`] annotation needs its key declared even
 /// without a schema.
-pub fn resolve_for_chart(
+pub(crate) fn resolve_for_chart(
     base: &Value,
     layers: &Layers<'_>,
     facts: &PodFacts,

@@ -14,10 +14,10 @@ use super::input::Source;
 use crate::values::Value;
 
 /// The ConfigMap that holds the control plane's values.
-pub const LINKERD_CONFIG: &str = "linkerd-config";
+pub(crate) const LINKERD_CONFIG: &str = "linkerd-config";
 
 /// The values in `source`'s `linkerd-config` ConfigMap.
-pub fn values_from_linkerd_config(source: &Source) -> Result<Value, InjectError> {
+pub(crate) fn values_from_linkerd_config(source: &Source) -> Result<Value, InjectError> {
     let error = |message: String| InjectError::Config {
         path: source.name.clone(),
         message,

@@ -4,8 +4,8 @@
 mod json_chunks;
 mod yaml_chunks;
 pub use json_chunks::split_json;
-pub use yaml_chunks::{
-    leading_comments, parse_yaml_chunk, split_yaml, Chunk, ChunkPart, OwnedChunk, YamlChunks,
+pub(crate) use yaml_chunks::{
+    leading_comments, parse_yaml_chunk, Chunk, ChunkPart, OwnedChunk, YamlChunks,
     STREAMED_LIST_BYTES,
 };
 
@@ -20,15 +20,12 @@ use std::io::{Read, Seek};
 use std::sync::OnceLock;
 
 /// File extensions read when walking a folder.
-pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
-
-/// Name used for stdin in messages and reports.
-pub const STDIN_NAME: &str = input::STDIN_NAME;
+pub(crate) const EXTENSIONS: &[&str] = &["yaml", "yml", "json"];
 
 /// One input stream: a file's or stdin's whole text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// The path, or [`STDIN_NAME`].
+    /// The path, or [`input::STDIN_NAME`].
     pub name: String,
     /// The text.
     pub text: String,
@@ -72,7 +69,7 @@ pub fn read_sources(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Source>
 /// documents, then to transform it), holding one document at a time.
 #[derive(Debug)]
 pub struct Stream {
-    /// The path, or [`STDIN_NAME`].
+    /// The path, or [`input::STDIN_NAME`].
     pub name: String,
     origin: StreamOrigin,
     /// The documents read item by item, found once: every pass cuts the stream the same way.
@@ -205,7 +202,7 @@ impl Stream {
         Ok(self.reader()?.read_to_end()?.text)
     }
 
-    /// The YAML documents of the stream, one at a time, as [`split_yaml`] cuts them; a `List`
+    /// The YAML documents of the stream, one at a time, split on `---` lines; a `List`
     /// larger than [`STREAMED_LIST_BYTES`] comes in parts (see [`ChunkPart`]), so neither
     /// memory nor the per-document cap grows with it.
     pub fn yaml_chunks(&self) -> Result<YamlChunks<'_>, InjectError> {
@@ -300,7 +297,7 @@ pub fn open_inputs(args: &[String], stdin: &mut dyn Read) -> Result<Vec<Stream>,
         }
         let path = Utf8Path::new(arg);
         if path.is_dir() {
-            for file in input::tree::manifest_files(path, EXTENSIONS)? {
+            for file in input::manifest_files(path, EXTENSIONS)? {
                 streams.push(Stream::new(file.to_string(), StreamOrigin::File(file)));
             }
         } else if is_fifo(path) {

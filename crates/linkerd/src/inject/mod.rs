@@ -28,17 +28,17 @@
 //! transformed item by item (`kubectl get -A -o yaml` prints everything as one `List`).
 
 pub mod command;
-pub mod config;
-pub mod control_plane;
-pub mod error;
-pub mod input;
-pub mod mutate;
-pub mod owned;
-pub mod parse;
-pub mod quantity;
-pub mod report;
-pub mod sidecar;
-pub mod uninject;
+pub(crate) mod config;
+pub(crate) mod control_plane;
+pub(crate) mod error;
+pub(crate) mod input;
+pub(crate) mod mutate;
+pub(crate) mod owned;
+pub(crate) mod parse;
+pub(crate) mod quantity;
+pub(crate) mod report;
+pub(crate) mod sidecar;
+pub(crate) mod uninject;
 pub mod workload;
 
 mod list_assembly;
@@ -50,8 +50,8 @@ mod write;
 
 pub use crate::proxy_support::NotReadyService;
 pub use config::{InjectMode, PodConfig};
-pub use error::{InjectError, Origin, WorkloadRef};
-pub use input::{open_inputs, read_sources, Source, Stream};
+pub use error::{InjectError, Origin, SidecarError, WorkloadRef};
+pub use input::{open_inputs, read_sources, split_json, Source, Stream};
 pub use namespaces::Namespaces;
 pub use report::{
     Entry, Outcome, Report, ReportFormat, ReportSink, SkipReason, SpooledReport, Summary, Warning,

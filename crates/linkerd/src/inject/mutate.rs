@@ -12,7 +12,7 @@ use crate::values::{Map, Value};
 
 /// The containers to add, already rendered.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sidecar {
+pub(crate) struct Sidecar {
     /// What the chart adds to the pod besides the containers (`None`: the chart declares
     /// nothing, and inject adds what the 2021 chart's era did).
     pub additions: Option<PodAdditions>,
@@ -27,7 +27,7 @@ pub struct Sidecar {
 
 /// Where the proxy goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProxyPlacement {
+pub(crate) enum ProxyPlacement {
     /// `containers[0]`, so that (with its `linkerd-await` postStart hook) the app containers
     /// start only once it is ready: `proxy.await` on.
     First,
@@ -42,7 +42,7 @@ pub enum ProxyPlacement {
 
 impl ProxyPlacement {
     /// The placement the pod's values ask for.
-    pub fn from_values(values: &Value) -> ProxyPlacement {
+    pub(crate) fn from_values(values: &Value) -> ProxyPlacement {
         if truthy(values, &["proxy", "nativeSidecar"]) {
             ProxyPlacement::NativeSidecar
         } else if truthy(values, &["proxy", "await"]) {
@@ -58,7 +58,7 @@ impl ProxyPlacement {
 /// `linkerd-init` after the pod's own init containers, except with a native-sidecar proxy, where
 /// `linkerd-init` and then the proxy go first (the pod's init containers get proxied traffic).
 /// App containers and the pod's own init containers keep their relative order.
-pub fn place_containers(
+pub(crate) fn place_containers(
     spec: &mut Map,
     sidecar: Sidecar,
     placement: ProxyPlacement,
@@ -96,7 +96,7 @@ pub fn place_containers(
 
 /// The workload a pod template belongs to.
 #[derive(Clone, Copy, Debug)]
-pub struct Owner<'a> {
+pub(crate) struct Owner<'a> {
     /// Its kind.
     pub kind: &'static WorkloadKind,
     /// Its name.
@@ -107,7 +107,12 @@ pub struct Owner<'a> {
 
 /// Injects `sidecar` into `template` (a map with `metadata` and `spec`), configured by `values`.
 /// The template must not hold a proxy already (uninject it first).
-pub fn inject_template(template: &mut Map, owner: Owner<'_>, values: &Value, mut sidecar: Sidecar) {
+pub(crate) fn inject_template(
+    template: &mut Map,
+    owner: Owner<'_>,
+    values: &Value,
+    mut sidecar: Sidecar,
+) {
     let mut added = Vec::new();
     let additions = sidecar.additions.take();
     let placement = ProxyPlacement::from_values(values);

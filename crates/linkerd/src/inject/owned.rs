@@ -25,14 +25,14 @@ use super::sidecar::{
 };
 
 /// The annotation recording what inject created that cannot be recognised later.
-pub const ADDED_MARKER: &str = "meshchart.io/inject-added";
+pub(crate) const ADDED_MARKER: &str = "meshchart.io/inject-added";
 
 /// kubectl's default container for `logs`/`exec`, set by inject when the proxy goes first.
-pub const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
+pub(crate) const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
 
 /// Pod template annotations inject writes (and upstream's `created-by`, which uninject also
 /// removes from pods injected by `linkerd inject`).
-pub const OWNED_ANNOTATIONS: &[&str] = &[
+pub(crate) const OWNED_ANNOTATIONS: &[&str] = &[
     "linkerd.io/proxy-version",
     "linkerd.io/identity-mode",
     "linkerd.io/created-by",
@@ -41,17 +41,17 @@ pub const OWNED_ANNOTATIONS: &[&str] = &[
 ];
 
 /// The proxy version annotation.
-pub const PROXY_VERSION_ANNOTATION: &str = "linkerd.io/proxy-version";
+pub(crate) const PROXY_VERSION_ANNOTATION: &str = "linkerd.io/proxy-version";
 /// The identity mode annotation (`default` or `disabled`).
-pub const IDENTITY_MODE_ANNOTATION: &str = "linkerd.io/identity-mode";
+pub(crate) const IDENTITY_MODE_ANNOTATION: &str = "linkerd.io/identity-mode";
 
 /// The label naming the control plane's namespace.
-pub const CONTROL_PLANE_NS_LABEL: &str = "linkerd.io/control-plane-ns";
+pub(crate) const CONTROL_PLANE_NS_LABEL: &str = "linkerd.io/control-plane-ns";
 /// The label naming the workload's namespace.
-pub const WORKLOAD_NS_LABEL: &str = "linkerd.io/workload-ns";
+pub(crate) const WORKLOAD_NS_LABEL: &str = "linkerd.io/workload-ns";
 
 /// Pod template labels inject writes.
-pub const OWNED_LABELS: &[&str] = &[
+pub(crate) const OWNED_LABELS: &[&str] = &[
     CONTROL_PLANE_NS_LABEL,
     WORKLOAD_NS_LABEL,
     "linkerd.io/proxy-deployment",
@@ -64,16 +64,16 @@ pub const OWNED_LABELS: &[&str] = &[
 ];
 
 /// Containers inject adds to `containers`, always.
-pub const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER];
+pub(crate) const OWNED_CONTAINERS: &[&str] = &[PROXY_CONTAINER];
 /// The debug container, which inject adds when asked (recorded as [`Added::DebugContainer`]).
-pub const OWNED_DEBUG_CONTAINER: &str = DEBUG_CONTAINER;
+pub(crate) const OWNED_DEBUG_CONTAINER: &str = DEBUG_CONTAINER;
 /// Containers inject adds to `initContainers` (the proxy too, where a native sidecar put it,
 /// and the network validator that stands in for linkerd-init with the CNI plugin).
-pub const OWNED_INIT_CONTAINERS: &[&str] =
+pub(crate) const OWNED_INIT_CONTAINERS: &[&str] =
     &[INIT_CONTAINER, PROXY_CONTAINER, NETWORK_VALIDATOR_CONTAINER];
 /// Volumes inject adds: the 2021 chart's two, and those the release lines' charts declare
 /// (the projected identity token; the pod-info files a tracing proxy reads).
-pub const OWNED_VOLUMES: &[&str] = &[
+pub(crate) const OWNED_VOLUMES: &[&str] = &[
     IDENTITY_VOLUME,
     XTABLES_VOLUME,
     "linkerd-identity-token",
@@ -89,7 +89,7 @@ pub const OWNED_VOLUMES: &[&str] = &[
 /// under any registry and tag), has the proxy's `LINKERD2_PROXY_*` environment, the proxy-init
 /// arguments (`--incoming-proxy-port`), or the network validator's binary. A container with no
 /// image at all is not a workload's own (Kubernetes rejects it), so it counts as the mesh's.
-pub fn foreign_container_with_owned_name(template: &Map) -> Option<(String, String)> {
+pub(crate) fn foreign_container_with_owned_name(template: &Map) -> Option<(String, String)> {
     let marked = template
         .get("metadata")
         .and_then(Value::as_map)
@@ -155,7 +155,7 @@ fn looks_like_the_mesh(container: &Map) -> bool {
 
 /// Something inject created that uninject cannot recognise without being told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Added {
+pub(crate) enum Added {
     /// The pod template had no `metadata`.
     Metadata,
     /// The pod template had no `metadata.annotations`.
@@ -174,7 +174,7 @@ pub enum Added {
 
 impl Added {
     /// Every token, in the order the marker lists them.
-    pub const ALL: [Added; 7] = [
+    pub(crate) const ALL: [Added; 7] = [
         Added::Metadata,
         Added::Annotations,
         Added::Labels,
@@ -185,7 +185,7 @@ impl Added {
     ];
 
     /// The token in the marker.
-    pub fn token(self) -> &'static str {
+    pub(crate) fn token(self) -> &'static str {
         match self {
             Added::Metadata => "metadata",
             Added::Annotations => "annotations",
@@ -199,7 +199,7 @@ impl Added {
 }
 
 /// Writes the marker's value (empty when nothing needs recording; the marker is still written).
-pub fn marker_value(added: &[Added]) -> String {
+pub(crate) fn marker_value(added: &[Added]) -> String {
     Added::ALL
         .iter()
         .filter(|a| added.contains(a))
@@ -209,7 +209,7 @@ pub fn marker_value(added: &[Added]) -> String {
 }
 
 /// Reads a marker's value; unknown tokens are ignored.
-pub fn parse_marker(text: &str) -> Vec<Added> {
+pub(crate) fn parse_marker(text: &str) -> Vec<Added> {
     text.split(',')
         .filter_map(|t| Added::ALL.into_iter().find(|a| a.token() == t.trim()))
         .collect()

@@ -4,7 +4,7 @@
 //! into an error naming the workload, the annotation and the allowed values.
 
 /// Go's `strconv.ParseBool`: `1 t T TRUE true True` and `0 f F FALSE false False`.
-pub fn parse_bool(text: &str) -> Option<bool> {
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
     match text {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
@@ -13,11 +13,11 @@ pub fn parse_bool(text: &str) -> Option<bool> {
 }
 
 /// The spellings [`parse_bool`] accepts, for messages.
-pub const BOOL_ALLOWED: &str =
+pub(crate) const BOOL_ALLOWED: &str =
     "true, false (or Go's other spellings: 1, t, T, TRUE, True, 0, f, F, FALSE, False)";
 
 /// A TCP port, 1 to 65535.
-pub fn parse_port(text: &str) -> Option<u16> {
+pub(crate) fn parse_port(text: &str) -> Option<u16> {
     let text = text.trim();
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -27,7 +27,7 @@ pub fn parse_port(text: &str) -> Option<u16> {
 
 /// A port or an inclusive range of ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PortRange {
+pub(crate) struct PortRange {
     /// First port.
     pub lower: u16,
     /// Last port (equal to `lower` for a single port).
@@ -45,7 +45,7 @@ impl std::fmt::Display for PortRange {
 }
 
 /// `80` or `8000-8100` (lower bound not above the upper one).
-pub fn parse_port_range(text: &str) -> Option<PortRange> {
+pub(crate) fn parse_port_range(text: &str) -> Option<PortRange> {
     let text = text.trim();
     match text.split_once('-') {
         None => parse_port(text).map(|p| PortRange { lower: p, upper: p }),
@@ -57,12 +57,12 @@ pub fn parse_port_range(text: &str) -> Option<PortRange> {
 }
 
 /// The allowed form of a port list, for messages.
-pub const PORT_LIST_ALLOWED: &str =
+pub(crate) const PORT_LIST_ALLOWED: &str =
     "a comma-separated list of ports (1-65535) and ranges such as 8000-8100 (lower bound first)";
 
 /// A comma-separated list of ports and ranges; one trailing comma is tolerated, as upstream does.
 /// Returns the entries, or the first entry that is not a port or range.
-pub fn parse_port_list(text: &str) -> Result<Vec<PortRange>, String> {
+pub(crate) fn parse_port_list(text: &str) -> Result<Vec<PortRange>, String> {
     let text = text.trim();
     let text = text.strip_suffix(',').unwrap_or(text);
     if text.trim().is_empty() {
@@ -74,7 +74,7 @@ pub fn parse_port_list(text: &str) -> Result<Vec<PortRange>, String> {
 }
 
 /// Joins port ranges back into the comma-separated form.
-pub fn join_ports(ranges: &[PortRange]) -> String {
+pub(crate) fn join_ports(ranges: &[PortRange]) -> String {
     ranges
         .iter()
         .map(ToString::to_string)
@@ -83,11 +83,11 @@ pub fn join_ports(ranges: &[PortRange]) -> String {
 }
 
 /// The allowed form of a Go duration, for messages.
-pub const DURATION_ALLOWED: &str =
+pub(crate) const DURATION_ALLOWED: &str =
     "a non-negative Go duration such as 100ms, 1.5s, 2m0s or 1h (units ns, us, ms, s, m, h)";
 
 /// Go's `time.ParseDuration`, for non-negative durations; returns nanoseconds.
-pub fn parse_go_duration(text: &str) -> Option<u128> {
+pub(crate) fn parse_go_duration(text: &str) -> Option<u128> {
     let mut rest = text.strip_prefix('+').unwrap_or(text);
     if rest == "0" {
         return Some(0);

@@ -18,14 +18,14 @@ enum Format {
 
 /// A non-negative quantity: `mantissa × 10^exponent`, exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Quantity {
+pub(crate) struct Quantity {
     mantissa: u128,
     exponent: i32,
     format: Format,
 }
 
 /// The allowed spelling, for messages.
-pub const QUANTITY_ALLOWED: &str =
+pub(crate) const QUANTITY_ALLOWED: &str =
     "a non-negative Kubernetes quantity such as 100m, 0.5, 1, 64Mi or 1Gi";
 
 /// Most significant digits accepted (keeps the arithmetic exact in 128 bits).
@@ -33,7 +33,7 @@ const MAX_DIGITS: usize = 24;
 
 impl Quantity {
     /// Parses a quantity as Kubernetes does (`resource.ParseQuantity`), for non-negative values.
-    pub fn parse(text: &str) -> Option<Quantity> {
+    pub(crate) fn parse(text: &str) -> Option<Quantity> {
         let text = text.strip_prefix('+').unwrap_or(text);
         let number_len = text
             .bytes()
@@ -157,7 +157,7 @@ impl Quantity {
     }
 
     /// The canonical spelling (Go's `Quantity.String()`).
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         if self.mantissa == 0 {
             return "0".into();
         }
@@ -202,7 +202,7 @@ impl Quantity {
 
     /// Whole cores for a CPU quantity, rounded up (`1500m` is 2), as upstream sets
     /// `LINKERD2_PROXY_CORES` from a CPU limit.
-    pub fn ceil_units(&self) -> u128 {
+    pub(crate) fn ceil_units(&self) -> u128 {
         if self.exponent >= 0 {
             return self.as_integer().unwrap_or(u128::MAX);
         }

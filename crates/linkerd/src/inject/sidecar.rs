@@ -52,28 +52,28 @@ impl Part {
 }
 
 /// The proxy container's name.
-pub const PROXY_CONTAINER: &str = "linkerd-proxy";
+pub(crate) const PROXY_CONTAINER: &str = "linkerd-proxy";
 /// The init container's name.
-pub const INIT_CONTAINER: &str = "linkerd-init";
+pub(crate) const INIT_CONTAINER: &str = "linkerd-init";
 /// The debug container's name.
-pub const DEBUG_CONTAINER: &str = "linkerd-debug";
+pub(crate) const DEBUG_CONTAINER: &str = "linkerd-debug";
 /// The CNI network validator's name.
-pub const NETWORK_VALIDATOR_CONTAINER: &str = "linkerd-network-validator";
+pub(crate) const NETWORK_VALIDATOR_CONTAINER: &str = "linkerd-network-validator";
 /// The proxy's identity volume.
-pub const IDENTITY_VOLUME: &str = "linkerd-identity-end-entity";
+pub(crate) const IDENTITY_VOLUME: &str = "linkerd-identity-end-entity";
 /// The init container's xtables lock volume (its name comes from `proxyInit.xtMountPath.name`).
-pub const XTABLES_VOLUME: &str = "linkerd-proxy-init-xtables-lock";
+pub(crate) const XTABLES_VOLUME: &str = "linkerd-proxy-init-xtables-lock";
 
 /// The partial (path under `templates/`) in which a chart declares what inject adds to a pod
 /// besides the containers: a YAML map with `annotations` and `labels` (string maps, written
 /// onto the pod template) and `volumes` (the volumes, in the order they follow the pod's own).
 /// It renders with the pod's values and `Release.Namespace` set to the control plane's
 /// namespace.
-pub const INJECT_PARTIAL: &str = "_inject.tpl";
+pub(crate) const INJECT_PARTIAL: &str = "_inject.tpl";
 
 /// The namespace of the control plane injected proxies talk to when the values name none
 /// (upstream's `linkerd inject` default, `--linkerd-namespace linkerd`).
-pub const DEFAULT_CONTROL_PLANE_NAMESPACE: &str = "linkerd";
+pub(crate) const DEFAULT_CONTROL_PLANE_NAMESPACE: &str = "linkerd";
 
 /// What inject writes to a pod besides the containers, as the chart's [`INJECT_PARTIAL`]
 /// declares it.
@@ -199,7 +199,7 @@ impl SidecarSource for ChartSidecars<'_> {
 }
 
 /// Parses an [`INJECT_PARTIAL`]'s output.
-pub fn additions_from_text(text: &str) -> Result<PodAdditions, SidecarError> {
+pub(crate) fn additions_from_text(text: &str) -> Result<PodAdditions, SidecarError> {
     let invalid = |message: String| SidecarError::BadAdditions {
         template: INJECT_PARTIAL.into(),
         message,
@@ -250,7 +250,7 @@ pub fn additions_from_text(text: &str) -> Result<PodAdditions, SidecarError> {
 
 /// Parses a partial's output into a container map, dropping null fields (a bare `resources:`
 /// means "none", which Kubernetes and upstream's typed output both leave out).
-pub fn container_from_text(part: Part, text: &str) -> Result<Value, SidecarError> {
+pub(crate) fn container_from_text(part: Part, text: &str) -> Result<Value, SidecarError> {
     let not_a_container = |message: String| SidecarError::NotAContainer {
         template: part.template().into(),
         message,
@@ -315,14 +315,14 @@ fn drop_nulls(value: &mut Value) {
 }
 
 /// The identity volume: an in-memory `emptyDir` for the proxy's certificate and key.
-pub fn identity_volume() -> Value {
+pub(crate) fn identity_volume() -> Value {
     let mut empty_dir = Map::new();
     empty_dir.insert("medium".into(), Value::from("Memory"));
     volume(IDENTITY_VOLUME, empty_dir)
 }
 
 /// The xtables lock volume the init container mounts.
-pub fn xtables_volume(name: &str) -> Value {
+pub(crate) fn xtables_volume(name: &str) -> Value {
     volume(name, Map::new())
 }
 

@@ -15,7 +15,7 @@ use crate::values::{Map, Value};
 /// without them the pod template would no longer match its own selector, which Kubernetes
 /// rejects. This is what keeps a control-plane pod's `linkerd.io` labels (upstream leaves a
 /// control-plane pod's metadata alone for that reason).
-pub fn uninject_template(template: &mut Map, selector: &Map) -> bool {
+pub(crate) fn uninject_template(template: &mut Map, selector: &Map) -> bool {
     let mut changed = false;
     let added = template
         .get("metadata")

@@ -8,7 +8,7 @@ use crate::values::{Map, Value};
 
 /// A rendered workload that runs into a known issue of `release`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KnownIssueHit {
+pub(crate) struct KnownIssueHit {
     /// Its place in the documents given.
     pub document: usize,
     /// `Kind namespace/name` of the workload (no namespace: its name alone).
@@ -19,7 +19,7 @@ pub struct KnownIssueHit {
 
 /// The workloads among `documents` (one render's resources) that hit a known issue of the
 /// Linkerd release `release` once meshed.
-pub fn hits(documents: &[&Map], release: &str) -> Vec<KnownIssueHit> {
+pub(crate) fn hits(documents: &[&Map], release: &str) -> Vec<KnownIssueHit> {
     let issue = NOT_READY_PEERS;
     if !is_open_in(release, &issue) {
         return Vec::new();

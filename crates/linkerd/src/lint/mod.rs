@@ -12,18 +12,17 @@
 //!
 //! Errors fail the lint (exit 1); warnings and notes do not.
 
-pub mod known_issues;
-pub use crate::values::known as keys;
+pub(crate) mod known_issues;
 pub mod schema;
-pub mod yaml11;
+pub(crate) mod yaml11;
 
 use crate::chart::Chart;
 use crate::chart_source::ChartSource;
 use crate::engine::Engine;
 use crate::releases::ReleaseError;
 use crate::render::{complete_chart_material, Clock, RenderRequest};
-use crate::values::explain::{explain, DefaultsFile};
 use crate::values::Value;
+use crate::values::{explain, DefaultsFile};
 use std::io::{Read, Write};
 
 /// How bad a finding is.
@@ -482,7 +481,7 @@ fn check_values(
     let schema_file = chart.file(schema::SCHEMA_FILE);
     let schema_json =
         schema_file.and_then(|f| serde_json::from_str::<serde_json::Value>(&f.text).ok());
-    let known = keys::KnownKeys::new(&defaults, schema_json.as_ref());
+    let known = crate::values::KnownKeys::new(&defaults, schema_json.as_ref());
     // One report per unknown key and source (a file's thousand leaves under one unknown key
     // are one mistake), so the suggestion search runs once per key, not once per leaf. The
     // paths come in order, so those under one unknown key come together: only the sources of

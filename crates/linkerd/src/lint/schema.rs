@@ -1,11 +1,11 @@
 //! `values.schema.json`: inferring one from a chart's defaults and completing it (`meshchart
-//! schema`). Validating values against it lives with the values ([`crate::values::schema`]),
+//! schema`). Validating values against it lives with the values ([`crate::values::validate`]),
 //! as `render` checks them too; it is re-exported here for lint's callers.
 
-pub use crate::values::schema::{
+use crate::values::Value;
+pub use crate::values::{
     default_key_paths, schema_key_paths, to_json, validate, SchemaCheck, Violation,
 };
-use crate::values::Value;
 use serde_json::{json, Value as Json};
 
 /// The schema file's name inside a chart (kept with the chart's layout).

@@ -1,13 +1,13 @@
 //! YAML 1.1 booleans: `yes`, `on`, `y`, `Off`... written plain are booleans to Helm (and to
 //! us), which is rarely what a reader of the file expects. Lint warns about each one.
 
-use crate::values::positions::{walk, Shape, Step};
 use crate::values::Value;
+use crate::values::{walk, Shape, Step};
 use crate::yaml::load::resolve_plain;
 
 /// One plain scalar that YAML 1.1 reads as a boolean but YAML 1.2 would not.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Yaml11Boolean {
+pub(crate) struct Yaml11Boolean {
     /// 1-based line.
     pub line: usize,
     /// The dotted key path (for a key: the key as it is read).
@@ -22,7 +22,7 @@ pub struct Yaml11Boolean {
 
 impl Yaml11Boolean {
     /// The warning text.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.is_key {
             format!(
                 "key {:?} is read as {:?} (a YAML 1.1 boolean); quote it to keep the key {:?}",
@@ -51,7 +51,7 @@ fn yaml11_only(text: &str) -> Option<bool> {
 
 /// Every YAML-1.1-only boolean in the first document of `text` (none if it does not parse).
 /// The document is walked, not laid out whole: a values file of a million keys has few of them.
-pub fn find(text: &str) -> Vec<Yaml11Boolean> {
+pub(crate) fn find(text: &str) -> Vec<Yaml11Boolean> {
     let mut keys = Vec::new();
     let mut values = Vec::new();
     let walked = walk(text, |step| match step {

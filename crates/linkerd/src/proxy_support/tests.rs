@@ -158,3 +158,20 @@ fn control_plane_hooks_follow_control_plane_await_and_native_sidecars() {
         "proxy: {nativeSidecar: true}"
     )));
 }
+
+/// Each release's `known_issues` (its row of `releases/releases.toml`) says what the issue's first and
+/// fixing releases give: a row cannot miss an issue its release has, or claim one it has not.
+#[test]
+fn every_embedded_release_lists_exactly_the_known_issues_its_version_has() {
+    for row in crate::releases::RELEASES {
+        for issue in KNOWN_ISSUES {
+            assert_eq!(
+                row.known_issues.contains(&issue.issue),
+                issue_rule(row.release, issue),
+                "releases/releases.toml: release {} and {}",
+                row.release,
+                issue.issue
+            );
+        }
+    }
+}

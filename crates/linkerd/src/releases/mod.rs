@@ -349,7 +349,7 @@ fn nearest_release(asked: &str) -> Option<String> {
     served()
         .map(|row| {
             (
-                crate::values::known::edit_distance(asked, row.release),
+                crate::values::edit_distance(asked, row.release),
                 row.release,
             )
         })

@@ -108,17 +108,19 @@ fn an_unknown_release_suggests_the_embedded_one_meant() {
     assert!(!suggested("stable-2.9.0").contains("did you mean"));
 }
 
-/// `edge-YY.M.P` as numbers, so `edge-24.10.2` comes after `edge-24.9.1`.
-fn release_order(release: &str) -> Vec<u64> {
-    release
+/// Stable lines before edge releases; `edge-YY.M.P` as numbers, so `edge-24.10.2` comes
+/// after `edge-24.9.1`.
+fn release_order(release: &str) -> (bool, Vec<u64>) {
+    let numbers = release
         .trim_start_matches(|c: char| !c.is_ascii_digit())
         .split('.')
         .map(|part| part.parse().unwrap_or(0))
-        .collect()
+        .collect();
+    (!release.starts_with("stable-"), numbers)
 }
 
 #[test]
-fn the_table_lists_releases_oldest_first_by_number() {
+fn the_table_lists_stable_lines_then_edge_releases_oldest_first_by_number() {
     let listed = embedded_releases();
     let mut sorted = listed.clone();
     sorted.sort_by_key(|release| release_order(release));
@@ -143,7 +145,7 @@ fn every_row_names_known_issues_the_code_knows_and_agrees_with_their_rule() {
         for issue in row.known_issues {
             assert!(
                 crate::proxy_support::known_issue(issue).is_some(),
-                "releases/{}/release.toml names {issue}, which proxy_support does not know",
+                "releases/releases.toml: release {} names {issue}, which proxy_support does not know",
                 row.release
             );
         }
@@ -151,7 +153,7 @@ fn every_row_names_known_issues_the_code_knows_and_agrees_with_their_rule() {
             assert_eq!(
                 row.known_issues.contains(&known.issue),
                 crate::proxy_support::issue_rule(row.release, known),
-                "releases/{}/release.toml and the rule of {} disagree",
+                "releases/releases.toml: release {} and the rule of {} disagree",
                 row.release,
                 known.issue
             );

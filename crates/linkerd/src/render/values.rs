@@ -89,7 +89,7 @@ fn namespace_value(defaults: &Value, request: &RenderRequest, user: &mut Value) 
 }
 
 /// Warnings for the keys of the user's values that the chart does not read (not in its
-/// defaults, not declared by its schema; see [`crate::values::known`]), each naming the nearest
+/// defaults, not declared by its schema; see [`crate::values::KnownKeys`]), each naming the nearest
 /// key it knows; with `strict`, the same keys are an error. Helm's `global` is every chart's.
 fn unknown_keys(
     chart: &Chart,
@@ -161,7 +161,7 @@ pub fn show_values(
     explain: bool,
     stdin: &mut dyn Read,
 ) -> Result<(String, Vec<String>), Error> {
-    use crate::values::explain::{annotate, explain as explain_values, DefaultsFile};
+    use crate::values::{annotate, explain as explain_values, DefaultsFile};
     let defaults = chart.default_values()?;
     let to_yaml = |values: &Value| {
         crate::yaml::try_to_yaml(values)

@@ -31,22 +31,22 @@ impl<'a> Args<'a> {
     }
 
     /// How many arguments there are.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.values.len()
     }
 
     /// All arguments.
-    pub fn all(&self) -> &'a [Value] {
+    pub(super) fn all(&self) -> &'a [Value] {
         self.values
     }
 
     /// Argument `i` (undefined when missing).
-    pub fn get(&self, i: usize) -> Value {
+    pub(super) fn get(&self, i: usize) -> Value {
         self.values.get(i).cloned().unwrap_or_default()
     }
 
     /// An error about this call, prefixed with its usage line.
-    pub fn error(&self, message: impl std::fmt::Display) -> Error {
+    pub(super) fn error(&self, message: impl std::fmt::Display) -> Error {
         let form = if self.piped {
             " (as a filter, the piped value is the last argument)"
         } else {
@@ -59,12 +59,12 @@ impl<'a> Args<'a> {
     }
 
     /// Fails unless there are exactly `n` arguments.
-    pub fn exactly(&self, n: usize) -> Result<(), Error> {
+    pub(super) fn exactly(&self, n: usize) -> Result<(), Error> {
         self.between(n, n)
     }
 
     /// Fails unless there are at least `min` and at most `max` arguments.
-    pub fn between(&self, min: usize, max: usize) -> Result<(), Error> {
+    pub(super) fn between(&self, min: usize, max: usize) -> Result<(), Error> {
         let got = self.values.len();
         if got < min || got > max {
             let wanted = match (min, max) {
@@ -79,7 +79,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as a string (bytes are read as UTF-8); anything else is an error, as in Helm.
-    pub fn string(&self, i: usize, what: &str) -> Result<Cow<'a, str>, Error> {
+    pub(super) fn string(&self, i: usize, what: &str) -> Result<Cow<'a, str>, Error> {
         let value = self.values.get(i);
         match value.map(Value::kind) {
             Some(ValueKind::String) => Ok(Cow::Borrowed(
@@ -93,7 +93,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as raw bytes: a string's UTF-8 or a bytes value.
-    pub fn bytes(&self, i: usize, what: &str) -> Result<&'a [u8], Error> {
+    pub(super) fn bytes(&self, i: usize, what: &str) -> Result<&'a [u8], Error> {
         let value = self.values.get(i);
         match value.map(Value::kind) {
             Some(ValueKind::String) => {
@@ -105,7 +105,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as an integer (a float with no fraction is accepted too).
-    pub fn int(&self, i: usize, what: &str) -> Result<i64, Error> {
+    pub(super) fn int(&self, i: usize, what: &str) -> Result<i64, Error> {
         let value = self.get(i);
         if value.kind() == ValueKind::Number {
             if let Some(n) = value.as_i64().filter(|_| value.is_integer()) {
@@ -121,7 +121,7 @@ impl<'a> Args<'a> {
     }
 
     /// Argument `i` as a boolean; strings such as `"true"` are an error, as in Helm.
-    pub fn bool(&self, i: usize, what: &str) -> Result<bool, Error> {
+    pub(super) fn bool(&self, i: usize, what: &str) -> Result<bool, Error> {
         let value = self.get(i);
         match value.kind() {
             ValueKind::Bool => Ok(value.is_true()),

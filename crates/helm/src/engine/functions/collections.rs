@@ -11,7 +11,7 @@ use minijinja::Error;
 use std::collections::BTreeMap;
 
 /// `list(item...)`: a list of the arguments, none included: `list(1, "a", none)`.
-pub fn list(args: &Args) -> Result<Value, Error> {
+pub(super) fn list(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(args.all().to_vec()))
 }
 
@@ -21,7 +21,7 @@ pub fn list(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// {{ include("_labels.tpl", dict("Values", Values, "component", "web")) }}
 /// ```
-pub fn dict(args: &Args) -> Result<Value, Error> {
+pub(super) fn dict(args: &Args) -> Result<Value, Error> {
     let mut pairs: Vec<(String, Value)> = Vec::new();
     let mut keyword: Option<&Value> = None;
     let positional: Vec<&Value> = args
@@ -59,7 +59,7 @@ fn map_arg(args: &Args, i: usize, what: &str) -> Result<Value, Error> {
 }
 
 /// `keys(map...)`: the keys of the maps, each map's in sorted order.
-pub fn keys(args: &Args) -> Result<Value, Error> {
+pub(super) fn keys(args: &Args) -> Result<Value, Error> {
     let mut keys = Vec::new();
     for i in 0..args.len() {
         keys.extend(map_arg(args, i, "map")?.try_iter()?);
@@ -69,7 +69,7 @@ pub fn keys(args: &Args) -> Result<Value, Error> {
 
 /// `hasKey(map, key)`: whether `map` has `key` (even with a none value). An undefined map has
 /// no keys (Helm fails instead).
-pub fn has_key(args: &Args) -> Result<Value, Error> {
+pub(super) fn has_key(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let key = args.string(1, "key")?;
     let map = args.get(0);
@@ -84,7 +84,7 @@ pub fn has_key(args: &Args) -> Result<Value, Error> {
 
 /// `has(needle, list)`: whether `list` contains `needle` (numbers compare by value, so `1` and
 /// `1.0` are equal). A none list contains nothing.
-pub fn has(args: &Args) -> Result<Value, Error> {
+pub(super) fn has(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let needle = args.get(0);
     let haystack = args.get(1);
@@ -131,7 +131,7 @@ fn is_empty_value(value: &Value) -> bool {
 
 /// `set(map, key, value)`: a copy of `map` with `key` set; `map` itself is not changed, so
 /// rebind: `{% set labels = set(labels, "tier", "web") %}`.
-pub fn set(args: &Args) -> Result<Value, Error> {
+pub(super) fn set(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let mut map = entries(&map_arg(args, 0, "map")?)?;
     let key = args.string(1, "key")?;
@@ -140,7 +140,7 @@ pub fn set(args: &Args) -> Result<Value, Error> {
 }
 
 /// `unset(map, key)`: a copy of `map` without `key`; `map` itself is not changed.
-pub fn unset(args: &Args) -> Result<Value, Error> {
+pub(super) fn unset(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let mut map = entries(&map_arg(args, 0, "map")?)?;
     map.remove(&Value::from(&*args.string(1, "key")?));
@@ -154,13 +154,13 @@ pub fn unset(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// {{ toYaml(merge(Values.proxy.resources, Values.defaults.resources)) }}
 /// ```
-pub fn merge(args: &Args) -> Result<Value, Error> {
+pub(super) fn merge(args: &Args) -> Result<Value, Error> {
     merge_all(args, false)
 }
 
 /// `mergeOverwrite(destination, source...)`: a new map: each source's values win over what came
 /// before (even empty ones), nested maps are merged recursively. No argument is changed.
-pub fn merge_overwrite(args: &Args) -> Result<Value, Error> {
+pub(super) fn merge_overwrite(args: &Args) -> Result<Value, Error> {
     merge_all(args, true)
 }
 
@@ -200,7 +200,7 @@ fn merge_maps(destination: &Value, source: &Value, overwrite: bool) -> Result<Va
 }
 
 /// `deepCopy(value)`: an independent copy (values are immutable, so this is the value itself).
-pub fn deep_copy(args: &Args) -> Result<Value, Error> {
+pub(super) fn deep_copy(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(args.get(0))
 }
@@ -212,7 +212,7 @@ pub fn deep_copy(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// tag: {{ dig("image", "tag", "latest", Values.proxy) }}
 /// ```
-pub fn dig(args: &Args) -> Result<Value, Error> {
+pub(super) fn dig(args: &Args) -> Result<Value, Error> {
     args.between(3, usize::MAX)?;
     let n = args.len();
     let default = args.get(n - 2);
@@ -248,7 +248,7 @@ pub fn dig(args: &Args) -> Result<Value, Error> {
 }
 
 /// `len(value)`: bytes of a string (`len("héllo")` is 6), items of a list or map.
-pub fn len(args: &Args) -> Result<Value, Error> {
+pub(super) fn len(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let value = args.get(0);
     let n = match value.kind() {
@@ -286,7 +286,7 @@ fn step_range(args: &Args, start: i64, stop: i64, step: i64) -> Result<Vec<i64>,
 /// ```jinja
 /// {% for i in until(Values.replicas) %}- replica-{{ i }}{% endfor %}
 /// ```
-pub fn until(args: &Args) -> Result<Value, Error> {
+pub(super) fn until(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let count = args.int(0, "count")?;
     let step = if count < 0 { -1 } else { 1 };
@@ -294,7 +294,7 @@ pub fn until(args: &Args) -> Result<Value, Error> {
 }
 
 /// `untilStep(start, stop, step)`: `start`, `start+step`, ... up to but not including `stop`.
-pub fn until_step(args: &Args) -> Result<Value, Error> {
+pub(super) fn until_step(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let start = args.int(0, "start")?;
     let stop = args.int(1, "stop")?;
@@ -304,7 +304,7 @@ pub fn until_step(args: &Args) -> Result<Value, Error> {
 
 /// `seq(end)`, `seq(start, end)`, `seq(start, step, end)`: the numbers as a space-separated
 /// string, like the Unix command (`seq(3)` is `"1 2 3"`).
-pub fn seq(args: &Args) -> Result<Value, Error> {
+pub(super) fn seq(args: &Args) -> Result<Value, Error> {
     args.between(0, 3)?;
     let mut params = Vec::new();
     for i in 0..args.len() {
@@ -350,7 +350,7 @@ fn kind_name(value: &Value) -> &'static str {
 }
 
 /// `kindIs(kind, value)`: whether `kindOf(value)` is `kind`: `kindIs("map", Values.x)`.
-pub fn kind_is(args: &Args) -> Result<Value, Error> {
+pub(super) fn kind_is(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let kind = args.string(0, "kind")?;
     Ok(Value::from(kind_name(&args.get(1)) == kind))
@@ -358,14 +358,14 @@ pub fn kind_is(args: &Args) -> Result<Value, Error> {
 
 /// `kindOf(value)`: `int`, `float64`, `string`, `bool`, `slice`, `map` or `invalid` (none).
 /// Our whole numbers are `int` where Helm's values files would give `float64`.
-pub fn kind_of(args: &Args) -> Result<Value, Error> {
+pub(super) fn kind_of(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(kind_name(&args.get(0))))
 }
 
 /// `typeOf(value)`: Go's type name: `int`, `float64`, `string`, `bool`, `[]interface {}`,
 /// `map[string]interface {}`, `<nil>`.
-pub fn type_of(args: &Args) -> Result<Value, Error> {
+pub(super) fn type_of(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(go_type(&args.get(0))))
 }
@@ -401,7 +401,7 @@ pub(crate) fn deep_equal(a: &Value, b: &Value) -> bool {
 }
 
 /// `deepEqual(a, b)`: whether two values are equal in type and contents (Go's `DeepEqual`).
-pub fn deep_equal_fn(args: &Args) -> Result<Value, Error> {
+pub(super) fn deep_equal_fn(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     Ok(Value::from(deep_equal(&args.get(0), &args.get(1))))
 }
@@ -411,7 +411,7 @@ pub fn deep_equal_fn(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// {{ get(Values.images, Values.component) }}
 /// ```
-pub fn get(args: &Args) -> Result<Value, Error> {
+pub(super) fn get(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let map = map_arg(args, 0, "map")?;
     let key = args.string(1, "key")?;
@@ -424,7 +424,7 @@ pub fn get(args: &Args) -> Result<Value, Error> {
 }
 
 /// `pick(map, key...)`: a map of only those keys (the ones `map` has).
-pub fn pick(args: &Args) -> Result<Value, Error> {
+pub(super) fn pick(args: &Args) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
     let map = entries(&map_arg(args, 0, "map")?)?;
     let mut out = BTreeMap::new();
@@ -438,7 +438,7 @@ pub fn pick(args: &Args) -> Result<Value, Error> {
 }
 
 /// `omit(map, key...)`: a map without those keys.
-pub fn omit(args: &Args) -> Result<Value, Error> {
+pub(super) fn omit(args: &Args) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
     let mut map = entries(&map_arg(args, 0, "map")?)?;
     for i in 1..args.len() {
@@ -449,14 +449,14 @@ pub fn omit(args: &Args) -> Result<Value, Error> {
 
 /// `values(map)`: the map's values, in the order of its sorted keys (Go's order is random:
 /// sort them, `values(m) | sortAlpha`, to get the same text from Helm).
-pub fn values(args: &Args) -> Result<Value, Error> {
+pub(super) fn values(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let map = entries(&map_arg(args, 0, "map")?)?;
     Ok(Value::from(map.into_values().collect::<Vec<_>>()))
 }
 
 /// `pluck(key, map...)`: the value at `key` of each map that has it.
-pub fn pluck(args: &Args) -> Result<Value, Error> {
+pub(super) fn pluck(args: &Args) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
     let key = Value::from(&*args.string(0, "key")?);
     let mut out = Vec::new();
@@ -470,14 +470,14 @@ pub fn pluck(args: &Args) -> Result<Value, Error> {
 }
 
 /// `typeIs(type, value)`: whether `typeOf(value)` is `type`: `typeIs("string", Values.x)`.
-pub fn type_is(args: &Args) -> Result<Value, Error> {
+pub(super) fn type_is(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let target = args.string(0, "type")?;
     Ok(Value::from(go_type(&args.get(1)) == target))
 }
 
 /// `typeIsLike(type, value)`: `typeIs`, also true for a pointer to `type` (never one here).
-pub fn type_is_like(args: &Args) -> Result<Value, Error> {
+pub(super) fn type_is_like(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let target = args.string(0, "type")?;
     let actual = go_type(&args.get(1));

@@ -28,7 +28,7 @@ const STD: GeneralPurpose = GeneralPurpose::new(
 /// data:
 ///   token: {{ Values.token | b64enc }}
 /// ```
-pub fn b64enc(args: &Args) -> Result<Value, Error> {
+pub(super) fn b64enc(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(STD.encode(args.bytes(0, "text")?)))
 }
@@ -36,7 +36,7 @@ pub fn b64enc(args: &Args) -> Result<Value, Error> {
 /// `b64dec(text)`: decodes standard base64 (line breaks are ignored, as Go does). Invalid input
 /// is an error naming the first bad byte (Helm returns that message as the *value*). Bytes that
 /// are not UTF-8 come back as a bytes value, which `b64enc` encodes back unchanged.
-pub fn b64dec(args: &Args) -> Result<Value, Error> {
+pub(super) fn b64dec(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text: Vec<u8> = args
         .bytes(0, "text")?
@@ -72,14 +72,14 @@ fn hex(bytes: &[u8]) -> String {
 /// ```jinja
 /// checksum/config: {{ include("config.yaml") | sha256sum }}
 /// ```
-pub fn sha256sum(args: &Args) -> Result<Value, Error> {
+pub(super) fn sha256sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.bytes(0, "text")?;
     Ok(Value::from(hex(&crate::digest::sha256_remembered(text))))
 }
 
 /// `sha1sum(text)`: the SHA-1 digest in lower-case hex.
-pub fn sha1sum(args: &Args) -> Result<Value, Error> {
+pub(super) fn sha1sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.bytes(0, "text")?;
     Ok(Value::from(hex(&crate::digest::sha1(text))))
@@ -92,7 +92,7 @@ pub fn sha1sum(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// resources: {{- toYaml(Values.resources) | nindent(2) }}
 /// ```
-pub fn to_yaml(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     crate::yaml::try_to_yaml_within(&from_jinja(&args.get(0))?, crate::limits::MAX_STRING_BYTES)
         .map(Value::from)
@@ -101,7 +101,7 @@ pub fn to_yaml(args: &Args) -> Result<Value, Error> {
 
 /// `toYamlPretty(value)`: YAML as Helm's `toYamlPretty` writes it (go-yaml v3, two spaces): a
 /// list under a key is indented below it, and long strings stay on one line.
-pub fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     crate::yaml::try_to_yaml_pretty_within(
         &from_jinja(&args.get(0))?,
@@ -116,7 +116,7 @@ pub fn to_yaml_pretty(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// config.json: {{ toJson(Values.config) | quote }}
 /// ```
-pub fn to_json(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_json(args: &Args) -> Result<Value, Error> {
     encode_one(args, crate::yaml::try_to_json)
 }
 
@@ -133,7 +133,7 @@ fn encode_one<E: std::fmt::Display>(
 }
 
 /// `toPrettyJson(value)`: JSON indented by two spaces, as Go's `MarshalIndent` writes it.
-pub fn to_pretty_json(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_pretty_json(args: &Args) -> Result<Value, Error> {
     encode_one(args, crate::yaml::try_to_pretty_json)
 }
 
@@ -148,7 +148,7 @@ fn parse_yaml(args: &Args) -> Result<Data, Error> {
 /// ```jinja
 /// {% set config = fromYaml(include("_config.tpl")) %}
 /// ```
-pub fn from_yaml(args: &Args) -> Result<Value, Error> {
+pub(super) fn from_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     match parse_yaml(args)? {
         Data::Null => Ok(to_jinja(&Data::Map(Map::new()))),
@@ -161,7 +161,7 @@ pub fn from_yaml(args: &Args) -> Result<Value, Error> {
 }
 
 /// `fromYamlArray(text)`: a YAML list read into a value; anything else is an error.
-pub fn from_yaml_array(args: &Args) -> Result<Value, Error> {
+pub(super) fn from_yaml_array(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     match parse_yaml(args)? {
         Data::Null => Ok(Value::from(Vec::<Value>::new())),
@@ -186,7 +186,7 @@ fn parse_json(args: &Args) -> Result<Data, Error> {
 }
 
 /// `fromJson(text)`: a JSON object read into a value; invalid JSON or a non-object is an error.
-pub fn from_json(args: &Args) -> Result<Value, Error> {
+pub(super) fn from_json(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     match parse_json(args)? {
         Data::Null => Ok(to_jinja(&Data::Map(Map::new()))),
@@ -199,7 +199,7 @@ pub fn from_json(args: &Args) -> Result<Value, Error> {
 }
 
 /// `fromJsonArray(text)`: a JSON array read into a value; anything else is an error.
-pub fn from_json_array(args: &Args) -> Result<Value, Error> {
+pub(super) fn from_json_array(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     match parse_json(args)? {
         Data::Null => Ok(Value::from(Vec::<Value>::new())),
@@ -209,7 +209,7 @@ pub fn from_json_array(args: &Args) -> Result<Value, Error> {
 }
 
 /// `sha512sum(text)`: the SHA-512 digest in lower-case hex.
-pub fn sha512sum(args: &Args) -> Result<Value, Error> {
+pub(super) fn sha512sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.bytes(0, "text")?;
     Ok(Value::from(hex(ring::digest::digest(
@@ -220,7 +220,7 @@ pub fn sha512sum(args: &Args) -> Result<Value, Error> {
 }
 
 /// `adler32sum(text)`: the Adler-32 checksum, in decimal.
-pub fn adler32sum(args: &Args) -> Result<Value, Error> {
+pub(super) fn adler32sum(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let (mut a, mut b) = (1u32, 0u32);
     for &byte in args.bytes(0, "text")? {
@@ -233,7 +233,7 @@ pub fn adler32sum(args: &Args) -> Result<Value, Error> {
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /// `b32enc(text)`: standard base32 with padding.
-pub fn b32enc(args: &Args) -> Result<Value, Error> {
+pub(super) fn b32enc(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let bytes = args.bytes(0, "text")?;
     let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
@@ -257,7 +257,7 @@ pub fn b32enc(args: &Args) -> Result<Value, Error> {
 
 /// `b32dec(text)`: decodes standard base32. Invalid input is an error naming the first bad
 /// byte (Helm returns that message as the *value*).
-pub fn b32dec(args: &Args) -> Result<Value, Error> {
+pub(super) fn b32dec(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text: Vec<u8> = args
         .bytes(0, "text")?
@@ -300,7 +300,7 @@ pub fn b32dec(args: &Args) -> Result<Value, Error> {
 }
 
 /// `toRawJson(value)`: compact JSON like `toJson`, with `<`, `>` and `&` left unescaped.
-pub fn to_raw_json(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_raw_json(args: &Args) -> Result<Value, Error> {
     encode_one(args, crate::yaml::try_to_raw_json)
 }
 
@@ -311,7 +311,7 @@ pub fn to_raw_json(args: &Args) -> Result<Value, Error> {
 /// config.toml: |
 ///   {{- toToml(Values.config) | nindent(2) }}
 /// ```
-pub fn to_toml(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_toml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let value = from_jinja(&args.get(0))?;
     let Data::Map(map) = &value else {

@@ -43,7 +43,7 @@ fn go_kind(value: &Value) -> &'static str {
 /// ```jinja
 /// args: {{ toYaml(append(Values.args, "--verbose")) | nindent(2) }}
 /// ```
-pub fn append(args: &Args) -> Result<Value, Error> {
+pub(super) fn append(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let mut list = items(args, 0, "push on")?;
     list.push(args.get(1));
@@ -51,7 +51,7 @@ pub fn append(args: &Args) -> Result<Value, Error> {
 }
 
 /// `prepend(list, item)`: a new list with `item` first.
-pub fn prepend(args: &Args) -> Result<Value, Error> {
+pub(super) fn prepend(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let mut list = items(args, 0, "prepend on")?;
     list.insert(0, args.get(1));
@@ -59,7 +59,7 @@ pub fn prepend(args: &Args) -> Result<Value, Error> {
 }
 
 /// `first(list)`: the first item; none for an empty list.
-pub fn first(args: &Args) -> Result<Value, Error> {
+pub(super) fn first(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(items(args, 0, "find first on")?
         .into_iter()
@@ -68,7 +68,7 @@ pub fn first(args: &Args) -> Result<Value, Error> {
 }
 
 /// `last(list)`: the last item; none for an empty list.
-pub fn last(args: &Args) -> Result<Value, Error> {
+pub(super) fn last(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(items(args, 0, "find last on")?
         .pop()
@@ -76,7 +76,7 @@ pub fn last(args: &Args) -> Result<Value, Error> {
 }
 
 /// `rest(list)`: all but the first item; none for an empty list.
-pub fn rest(args: &Args) -> Result<Value, Error> {
+pub(super) fn rest(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let list = items(args, 0, "find rest on")?;
     if list.is_empty() {
@@ -86,7 +86,7 @@ pub fn rest(args: &Args) -> Result<Value, Error> {
 }
 
 /// `initial(list)`: all but the last item; none for an empty list.
-pub fn initial(args: &Args) -> Result<Value, Error> {
+pub(super) fn initial(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let mut list = items(args, 0, "find initial on")?;
     if list.is_empty() {
@@ -97,7 +97,7 @@ pub fn initial(args: &Args) -> Result<Value, Error> {
 }
 
 /// `reverse(list)`: the items in reverse order.
-pub fn reverse(args: &Args) -> Result<Value, Error> {
+pub(super) fn reverse(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let mut list = items(args, 0, "find reverse on")?;
     list.reverse();
@@ -105,7 +105,7 @@ pub fn reverse(args: &Args) -> Result<Value, Error> {
 }
 
 /// `uniq(list)`: each item once, first occurrence kept (Go's `DeepEqual`: `1` and `"1"` differ).
-pub fn uniq(args: &Args) -> Result<Value, Error> {
+pub(super) fn uniq(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let mut out: Vec<Value> = Vec::new();
     for item in items(args, 0, "find uniq on")? {
@@ -117,7 +117,7 @@ pub fn uniq(args: &Args) -> Result<Value, Error> {
 }
 
 /// `compact(list)`: the items that are not empty (none, false, 0, "", [] and {} go).
-pub fn compact(args: &Args) -> Result<Value, Error> {
+pub(super) fn compact(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(
         items(args, 0, "compact on")?
@@ -128,7 +128,7 @@ pub fn compact(args: &Args) -> Result<Value, Error> {
 }
 
 /// `without(list, item...)`: the list without any of the items.
-pub fn without(args: &Args) -> Result<Value, Error> {
+pub(super) fn without(args: &Args) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
     let omit = &args.all()[1..];
     Ok(Value::from(
@@ -141,7 +141,7 @@ pub fn without(args: &Args) -> Result<Value, Error> {
 
 /// `slice(list, start?, end?)`: the items from `start` up to `end` (Go's `list[start:end]`);
 /// bounds outside the list are an error, and an empty list gives none.
-pub fn slice(args: &Args) -> Result<Value, Error> {
+pub(super) fn slice(args: &Args) -> Result<Value, Error> {
     args.between(1, 3)?;
     let list = items(args, 0, "slice")?;
     if list.is_empty() {
@@ -167,7 +167,7 @@ pub fn slice(args: &Args) -> Result<Value, Error> {
 }
 
 /// `concat(list...)`: the lists one after the other.
-pub fn concat(args: &Args) -> Result<Value, Error> {
+pub(super) fn concat(args: &Args) -> Result<Value, Error> {
     let mut out = Vec::new();
     for i in 0..args.len() {
         out.extend(items(args, i, "concat")?);
@@ -185,7 +185,7 @@ pub fn concat(args: &Args) -> Result<Value, Error> {
 }
 
 /// `chunk(size, list)`: the list cut into lists of `size` items (the last may be shorter).
-pub fn chunk(args: &Args) -> Result<Value, Error> {
+pub(super) fn chunk(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let size = args.int(0, "size")?;
     let list = items(args, 1, "chunk")?;
@@ -203,11 +203,11 @@ pub fn chunk(args: &Args) -> Result<Value, Error> {
 }
 
 /// `all(value...)`: whether no value is empty.
-pub fn all(args: &Args) -> Result<Value, Error> {
+pub(super) fn all(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(args.all().iter().all(|v| !is_empty(v))))
 }
 
 /// `any(value...)`: whether some value is not empty.
-pub fn any(args: &Args) -> Result<Value, Error> {
+pub(super) fn any(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(args.all().iter().any(|v| !is_empty(v))))
 }

@@ -11,14 +11,14 @@ use minijinja::{Error, ErrorKind};
 /// ```jinja
 /// replicas: {{ Values.replicas | default(1) }}
 /// ```
-pub fn default(args: &Args) -> Result<Value, Error> {
+pub(super) fn default(args: &Args) -> Result<Value, Error> {
     args.between(1, 2)?;
     let value = args.get(1);
     Ok(if is_empty(&value) { args.get(0) } else { value })
 }
 
 /// `empty(value)`: whether `value` is empty in Helm's sense. Also a test: `v is empty`.
-pub fn empty(args: &Args) -> Result<Value, Error> {
+pub(super) fn empty(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(is_empty(&args.get(0))))
 }
@@ -28,7 +28,7 @@ pub fn empty(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// namespace: {{ coalesce(Values.namespace, Release.Namespace) }}
 /// ```
-pub fn coalesce(args: &Args) -> Result<Value, Error> {
+pub(super) fn coalesce(args: &Args) -> Result<Value, Error> {
     Ok(args
         .all()
         .iter()
@@ -39,7 +39,7 @@ pub fn coalesce(args: &Args) -> Result<Value, Error> {
 
 /// `ternary(if_true, if_false, condition)`: pipe the condition: `cond | ternary("y", "n")`.
 /// The condition must be a boolean (a string `"true"` is an error, as in Helm).
-pub fn ternary(args: &Args) -> Result<Value, Error> {
+pub(super) fn ternary(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     Ok(if args.bool(2, "condition")? {
         args.get(0)
@@ -54,7 +54,7 @@ pub fn ternary(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// image: {{ Values.image | required("image is required") }}
 /// ```
-pub fn required(args: &Args) -> Result<Value, Error> {
+pub(super) fn required(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let message = args.string(0, "message")?;
     let value = args.get(1);
@@ -109,7 +109,7 @@ pub fn noting_missing_required<R>(render: impl FnOnce() -> R) -> (R, Vec<String>
 /// ```jinja
 /// {% if not Values.identity.issuer %}{{ fail("identity.issuer must be set") }}{% endif %}
 /// ```
-pub fn fail(args: &Args) -> Result<Value, Error> {
+pub(super) fn fail(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let message = args.string(0, "message")?;
     Err(Error::new(

@@ -97,13 +97,13 @@ pub(crate) fn to_float64(value: &Value) -> f64 {
 /// ```jinja
 /// port: {{ Values.port | int }}
 /// ```
-pub fn int(args: &Args) -> Result<Value, Error> {
+pub(super) fn int(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(to_int64(&args.get(0))))
 }
 
 /// `atoi(text)`: a base-10 integer, or 0 when `text` is not one.
-pub fn atoi(args: &Args) -> Result<Value, Error> {
+pub(super) fn atoi(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let digits = text.strip_prefix('+').unwrap_or(&text);
@@ -121,7 +121,7 @@ pub fn atoi(args: &Args) -> Result<Value, Error> {
 }
 
 /// `float64(value)`: the value as a float: `float64("1.50")` 1.5, `float64("x")` 0.
-pub fn float64(args: &Args) -> Result<Value, Error> {
+pub(super) fn float64(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(to_float64(&args.get(0))))
 }
@@ -132,21 +132,21 @@ fn ints(args: &Args, min: usize) -> Result<Vec<i64>, Error> {
 }
 
 /// `add(number...)`: the integer sum.
-pub fn add(args: &Args) -> Result<Value, Error> {
+pub(super) fn add(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(
         ints(args, 0)?.into_iter().fold(0i64, i64::wrapping_add),
     ))
 }
 
 /// `sub(a, b)`: `a - b` as integers.
-pub fn sub(args: &Args) -> Result<Value, Error> {
+pub(super) fn sub(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let n = ints(args, 2)?;
     Ok(Value::from(n[0].wrapping_sub(n[1])))
 }
 
 /// `mul(number...)`: the integer product (`mul(1.5, 2)` is 2: each argument is an integer first).
-pub fn mul(args: &Args) -> Result<Value, Error> {
+pub(super) fn mul(args: &Args) -> Result<Value, Error> {
     let n = ints(args, 1)?;
     Ok(Value::from(
         n[1..].iter().fold(n[0], |a, b| a.wrapping_mul(*b)),
@@ -154,7 +154,7 @@ pub fn mul(args: &Args) -> Result<Value, Error> {
 }
 
 /// `div(a, b)`: integer division, rounding toward zero; dividing by zero is an error.
-pub fn div(args: &Args) -> Result<Value, Error> {
+pub(super) fn div(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let n = ints(args, 2)?;
     if n[1] == 0 {
@@ -164,7 +164,7 @@ pub fn div(args: &Args) -> Result<Value, Error> {
 }
 
 /// `mod(a, b)`: the integer remainder; zero `b` is an error.
-pub fn modulo(args: &Args) -> Result<Value, Error> {
+pub(super) fn modulo(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let n = ints(args, 2)?;
     if n[1] == 0 {
@@ -174,17 +174,17 @@ pub fn modulo(args: &Args) -> Result<Value, Error> {
 }
 
 /// `max(number...)`: the largest, as an integer. (The `max` *filter* stays Jinja's.)
-pub fn max(args: &Args) -> Result<Value, Error> {
+pub(super) fn max(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(ints(args, 1)?.into_iter().max().unwrap_or(0)))
 }
 
 /// `min(number...)`: the smallest, as an integer. (The `min` *filter* stays Jinja's.)
-pub fn min(args: &Args) -> Result<Value, Error> {
+pub(super) fn min(args: &Args) -> Result<Value, Error> {
     Ok(Value::from(ints(args, 1)?.into_iter().min().unwrap_or(0)))
 }
 
 /// `add1(number)`: the number as an integer, plus one.
-pub fn add1(args: &Args) -> Result<Value, Error> {
+pub(super) fn add1(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(to_int64(&args.get(0)).wrapping_add(1)))
 }
@@ -195,7 +195,7 @@ fn floats(args: &Args) -> Result<Vec<f64>, Error> {
 }
 
 /// `maxf(number...)`: the largest, as a float (Go's `math.Max`: NaN wins).
-pub fn maxf(args: &Args) -> Result<Value, Error> {
+pub(super) fn maxf(args: &Args) -> Result<Value, Error> {
     let n = floats(args)?;
     Ok(Value::from(n[1..].iter().fold(n[0], |a, &b| {
         if a.is_nan() || b.is_nan() {
@@ -207,7 +207,7 @@ pub fn maxf(args: &Args) -> Result<Value, Error> {
 }
 
 /// `minf(number...)`: the smallest, as a float.
-pub fn minf(args: &Args) -> Result<Value, Error> {
+pub(super) fn minf(args: &Args) -> Result<Value, Error> {
     let n = floats(args)?;
     Ok(Value::from(n[1..].iter().fold(n[0], |a, &b| {
         if a.is_nan() || b.is_nan() {
@@ -219,20 +219,20 @@ pub fn minf(args: &Args) -> Result<Value, Error> {
 }
 
 /// `ceil(number)`: the least whole number not below it, as a float.
-pub fn ceil(args: &Args) -> Result<Value, Error> {
+pub(super) fn ceil(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(to_float64(&args.get(0)).ceil()))
 }
 
 /// `floor(number)`: the greatest whole number not above it, as a float.
-pub fn floor(args: &Args) -> Result<Value, Error> {
+pub(super) fn floor(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(to_float64(&args.get(0)).floor()))
 }
 
 /// `round(number, places, round_on?)`: rounded to `places` decimals; the dropped part rounds
 /// up from `round_on` (0.5 unless given), as Sprig computes it.
-pub fn round(args: &Args) -> Result<Value, Error> {
+pub(super) fn round(args: &Args) -> Result<Value, Error> {
     args.between(2, 3)?;
     let value = to_float64(&args.get(0));
     let places = args.int(1, "places")?;
@@ -254,7 +254,7 @@ pub fn round(args: &Args) -> Result<Value, Error> {
 
 /// `toDecimal(text)`: an octal number read as an integer (`toDecimal("0777")` is 511); 0 when it
 /// is not one.
-pub fn to_decimal(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_decimal(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = super::args::strval(&args.get(0));
     let (negative, digits) = match text.as_bytes().first() {
@@ -273,7 +273,7 @@ pub fn to_decimal(args: &Args) -> Result<Value, Error> {
 }
 
 /// `add1f(number)`: the number plus one, as a float.
-pub fn add1f(args: &Args) -> Result<Value, Error> {
+pub(super) fn add1f(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let one = [args.get(0), Value::from(1)];
     let args = Args::new("add1f(number)", &one, false);
@@ -283,7 +283,7 @@ pub fn add1f(args: &Args) -> Result<Value, Error> {
 /// `duration(seconds)`: a number of seconds as Go prints a duration (`95` is `1m35s`, `3600`
 /// is `1h0m0s`). A string is read as whole seconds (`"x"` is `0s`). Helm's Sprig reads only
 /// int64 numbers and gives `0s` for a literal or a values-file number; here every number counts.
-pub fn duration(args: &Args) -> Result<Value, Error> {
+pub(super) fn duration(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let value = args.get(0);
     let seconds = match value.kind() {
@@ -449,22 +449,22 @@ fn float_op(
 }
 
 /// `addf(number...)`: the sum as a float.
-pub fn addf(args: &Args) -> Result<Value, Error> {
+pub(super) fn addf(args: &Args) -> Result<Value, Error> {
     float_op(args, Some(0.0), Decimal::add, |a, b| a + b)
 }
 
 /// `subf(a, b...)`: `a` minus the others, as a float.
-pub fn subf(args: &Args) -> Result<Value, Error> {
+pub(super) fn subf(args: &Args) -> Result<Value, Error> {
     float_op(args, None, Decimal::sub, |a, b| a - b)
 }
 
 /// `mulf(number...)`: the product as a float (`mulf(1.5, 2)` is 3).
-pub fn mulf(args: &Args) -> Result<Value, Error> {
+pub(super) fn mulf(args: &Args) -> Result<Value, Error> {
     float_op(args, None, Decimal::mul, |a, b| a * b)
 }
 
 /// `divf(a, b...)`: `a` divided by the others, as a float (16 decimal places); by zero is an error.
-pub fn divf(args: &Args) -> Result<Value, Error> {
+pub(super) fn divf(args: &Args) -> Result<Value, Error> {
     if args.all().iter().skip(1).any(|v| to_float64(v) == 0.0) {
         return Err(args.error("division by zero"));
     }

@@ -46,7 +46,7 @@ const REASONS: &[(&str, &str)] = &[
 ];
 
 /// Helm's functions meshchart does not have yet, each with what to do instead.
-pub const NOT_SUPPORTED: &[(&str, &str)] = &[
+pub(super) const NOT_SUPPORTED: &[(&str, &str)] = &[
     ("fromToml", "not supported yet: there is no TOML reader; keep the data in YAML or JSON (fromYaml, fromJson)"),
     ("toDate", "not supported yet: dates are not parsed; pass the formatted text as a value"),
     ("mustToDate", "not supported yet: dates are not parsed; pass the formatted text as a value"),
@@ -63,7 +63,7 @@ pub const NOT_SUPPORTED: &[(&str, &str)] = &[
 ];
 
 /// Go template builtins whose Jinja spelling is syntax, not a function.
-pub const GO_BUILTINS: &[(&str, &str)] = &[
+pub(super) const GO_BUILTINS: &[(&str, &str)] = &[
     ("and", "`a and b`"),
     ("or", "`a or b`"),
     ("not", "`not a`"),
@@ -77,12 +77,12 @@ pub const GO_BUILTINS: &[(&str, &str)] = &[
 ];
 
 /// The reason each refused name is refused, in the library's order.
-pub fn refused() -> &'static [(&'static str, &'static str)] {
+pub(super) fn refused() -> &'static [(&'static str, &'static str)] {
     REASONS
 }
 
 /// The names registered here.
-pub const NAMES: [&str; REASONS.len()] = {
+pub(super) const NAMES: [&str; REASONS.len()] = {
     let mut names = [""; REASONS.len()];
     let mut i = 0;
     while i < REASONS.len() {
@@ -93,7 +93,7 @@ pub const NAMES: [&str; REASONS.len()] = {
 };
 
 /// Registers each name as a function (and filter) that fails with its reason.
-pub fn register(env: &mut Environment<'static>) {
+pub(super) fn register(env: &mut Environment<'static>) {
     let refused = REASONS
         .iter()
         .map(|(name, reason)| (*name, "is not available in an offline render", *reason));

@@ -65,31 +65,31 @@ fn ext_of(path: &str) -> &str {
 }
 
 /// `base(path)`: the last element: `base("a/b/c.yaml")` is `c.yaml`.
-pub fn base(args: &Args) -> Result<Value, Error> {
+pub(super) fn base(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(base_of(&args.string(0, "path")?)))
 }
 
 /// `dir(path)`: all but the last element: `dir("a/b/c.yaml")` is `a/b`.
-pub fn dir(args: &Args) -> Result<Value, Error> {
+pub(super) fn dir(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(dir_of(&args.string(0, "path")?)))
 }
 
 /// `clean(path)`: the shortest equivalent path.
-pub fn clean(args: &Args) -> Result<Value, Error> {
+pub(super) fn clean(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(clean_path(&args.string(0, "path")?)))
 }
 
 /// `ext(path)`: the extension with its dot: `ext("a.tar.gz")` is `.gz`.
-pub fn ext(args: &Args) -> Result<Value, Error> {
+pub(super) fn ext(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(ext_of(&args.string(0, "path")?)))
 }
 
 /// `isAbs(path)`: whether the path starts with `/`.
-pub fn is_abs(args: &Args) -> Result<Value, Error> {
+pub(super) fn is_abs(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(args.string(0, "path")?.starts_with('/')))
 }
@@ -249,7 +249,7 @@ fn hostname(host: &str) -> &str {
 /// ```jinja
 /// host: {{ urlParse(Values.endpoint).hostname }}
 /// ```
-pub fn url_parse(args: &Args) -> Result<Value, Error> {
+pub(super) fn url_parse(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let raw = args.string(0, "url")?;
     let url = parse_url(&raw).map_err(|e| args.error(format!("unable to parse url: {e}")))?;
@@ -278,7 +278,7 @@ pub fn url_parse(args: &Args) -> Result<Value, Error> {
 }
 
 /// `urlJoin(parts)`: the URL a map of parts (as `urlParse` gives) spells.
-pub fn url_join(args: &Args) -> Result<Value, Error> {
+pub(super) fn url_join(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let parts = args.get(0);
     if parts.kind() != ValueKind::Map {

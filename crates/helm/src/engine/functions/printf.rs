@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 /// image: {{ printf("%s:%s", Values.image.name, Values.image.tag) }}
 /// ```
 /// Fails only when the format is not a string or the result would pass 10 MiB.
-pub fn printf(args: &Args) -> Result<Value, Error> {
+pub(super) fn printf(args: &Args) -> Result<Value, Error> {
     args.between(1, usize::MAX)?;
     let format = args.string(0, "format")?;
     let text = sprintf(&format, &args.all()[1..]).map_err(|e| args.error(e))?;

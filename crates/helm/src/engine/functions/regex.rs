@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The most memory one compiled expression may use.
-pub const MAX_REGEX_BYTES: usize = 10 * 1024 * 1024;
+pub(super) const MAX_REGEX_BYTES: usize = 10 * 1024 * 1024;
 const CACHE_ENTRIES: usize = 64;
 
 thread_local! {
@@ -56,7 +56,7 @@ fn compiled(args: &Args, pattern: &str) -> Result<Arc<Regex>, Error> {
 /// ```jinja
 /// {% if regexMatch("^[a-z0-9-]+$", Values.name) %}...{% endif %}
 /// ```
-pub fn regex_match(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_match(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -66,7 +66,7 @@ pub fn regex_match(args: &Args) -> Result<Value, Error> {
 }
 
 /// `mustRegexMatch(regex, text)`: like `regexMatch`, but an invalid regex is an error.
-pub fn must_regex_match(args: &Args) -> Result<Value, Error> {
+pub(super) fn must_regex_match(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -74,7 +74,7 @@ pub fn must_regex_match(args: &Args) -> Result<Value, Error> {
 }
 
 /// `regexFind(regex, text)`: the first match, or `""`; an invalid regex is an error.
-pub fn regex_find(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_find(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -88,7 +88,7 @@ pub fn regex_find(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// {{ regexReplaceAll("[^a-z0-9]+", Values.name | lower, "-") }}
 /// ```
-pub fn regex_replace_all(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_replace_all(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -141,7 +141,7 @@ fn go_find_all(regex: &Regex, text: &str, n: i64) -> Vec<std::ops::Range<usize>>
 /// ```jinja
 /// {{ regexFindAll("[0-9]+", Values.ports, -1) | join(",") }}
 /// ```
-pub fn regex_find_all(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_find_all(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -157,7 +157,7 @@ pub fn regex_find_all(args: &Args) -> Result<Value, Error> {
 
 /// `regexReplaceAllLiteral(regex, text, replacement)`: every match replaced by `replacement`
 /// as it is (`$1` stays `$1`).
-pub fn regex_replace_all_literal(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_replace_all_literal(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -177,7 +177,7 @@ pub fn regex_replace_all_literal(args: &Args) -> Result<Value, Error> {
 
 /// `regexSplit(regex, text, n)`: the pieces between matches, at most `n` (all when negative,
 /// none when 0), as Go's `Regexp.Split`.
-pub fn regex_split(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_split(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let pattern = args.string(0, "regex")?;
     let text = args.string(1, "text")?;
@@ -208,7 +208,7 @@ pub fn regex_split(args: &Args) -> Result<Value, Error> {
 }
 
 /// `regexQuoteMeta(text)`: `text` with every regular-expression metacharacter escaped.
-pub fn regex_quote_meta(args: &Args) -> Result<Value, Error> {
+pub(super) fn regex_quote_meta(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let mut out = String::with_capacity(text.len() * 2);

@@ -29,7 +29,7 @@ pub fn satisfies(constraint: &str, version: &str) -> Result<bool, String> {
 /// {% if semverCompare(">=1.21-0", Capabilities.KubeVersion.Version) %}...{% endif %}
 /// ```
 /// Fails when either is malformed (`improper constraint: >>1.0`, `Invalid Semantic Version`).
-pub fn semver_compare(args: &Args) -> Result<Value, Error> {
+pub(super) fn semver_compare(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let constraint = args.string(0, "constraint")?;
     let version = args.string(1, "version")?;
@@ -86,7 +86,7 @@ impl minijinja::value::Object for SemverObject {
 /// ```jinja
 /// {% if semver(Capabilities.KubeVersion.Version).Minor >= 25 %}...{% endif %}
 /// ```
-pub fn semver(args: &Args) -> Result<Value, Error> {
+pub(super) fn semver(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "version")?;
     let version = Version::parse(&text).map_err(|e| args.error(e))?;
@@ -103,7 +103,7 @@ pub fn semver(args: &Args) -> Result<Value, Error> {
 
 /// A version as Masterminds reads it: `v` prefix allowed, minor and patch optional.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Version {
+pub(super) struct Version {
     major: u64,
     minor: u64,
     patch: u64,
@@ -197,7 +197,7 @@ fn skip_space(text: &str, from: usize) -> usize {
 
 impl Version {
     /// Parses `1.2.3`, `v1.2`, `1`, `1.2.3-rc.1+build`.
-    pub fn parse(text: &str) -> Result<Version, String> {
+    pub(super) fn parse(text: &str) -> Result<Version, String> {
         let shape = scan_version(text, false)
             .filter(|shape| shape.len == text.len())
             .ok_or("Invalid Semantic Version")?;
@@ -290,7 +290,7 @@ struct Comparator {
 
 /// A parsed constraint: any of several groups, each group all of its comparators.
 #[derive(Clone, Debug)]
-pub struct Constraint {
+pub(super) struct Constraint {
     any_of: Vec<Vec<Comparator>>,
 }
 
@@ -533,7 +533,7 @@ impl Comparator {
 
 impl Constraint {
     /// Parses a constraint such as `>=1.20.0-0`, `^1.2 || ~2.0`, `1.2 - 1.4.5`.
-    pub fn parse(text: &str) -> Result<Constraint, String> {
+    pub(super) fn parse(text: &str) -> Result<Constraint, String> {
         let rewritten = rewrite_ranges(text);
         let any_of = rewritten
             .split("||")
@@ -553,7 +553,7 @@ impl Constraint {
     }
 
     /// Whether `version` satisfies the constraint.
-    pub fn matches(&self, version: &Version) -> bool {
+    pub(super) fn matches(&self, version: &Version) -> bool {
         self.any_of
             .iter()
             .any(|group| group.iter().all(|c| c.matches(version)))

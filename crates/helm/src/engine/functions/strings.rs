@@ -11,7 +11,7 @@ use minijinja::Error;
 /// {{ toYaml(Values.resources) | indent(4) }}
 /// ```
 /// Fails on a negative width or a non-string text.
-pub fn indent(args: &Args) -> Result<Value, Error> {
+pub(super) fn indent(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     Ok(Value::from(indented(args, "")?))
 }
@@ -21,7 +21,7 @@ pub fn indent(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// labels:{{ include("_labels.tpl") | nindent(4) }}
 /// ```
-pub fn nindent(args: &Args) -> Result<Value, Error> {
+pub(super) fn nindent(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     Ok(Value::from(indented(args, "\n")?))
 }
@@ -51,7 +51,7 @@ fn indented(args: &Args, lead: &str) -> Result<String, Error> {
 }
 
 /// `trim(text)`: removes leading and trailing Unicode white space (Go's `TrimSpace`).
-pub fn trim(args: &Args) -> Result<Value, Error> {
+pub(super) fn trim(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.get(0);
     // A string with nothing to trim comes back as it is: the usual `toYaml | trim` and
@@ -68,7 +68,7 @@ pub fn trim(args: &Args) -> Result<Value, Error> {
 }
 
 /// `trimAll(cutset, text)`: removes every leading and trailing character found in `cutset`.
-pub fn trim_all(args: &Args) -> Result<Value, Error> {
+pub(super) fn trim_all(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let cutset = args.string(0, "cutset")?;
     let text = args.string(1, "text")?;
@@ -80,7 +80,7 @@ pub fn trim_all(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// {{ include("_probe.tpl") | indent(8) | trimPrefix("        ") }}
 /// ```
-pub fn trim_prefix(args: &Args) -> Result<Value, Error> {
+pub(super) fn trim_prefix(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let prefix = args.string(0, "prefix")?;
     let text = args.string(1, "text")?;
@@ -88,7 +88,7 @@ pub fn trim_prefix(args: &Args) -> Result<Value, Error> {
 }
 
 /// `trimSuffix(suffix, text)`: removes `suffix` once, if `text` ends with it.
-pub fn trim_suffix(args: &Args) -> Result<Value, Error> {
+pub(super) fn trim_suffix(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let suffix = args.string(0, "suffix")?;
     let text = args.string(1, "text")?;
@@ -110,7 +110,7 @@ fn simple_lower(c: char) -> char {
 }
 
 /// `upper(text)`: upper case, one character for one (Go's `ToUpper`: `straße` → `STRAßE`).
-pub fn upper(args: &Args) -> Result<Value, Error> {
+pub(super) fn upper(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     Ok(Value::from(
@@ -119,7 +119,7 @@ pub fn upper(args: &Args) -> Result<Value, Error> {
 }
 
 /// `lower(text)`: lower case, one character for one (Go's `ToLower`).
-pub fn lower(args: &Args) -> Result<Value, Error> {
+pub(super) fn lower(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     Ok(Value::from(
@@ -129,7 +129,7 @@ pub fn lower(args: &Args) -> Result<Value, Error> {
 
 /// `title(text)`: upper-cases the first letter of each word and leaves the rest alone (Go's
 /// `strings.Title`; Jinja's `title` would also lower-case the rest).
-pub fn title(args: &Args) -> Result<Value, Error> {
+pub(super) fn title(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let is_separator = |c: char| {
@@ -157,7 +157,7 @@ pub fn title(args: &Args) -> Result<Value, Error> {
 
 /// `replace(old, new, text)`: replaces every `old`; as a filter `s | replace("old", "new")`.
 /// An empty `old` inserts `new` between all characters (`-a-b-c-`).
-pub fn replace(args: &Args) -> Result<Value, Error> {
+pub(super) fn replace(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let old = args.string(0, "old")?;
     let new = args.string(1, "new")?;
@@ -175,7 +175,7 @@ pub fn replace(args: &Args) -> Result<Value, Error> {
 }
 
 /// `contains(substring, text)`: whether `text` contains `substring`.
-pub fn contains(args: &Args) -> Result<Value, Error> {
+pub(super) fn contains(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let needle = args.string(0, "substring")?;
     let text = args.string(1, "text")?;
@@ -183,14 +183,14 @@ pub fn contains(args: &Args) -> Result<Value, Error> {
 }
 
 /// `hasPrefix(prefix, text)`: whether `text` starts with `prefix`.
-pub fn has_prefix(args: &Args) -> Result<Value, Error> {
+pub(super) fn has_prefix(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let prefix = args.string(0, "prefix")?;
     Ok(Value::from(args.string(1, "text")?.starts_with(&*prefix)))
 }
 
 /// `hasSuffix(suffix, text)`: whether `text` ends with `suffix`.
-pub fn has_suffix(args: &Args) -> Result<Value, Error> {
+pub(super) fn has_suffix(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let suffix = args.string(0, "suffix")?;
     Ok(Value::from(args.string(1, "text")?.ends_with(&*suffix)))
@@ -202,19 +202,19 @@ pub fn has_suffix(args: &Args) -> Result<Value, Error> {
 /// ```jinja
 /// port: {{ Values.port | quote }}
 /// ```
-pub fn quote(args: &Args) -> Result<Value, Error> {
+pub(super) fn quote(args: &Args) -> Result<Value, Error> {
     let quoted: Vec<String> = present(args).map(|v| go_quote(&strval(v), false)).collect();
     Ok(Value::from(quoted.join(" ")))
 }
 
 /// `squote(value...)`: each value in single quotes, nothing escaped (`'it's'`), joined by spaces.
-pub fn squote(args: &Args) -> Result<Value, Error> {
+pub(super) fn squote(args: &Args) -> Result<Value, Error> {
     let quoted: Vec<String> = present(args).map(|v| format!("'{}'", strval(v))).collect();
     Ok(Value::from(quoted.join(" ")))
 }
 
 /// `cat(value...)`: the values printed Go-style and joined by spaces, none skipped.
-pub fn cat(args: &Args) -> Result<Value, Error> {
+pub(super) fn cat(args: &Args) -> Result<Value, Error> {
     let parts: Vec<String> = present(args).map(strval).collect();
     Ok(Value::from(parts.join(" ")))
 }
@@ -227,7 +227,7 @@ fn present<'a>(args: &Args<'a>) -> impl Iterator<Item = &'a Value> {
 
 /// `nospace(text)`: removes all Unicode white space. (Sprig works byte by byte and garbles any
 /// non-ASCII text here; we keep it intact.)
-pub fn nospace(args: &Args) -> Result<Value, Error> {
+pub(super) fn nospace(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     Ok(Value::from(
@@ -239,7 +239,7 @@ pub fn nospace(args: &Args) -> Result<Value, Error> {
 
 /// `trunc(length, text)`: the first `length` bytes, or with a negative length the last ones
 /// (`trunc(-2, "abcdef")` is `ef`). Sprig cuts bytes; we never cut inside a character.
-pub fn trunc(args: &Args) -> Result<Value, Error> {
+pub(super) fn trunc(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let length = args.int(0, "length")?;
     let text = args.string(1, "text")?;
@@ -263,7 +263,7 @@ pub fn trunc(args: &Args) -> Result<Value, Error> {
 }
 
 /// `repeat(count, text)`: `text` `count` times; at most 10 MiB.
-pub fn repeat(args: &Args) -> Result<Value, Error> {
+pub(super) fn repeat(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let count = args.int(0, "count")?;
     let text = args.string(1, "text")?;
@@ -295,7 +295,7 @@ fn string_items(value: &Value) -> Vec<String> {
 /// ```jinja
 /// args: [{{ Values.args | join(", ") }}]
 /// ```
-pub fn join(args: &Args) -> Result<Value, Error> {
+pub(super) fn join(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let separator = args.string(0, "separator")?;
     Ok(Value::from(string_items(&args.get(1)).join(&separator)))
@@ -313,7 +313,7 @@ fn split_parts<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
 }
 
 /// `splitList(separator, text)`: the pieces between separators, as a list.
-pub fn split_list(args: &Args) -> Result<Value, Error> {
+pub(super) fn split_list(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let separator = args.string(0, "separator")?;
     let text = args.string(1, "text")?;
@@ -327,7 +327,7 @@ pub fn split_list(args: &Args) -> Result<Value, Error> {
 
 /// `split(separator, text)`: the pieces as a map `{_0: a, _1: b}`, as Sprig returns them (use
 /// `splitList` for a list). `(split(":", image))._0` is the part before the first colon.
-pub fn split(args: &Args) -> Result<Value, Error> {
+pub(super) fn split(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let separator = args.string(0, "separator")?;
     let text = args.string(1, "text")?;
@@ -340,7 +340,7 @@ pub fn split(args: &Args) -> Result<Value, Error> {
 }
 
 /// `sortAlpha(list)`: the items as strings, sorted byte-wise (`["1", "10", "9", "B", "b"]`).
-pub fn sort_alpha(args: &Args) -> Result<Value, Error> {
+pub(super) fn sort_alpha(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let value = args.get(0);
     let mut items = match value.kind() {
@@ -352,20 +352,20 @@ pub fn sort_alpha(args: &Args) -> Result<Value, Error> {
 }
 
 /// `toStrings(list)`: the items printed Go-style, none skipped.
-pub fn to_strings(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_strings(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(string_items(&args.get(0))))
 }
 
 /// `toString(value)`: the value as Go's `%v` prints it (`<nil>` for none, `[1 2]` for a list).
-pub fn to_string(args: &Args) -> Result<Value, Error> {
+pub(super) fn to_string(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(strval(&args.get(0))))
 }
 
 /// `print(value...)`: Go's `fmt.Sprint`: values printed `%v`, a space between two neighbours
 /// only when neither is a string.
-pub fn print(args: &Args) -> Result<Value, Error> {
+pub(super) fn print(args: &Args) -> Result<Value, Error> {
     let mut out = String::new();
     let mut previous_is_string = true;
     for (i, value) in args.all().iter().enumerate() {
@@ -381,13 +381,13 @@ pub fn print(args: &Args) -> Result<Value, Error> {
 
 /// `println(value...)`: Go's `fmt.Sprintln`: values printed `%v`, a space between each two, and
 /// a newline at the end.
-pub fn println(args: &Args) -> Result<Value, Error> {
+pub(super) fn println(args: &Args) -> Result<Value, Error> {
     let parts: Vec<String> = args.all().iter().map(strval).collect();
     Ok(Value::from(parts.join(" ") + "\n"))
 }
 
 /// `hello()`: Sprig's greeting, `Hello!`.
-pub fn hello(args: &Args) -> Result<Value, Error> {
+pub(super) fn hello(args: &Args) -> Result<Value, Error> {
     args.exactly(0)?;
     Ok(Value::from("Hello!"))
 }

@@ -4,7 +4,7 @@ use minijinja::value::Value;
 use minijinja::{Environment, UndefinedBehavior};
 
 /// Renders `template` with `ctx` the way the engine's environment would (SemiStrict, Go printing).
-pub fn render(template: &str, ctx: Value) -> Result<String, String> {
+pub(super) fn render(template: &str, ctx: Value) -> Result<String, String> {
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
@@ -28,7 +28,7 @@ pub fn render(template: &str, ctx: Value) -> Result<String, String> {
 }
 
 /// Renders `template` with no context; panics on error.
-pub fn ok(template: &str) -> String {
+pub(super) fn ok(template: &str) -> String {
     match render(template, Value::from(())) {
         Ok(s) => s,
         Err(e) => panic!("{template}: unexpected error: {e}"),
@@ -36,7 +36,7 @@ pub fn ok(template: &str) -> String {
 }
 
 /// Renders `template` with no context; panics unless it fails, returns the message.
-pub fn err(template: &str) -> String {
+pub(super) fn err(template: &str) -> String {
     match render(template, Value::from(())) {
         Ok(s) => panic!("{template}: expected an error, got {s:?}"),
         Err(e) => e,
@@ -44,7 +44,7 @@ pub fn err(template: &str) -> String {
 }
 
 /// Renders `template` with `Values` = `values` (JSON text).
-pub fn with_values(template: &str, values: &str) -> Result<String, String> {
+pub(super) fn with_values(template: &str, values: &str) -> Result<String, String> {
     let json: serde_json::Value = serde_json::from_str(values).expect("test JSON");
     let values = crate::engine::to_jinja(&crate::values::Value::from(json));
     render(template, Value::from_pairs([("Values", values)]))

@@ -25,7 +25,7 @@ fn floor_boundary(text: &str, at: usize) -> usize {
 /// ```jinja
 /// short: {{ Values.sha | substr(0, 7) }}
 /// ```
-pub fn substr(args: &Args) -> Result<Value, Error> {
+pub(super) fn substr(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let start = args.int(0, "start")?;
     let end = args.int(1, "end")?;
@@ -89,7 +89,7 @@ fn abbreviate_full(text: &str, offset: i64, width: i64) -> Option<String> {
 
 /// `abbrev(width, text)`: `text` cut to `width` bytes with `...` at the end; a width under 4
 /// leaves it as it is.
-pub fn abbrev(args: &Args) -> Result<Value, Error> {
+pub(super) fn abbrev(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let width = args.int(0, "width")?;
     let text = args.string(1, "text")?;
@@ -103,7 +103,7 @@ pub fn abbrev(args: &Args) -> Result<Value, Error> {
 
 /// `abbrevboth(left, right, text)`: abbreviated on both sides, the window starting near byte
 /// `left`, at most `right` bytes long.
-pub fn abbrevboth(args: &Args) -> Result<Value, Error> {
+pub(super) fn abbrevboth(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let left = args.int(0, "left")?;
     let right = args.int(1, "right")?;
@@ -130,7 +130,7 @@ fn go_upper(c: char) -> char {
 }
 
 /// `untitle(text)`: the first letter of each space-separated word in lower case.
-pub fn untitle(args: &Args) -> Result<Value, Error> {
+pub(super) fn untitle(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let mut next = true;
@@ -153,7 +153,7 @@ pub fn untitle(args: &Args) -> Result<Value, Error> {
 
 /// `swapcase(text)`: upper case becomes lower; lower case becomes upper (title case at the
 /// start of a word), as goutils' `SwapCase` does.
-pub fn swapcase(args: &Args) -> Result<Value, Error> {
+pub(super) fn swapcase(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let mut whitespace = true;
@@ -176,7 +176,7 @@ pub fn swapcase(args: &Args) -> Result<Value, Error> {
 }
 
 /// `initials(text)`: the first character of each white-space-separated word.
-pub fn initials(args: &Args) -> Result<Value, Error> {
+pub(super) fn initials(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let text = args.string(0, "text")?;
     let mut gap = true;
@@ -243,7 +243,7 @@ fn wrap_custom(text: &str, width: i64, newline: &str, long_words: bool) -> Strin
 
 /// `wrap(width, text)`: breaks lines at spaces so they are at most `width` bytes; a longer word
 /// stays whole.
-pub fn wrap(args: &Args) -> Result<Value, Error> {
+pub(super) fn wrap(args: &Args) -> Result<Value, Error> {
     args.exactly(2)?;
     let width = args.int(0, "width")?;
     let text = args.string(1, "text")?;
@@ -252,7 +252,7 @@ pub fn wrap(args: &Args) -> Result<Value, Error> {
 
 /// `wrapWith(width, separator, text)`: like `wrap`, with `separator` for the line break, and
 /// long words cut too.
-pub fn wrap_with(args: &Args) -> Result<Value, Error> {
+pub(super) fn wrap_with(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let width = args.int(0, "width")?;
     let separator = args.string(1, "separator")?;
@@ -261,7 +261,7 @@ pub fn wrap_with(args: &Args) -> Result<Value, Error> {
 }
 
 /// `plural(one, many, count)`: `one` when `count` is 1, else `many`.
-pub fn plural(args: &Args) -> Result<Value, Error> {
+pub(super) fn plural(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let count = args.int(2, "count")?;
     Ok(if count == 1 { args.get(0) } else { args.get(1) })
@@ -269,7 +269,7 @@ pub fn plural(args: &Args) -> Result<Value, Error> {
 
 /// `splitn(separator, n, text)`: at most `n` pieces as a map `{_0: .., _1: ..}`, the last
 /// holding the rest (a negative `n` means all, 0 none).
-pub fn splitn(args: &Args) -> Result<Value, Error> {
+pub(super) fn splitn(args: &Args) -> Result<Value, Error> {
     args.exactly(3)?;
     let separator = args.string(0, "separator")?;
     let n = args.int(1, "n")?;
@@ -519,13 +519,13 @@ fn camel_to_lower(text: &str, connector: char) -> String {
 }
 
 /// `snakecase(text)`: `FirstName` → `first_name`, `HTTPServer` → `http_server`.
-pub fn snakecase(args: &Args) -> Result<Value, Error> {
+pub(super) fn snakecase(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(camel_to_lower(&args.string(0, "text")?, '_')))
 }
 
 /// `kebabcase(text)`: `FirstName` → `first-name`.
-pub fn kebabcase(args: &Args) -> Result<Value, Error> {
+pub(super) fn kebabcase(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(camel_to_lower(&args.string(0, "text")?, '-')))
 }
@@ -574,7 +574,7 @@ fn pascal_case(text: &str) -> String {
 }
 
 /// `camelcase(text)`: `http_server` → `HttpServer` (upper camel case, as Sprig's `camelcase`).
-pub fn camelcase(args: &Args) -> Result<Value, Error> {
+pub(super) fn camelcase(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     Ok(Value::from(pascal_case(&args.string(0, "text")?)))
 }

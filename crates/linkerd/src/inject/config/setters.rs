@@ -17,7 +17,7 @@ pub(super) const LOG_FORMATS: &[&str] = &["plain", "json"];
 pub(super) const AWAIT_VALUES: &[&str] = &["enabled", "disabled"];
 pub(super) const INJECT_VALUES: &[&str] = &["enabled", "disabled", "ingress"];
 /// The values of `config.linkerd.io/default-inbound-policy`.
-pub const INBOUND_POLICIES: &[&str] = &[
+pub(super) const INBOUND_POLICIES: &[&str] = &[
     "all-unauthenticated",
     "all-authenticated",
     "cluster-unauthenticated",

@@ -27,13 +27,13 @@ macro_rules! setting {
 }
 
 /// The annotation that runs the proxy as a native sidecar (`proxy.nativeSidecar`).
-pub const NATIVE_SIDECAR_ANNOTATION: &str = "config.linkerd.io/proxy-enable-native-sidecar";
+pub(super) const NATIVE_SIDECAR_ANNOTATION: &str = "config.linkerd.io/proxy-enable-native-sidecar";
 
 /// The annotations of the release lines' injectors (edge-24.10.2 and later). Each applies only
 /// where the chart declares its key (`values_key`, one path) in its default values or its
 /// values schema: with a chart that has no such setting (the 2021 line) it would have no
 /// effect, so the report warns instead.
-pub const CHART_KEYED_SETTINGS: &[Setting] = &[
+pub(super) const CHART_KEYED_SETTINGS: &[Setting] = &[
     setting!(
         "config.linkerd.io/access-log",
         true,
@@ -154,7 +154,7 @@ pub const CHART_KEYED_SETTINGS: &[Setting] = &[
 
 /// Every configuration annotation we honour, in the order they are applied (then
 /// [`CHART_KEYED_SETTINGS`]).
-pub const SETTINGS: &[Setting] = &[
+pub(super) const SETTINGS: &[Setting] = &[
     setting!(
         "config.linkerd.io/proxy-image",
         true,

@@ -106,7 +106,7 @@ fn nearest_annotation(key: &str, applies: &dyn Fn(&Setting, bool) -> bool) -> Op
         .flat_map(|(s, _)| std::iter::once(s.key).chain(s.aliases.iter().copied()))
         .map(|candidate| {
             let (their_prefix, their_name) = split(candidate);
-            let distance = crate::values::known::edit_distance(&name, &their_name)
+            let distance = crate::values::edit_distance(&name, &their_name)
                 + usize::from(their_prefix != prefix);
             (distance, candidate)
         })

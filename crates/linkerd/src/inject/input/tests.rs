@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::values::Value;
+use yaml_chunks::split_yaml;
 
 #[test]
 fn a_word_across_two_blocks_of_a_file_is_found() {

@@ -10,7 +10,7 @@ use std::collections::{HashSet, VecDeque};
 
 /// A `List` larger than this is read item by item ([`super::Stream::yaml_chunks`]); smaller ones whole,
 /// as any document. `kubectl get -A -o yaml` prints one `List` of everything it lists.
-pub const STREAMED_LIST_BYTES: usize = 1 << 20;
+pub(crate) const STREAMED_LIST_BYTES: usize = 1 << 20;
 
 /// Whether `line` is the block key `kind: List` at the top level of its document.
 pub(super) fn is_list_kind_line(line: &str) -> bool {
@@ -350,8 +350,37 @@ pub(super) fn separator_kind(line: &str) -> Option<bool> {
     Some(content.is_empty() || content.starts_with('#'))
 }
 
-/// Splits a YAML stream on `---` lines, keeping every byte.
-pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
+/// The leading comment lines of a YAML body (kept when the document is rewritten).
+pub(crate) fn leading_comments(body: &str) -> &str {
+    let mut end = 0;
+    for line in body.split_inclusive('\n') {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            end += line.len();
+        } else {
+            break;
+        }
+    }
+    &body[..end]
+}
+
+/// Parses a YAML chunk into its documents (usually one; none for a blank chunk).
+pub(crate) fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, InjectError> {
+    if chunk.is_blank() {
+        return Ok(Vec::new());
+    }
+    yaml::load::parse_manifest_documents(chunk.body, chunk.line).map_err(|e| InjectError::Yaml {
+        path: source.to_owned(),
+        line: e.position.line,
+        column: e.position.column,
+        message: e.message,
+    })
+}
+
+/// Splits a whole YAML text on `---` lines, keeping every byte: the plain model that the
+/// streaming [`YamlChunks`] is tested against.
+#[cfg(test)]
+pub(crate) fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     let mut chunks = Vec::new();
     let mut separator = "";
     let mut body_start = 0;
@@ -386,37 +415,11 @@ pub fn split_yaml(text: &str) -> Vec<Chunk<'_>> {
     chunks
 }
 
+#[cfg(test)]
 /// Whether the last line of `body` that is not blank or a comment is a directive (`%YAML 1.1`).
 fn ends_with_directive(body: &str) -> bool {
     body.lines()
         .rev()
         .find(|l| !(l.trim().is_empty() || l.trim_start().starts_with('#')))
         .is_some_and(|l| l.starts_with('%'))
-}
-
-/// The leading comment lines of a YAML body (kept when the document is rewritten).
-pub fn leading_comments(body: &str) -> &str {
-    let mut end = 0;
-    for line in body.split_inclusive('\n') {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            end += line.len();
-        } else {
-            break;
-        }
-    }
-    &body[..end]
-}
-
-/// Parses a YAML chunk into its documents (usually one; none for a blank chunk).
-pub fn parse_yaml_chunk(source: &str, chunk: &Chunk<'_>) -> Result<Vec<Value>, InjectError> {
-    if chunk.is_blank() {
-        return Ok(Vec::new());
-    }
-    yaml::load::parse_manifest_documents(chunk.body, chunk.line).map_err(|e| InjectError::Yaml {
-        path: source.to_owned(),
-        line: e.position.line,
-        column: e.position.column,
-        message: e.message,
-    })
 }

@@ -38,7 +38,7 @@ mod regex_oracle {
     const CV: &str = r"v?[0-9xX*]+(?:\.[0-9xX*]+)?(?:\.[0-9xX*]+)?(?:-[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?(?:\+[0-9A-Za-z\-]+(?:\.[0-9A-Za-z\-]+)*)?";
 
     /// The comparators of each `||` group as texts, or the group that is malformed.
-    pub fn comparators(text: &str) -> Result<Vec<Vec<String>>, String> {
+    pub(super) fn comparators(text: &str) -> Result<Vec<Vec<String>>, String> {
         let s = r"[\t\n\f\r ]";
         let range = Regex::new(&format!(r"{s}*({CV}){s}+-{s}+({CV}){s}*")).unwrap();
         let valid = Regex::new(&format!(

@@ -1,0 +1,8 @@
+{#- The linkerd-debug container (tcpdump and friends beside the proxy), as a YAML mapping at
+    column 0. Not used by the control plane: `meshchart inject` adds it to the workloads that
+    ask for it (config.linkerd.io/enable-debug-sidecar). Context: Values. -#}
+{%- set image = Values.debugContainer.image -%}
+image: {{ image.name }}:{{ image.version | default(Values.linkerdVersion) }}
+imagePullPolicy: {{ image.pullPolicy | default(Values.imagePullPolicy) }}
+name: linkerd-debug
+terminationMessagePolicy: FallbackToLogsOnError
