@@ -379,14 +379,14 @@ fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
 
 #[test]
 fn a_linkerd_version_of_an_era_not_embedded_yet_is_an_error_naming_the_era() {
-    let out = meshchart(&["lint", "--set", "linkerdVersion=stable-2.14.1"]);
+    let out = meshchart(&["lint", "--set", "linkerdVersion=edge-25.3.1"]);
     let (code, out) = (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
     );
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("[ERROR] values: Linkerd stable-2.14.1 is a release of era stable-2.14"),
+        out.contains("[ERROR] values: Linkerd edge-25.3.1 is a release of era edge-25.2"),
         "{out}"
     );
 }

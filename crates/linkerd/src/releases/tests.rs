@@ -33,11 +33,11 @@ fn a_linkerd_version_of_another_embedded_line_than_linkerd_is_an_error() {
 
 #[test]
 fn a_release_of_an_era_not_embedded_yet_is_refused_naming_the_era() {
-    let text = choose_line(None, &values(Some("stable-2.14.1")))
+    let text = choose_line(None, &values(Some("edge-25.3.1")))
         .unwrap_err()
         .to_string();
-    assert!(text.contains("stable-2.14.1"), "{text}");
-    assert!(text.contains("era stable-2.14"), "{text}");
+    assert!(text.contains("edge-25.3.1"), "{text}");
+    assert!(text.contains("era edge-25.2"), "{text}");
     assert!(text.contains("not embed yet"), "{text}");
     assert!(text.contains("edge-24.10.2 .. edge-25.2.2"), "{text}");
     let text = choose_line(Some("edge-25.8.3"), &values(None))
@@ -48,7 +48,14 @@ fn a_release_of_an_era_not_embedded_yet_is_refused_naming_the_era() {
 
 #[test]
 fn every_release_of_a_served_era_is_chosen_by_its_linkerd_version() {
-    for release in ["edge-24.10.3", "edge-25.2.2", "edge-25.11.3", "edge-26.5.1"] {
+    for release in [
+        "stable-2.14.0",
+        "stable-2.14.7",
+        "edge-24.10.3",
+        "edge-25.2.2",
+        "edge-25.11.3",
+        "edge-26.5.1",
+    ] {
         let choice = choose_line(None, &values(Some(release))).unwrap();
         assert_eq!(choice.release, release);
     }
@@ -105,7 +112,7 @@ fn an_unknown_release_suggests_the_embedded_one_meant() {
     );
     assert!(suggested("v24.10.2").contains("did you mean edge-24.10.2?"));
     assert!(suggested("egde-26.8.3").contains("did you mean edge-26.8.3?"));
-    assert!(!suggested("stable-2.9.0").contains("did you mean"));
+    assert!(!suggested("edge-9.9.9").contains("did you mean"));
 }
 
 /// Stable lines before edge releases; `edge-YY.M.P` as numbers, so `edge-24.10.2` comes
