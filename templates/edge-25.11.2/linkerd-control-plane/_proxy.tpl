@@ -23,6 +23,10 @@
 {{ fail("logHTTPHeaders must be one of: insecure | off") }}
 {%- endif -%}
 {%- set tracing = proxy.tracing or {} -%}
+{#- This era's releases differ by Chart.Version (20YY.M.P of edge-YY.M.P): see releases/releases.toml.
+    Until edge-25.11.1 the podinfo mount still tested the key edge-25.10.1 renamed (enable). -#}
+{%- set from_25_10_2 = semverCompare(">=2025.10.2", Chart.Version) -%}
+{%- set podinfo_key = "enabled" if semverCompare(">=2025.11.1", Chart.Version) else "enable" -%}
 {%- set streams = (proxy.control or {}).streams or {} -%}
 {%- set workers = (proxy.runtime or {}).workers -%}
 env:
@@ -176,8 +180,10 @@ env:
 {%- endif %}
 - name: LINKERD2_PROXY_TRACE_ATTRIBUTES_PATH
   value: /var/run/linkerd/podinfo/labels
+{%- if from_25_10_2 %}
 - name: LINKERD2_PROXY_TRACE_ANNOTATIONS_PATH
   value: /var/run/linkerd/podinfo/annotations
+{%- endif %}
 - name: LINKERD2_PROXY_TRACE_PROTOCOL
   value: {{ tracing.protocol | default("opentelemetry") }}
 - name: LINKERD2_PROXY_TRACE_SERVICE_NAME
@@ -189,9 +195,15 @@ env:
   value: {{ mesh_identity.serviceAccountName }}.{{ mesh_identity.namespace }}.serviceaccount.identity.{{ ns }}.{{ domain }}
 - name: LINKERD2_PROXY_TRACE_EXTRA_ATTRIBUTES
   value: |
+{%- if from_25_10_2 %}
 {%- for key, val in (tracing.labels or {}) | items %}
     {{ key }}={{ val }}
 {%- endfor %}
+{%- else %}
+    k8s.pod.ip=$(_pod_ip)
+    k8s.pod.uid=$(_pod_uid)
+    k8s.container.name=$(_pod_containerName)
+{%- endif %}
 {%- endif %}
 {#- Each leaf of proxy.inbound / proxy.outbound (direction.scope.protocol.parameter, e.g.
     inbound.server.http2.keepAliveInterval) becomes LINKERD2_PROXY_<DIRECTION>_<SCOPE>_<PROTOCOL>_<PARAMETER>,
@@ -346,7 +358,7 @@ terminationMessagePolicy: FallbackToLogsOnError
 volumeMounts:
 - mountPath: /var/run/linkerd/identity/end-entity
   name: linkerd-identity-end-entity
-{%- if tracing.enabled %}
+{%- if tracing[podinfo_key] %}
 - mountPath: /var/run/linkerd/podinfo
   name: linkerd-podinfo
 {%- endif %}
