@@ -24,7 +24,9 @@
 {%- endif -%}
 {%- set tracing = proxy.tracing or {} -%}
 {#- This era's releases differ by Chart.Version (20YY.M.P of edge-YY.M.P): see releases/releases.toml.
-    Until edge-25.11.1 the podinfo mount still tested the key edge-25.10.1 renamed (enable). -#}
+    edge-25.10.1 renamed proxy.tracing.enable to enabled and named the collector by its service
+    account's namespace too; until edge-25.11.1 the podinfo mount still tested the old key. -#}
+{%- set from_25_10_1 = semverCompare(">=2025.10.1", Chart.Version) -%}
 {%- set from_25_10_2 = semverCompare(">=2025.10.2", Chart.Version) -%}
 {%- set podinfo_key = "enabled" if semverCompare(">=2025.11.1", Chart.Version) else "enable" -%}
 {%- set streams = (proxy.control or {}).streams or {} -%}
@@ -166,16 +168,16 @@ env:
   value: 30s
 - name: LINKERD2_PROXY_OUTBOUND_METRICS_HOSTNAME_LABELS
   value: {{ proxy.metrics.hostnameLabels | quote }}
-{%- if tracing.enabled %}
+{%- if tracing["enabled" if from_25_10_1 else "enable"] %}
 {%- set collector = tracing.collector or {} %}
 {%- set mesh_identity = collector.meshIdentity or {} %}
 {%- if not collector.endpoint %}
 {{- fail("proxy.tracing.collector.endpoint must be set if proxy tracing is enabled") }}
 {%- endif %}
-{%- if not mesh_identity.serviceAccountName %}
+{%- if from_25_10_1 and not mesh_identity.serviceAccountName %}
 {{- fail("proxy.tracing.collector.meshIdentity.serviceAccountName must be set if proxy tracing is enabled") }}
 {%- endif %}
-{%- if not mesh_identity.namespace %}
+{%- if from_25_10_1 and not mesh_identity.namespace %}
 {{- fail("proxy.tracing.collector.meshIdentity.namespace must be set if proxy tracing is enabled") }}
 {%- endif %}
 - name: LINKERD2_PROXY_TRACE_ATTRIBUTES_PATH
@@ -190,9 +192,14 @@ env:
   value: {{ tracing.traceServiceName }}
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_ADDR
   value: {{ collector.endpoint }}
+{%- if from_25_10_1 %}
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_NAME
   {#- The cluster domain, not the trust domain, at this release (edge-26.7.1 changed it). #}
   value: {{ mesh_identity.serviceAccountName }}.{{ mesh_identity.namespace }}.serviceaccount.identity.{{ ns }}.{{ domain }}
+{%- elif mesh_identity.serviceAccountName %}
+- name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_NAME
+  value: {{ mesh_identity.serviceAccountName }}.serviceaccount.identity.{{ ns }}.{{ domain }}
+{%- endif %}
 - name: LINKERD2_PROXY_TRACE_EXTRA_ATTRIBUTES
   value: |
 {%- if from_25_10_2 %}

@@ -75,7 +75,8 @@ pub(super) fn release_files(
                 for (_, key, value) in row.state_values.iter().filter(|(c, _, _)| *c == chart) {
                     let keys: Vec<&str> = key.split('.').collect();
                     let edited = match value {
-                        Some(value) => set_scalar(&text, &keys, value),
+                        Some(value) => set_scalar(&text, &keys, value)
+                            .or_else(|| add_scalar(&text, &keys, value)),
                         None => remove_key(&text, &keys),
                     };
                     text = edited.ok_or_else(|| misfit(path, (*key).into()))?;
@@ -173,11 +174,30 @@ fn find_key(lines: &[&str], path: &[&str]) -> Option<(usize, usize)> {
     target
 }
 
-/// `text` (block-style YAML) with the scalar at `path` replaced by `scalar`, keeping the line's
-/// indentation and trailing comment; `None` when no line holds that key.
+/// The index of the last line of the value of the key at line `key_index` (indented `indent`):
+/// the key's own line for a scalar, the last more-indented line for a block.
+fn value_end(lines: &[&str], key_index: usize, indent: usize) -> usize {
+    let mut end = key_index;
+    for (below, line) in lines.iter().enumerate().skip(key_index + 1) {
+        let trimmed = line.trim_start();
+        if trimmed.trim().is_empty() {
+            continue;
+        }
+        if line.len() - trimmed.len() <= indent {
+            break;
+        }
+        end = below;
+    }
+    end
+}
+
+/// `text` (block-style YAML) with the value at `path` replaced by `scalar`, keeping the line's
+/// indentation and trailing comment; a block value (a mapping, a list or a `|` string) goes
+/// with its lines. `None` when no line holds that key.
 pub(super) fn set_scalar(text: &str, path: &[&str], scalar: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let (index, indent) = find_key(&lines, path)?;
+    let end = value_end(&lines, index, indent);
     let line = lines[index];
     let key = path[path.len() - 1];
     let after = &line.trim_start()[key.len() + 1..];
@@ -197,8 +217,45 @@ pub(super) fn set_scalar(text: &str, path: &[&str], scalar: &str) -> Option<Stri
                 "{}{key}: {scalar}{comment}{ending}",
                 " ".repeat(indent)
             ));
-        } else {
+        } else if i < index || i > end {
             out.push_str(l);
+        }
+    }
+    Some(out)
+}
+
+/// `text` with the key at `path`, which it lacks, added as `key: scalar` right under its
+/// parent mapping (at the parent's children's indentation), or at the end for a top-level key:
+/// a state's values.yaml had keys the template set's release no longer has. `None` when the
+/// parent is missing too.
+pub(super) fn add_scalar(text: &str, path: &[&str], scalar: &str) -> Option<String> {
+    let (key, parent) = path.split_last()?;
+    if parent.is_empty() {
+        let mut out = text.to_owned();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!("{key}: {scalar}\n"));
+        return Some(out);
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (parent_index, parent_indent) = find_key(&lines, parent)?;
+    let child_indent = lines
+        .iter()
+        .skip(parent_index + 1)
+        .map(|line| (line, line.trim_start()))
+        .find(|(_, trimmed)| !trimmed.trim().is_empty() && !trimmed.starts_with('#'))
+        .map(|(line, trimmed)| line.len() - trimmed.len())
+        .filter(|indent| *indent > parent_indent)
+        .unwrap_or(parent_indent + 2);
+    let mut out = String::with_capacity(text.len() + key.len() + scalar.len() + 8);
+    for (i, l) in lines.iter().enumerate() {
+        out.push_str(l);
+        if i == parent_index {
+            if !l.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&format!("{}{key}: {scalar}\n", " ".repeat(child_indent)));
         }
     }
     Some(out)
@@ -209,17 +266,7 @@ pub(super) fn set_scalar(text: &str, path: &[&str], scalar: &str) -> Option<Stri
 pub(super) fn remove_key(text: &str, path: &[&str]) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let (key_index, indent) = find_key(&lines, path)?;
-    let mut index = key_index;
-    for (below, line) in lines.iter().enumerate().skip(key_index + 1) {
-        let trimmed = line.trim_start();
-        if trimmed.trim().is_empty() {
-            continue;
-        }
-        if line.len() - trimmed.len() <= indent {
-            break;
-        }
-        index = below;
-    }
+    let index = value_end(&lines, key_index, indent);
     let mut first = key_index;
     while first > 0 {
         let above = lines[first - 1];
@@ -241,7 +288,7 @@ pub(super) fn remove_key(text: &str, path: &[&str]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{remove_key, set_scalar};
+    use super::{add_scalar, remove_key, set_scalar};
 
     const VALUES: &str = "# header\nlinkerdVersion: edge-26.8.3\nproxy:\n  image:\n    name: p\n    version: \"\"  # the tag\n  nativeSidecar: true\nproxyInit:\n  image:\n    version: v1\n";
 
@@ -283,6 +330,31 @@ mod tests {
             text,
             "# header\nlinkerdVersion: edge-26.8.3\nproxyInit:\n  image:\n    version: v1\n"
         );
+    }
+
+    #[test]
+    fn a_block_value_is_replaced_with_its_lines() {
+        let text = set_scalar(VALUES, &["proxy", "image"], "\"x\"").unwrap();
+        assert!(
+            text.contains("proxy:\n  image: \"x\"\n  nativeSidecar: true\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_key_the_set_lacks_is_added_under_its_parent() {
+        let text = add_scalar(VALUES, &["proxy", "image", "tag"], "v3").unwrap();
+        assert!(
+            text.contains("  image:\n    tag: v3\n    name: p\n"),
+            "{text}"
+        );
+        let text = add_scalar(VALUES, &["controlPlaneTracing"], "false").unwrap();
+        assert!(
+            text.ends_with("    version: v1\ncontrolPlaneTracing: false\n"),
+            "{text}"
+        );
+        let text = add_scalar(VALUES, &["proxy", "tracing", "enable"], "false");
+        assert!(text.is_none(), "the parent must exist");
     }
 
     #[test]
