@@ -277,30 +277,6 @@ fn inject_with_a_config_takes_the_line_of_its_control_plane() {
 }
 
 #[test]
-fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
-    let config = control_plane_config("edge-24.10.2", "config-unknown", |text| {
-        text.replace(
-            "linkerdVersion: edge-24.10.2",
-            "linkerdVersion: edge-25.3.1",
-        )
-    });
-    let out = support::cli::run(&mut support::cli::command(&[
-        "inject",
-        "--config",
-        &config,
-        "tests/reference/inject-edge-24.10.2/inject_emojivoto_deployment.input.yml",
-    ]));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("runs Linkerd edge-25.3.1, a release of era edge-25.2"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("not embed yet"), "{stderr}");
-    assert!(out.stdout.is_empty());
-}
-
-#[test]
 fn inject_with_a_config_from_an_unknown_release_is_an_error() {
     let config = control_plane_config("edge-24.10.2", "config-unknown-release", |text| {
         text.replace(

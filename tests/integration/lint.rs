@@ -377,18 +377,25 @@ fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
     );
 }
 
+/// Every release of the table is served, so a linkerdVersion of any era lints that release's
+/// own chart.
 #[test]
-fn a_linkerd_version_of_an_era_not_embedded_yet_is_an_error_naming_the_era() {
-    let out = meshchart(&["lint", "--set", "linkerdVersion=edge-25.3.1"]);
-    let (code, out) = (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-    );
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains("[ERROR] values: Linkerd edge-25.3.1 is a release of era edge-25.2"),
-        "{out}"
-    );
+fn a_linkerd_version_of_any_era_lints_that_releases_chart() {
+    for release in ["stable-2.14.4", "edge-25.3.1", "edge-25.9.4"] {
+        let out = meshchart(&["lint", "--set", &format!("linkerdVersion={release}")]);
+        let (code, out) = (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        );
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(&format!(
+                "==> Linting embedded chart linkerd-control-plane of Linkerd {release}"
+            )),
+            "{out}"
+        );
+        assert!(!out.contains("[ERROR]"), "{out}");
+    }
 }
 
 #[test]

@@ -31,19 +31,26 @@ fn a_linkerd_version_of_another_embedded_line_than_linkerd_is_an_error() {
     assert!(text.contains("edge-24.10.2"), "{text}");
 }
 
+/// Every release of the table is served now; an era served state by state (`states_served`)
+/// refuses the others with this message, naming the era and the release's chart state.
 #[test]
-fn a_release_of_an_era_not_embedded_yet_is_refused_naming_the_era() {
-    let text = choose_line(None, &values(Some("edge-25.3.1")))
-        .unwrap_err()
-        .to_string();
+fn the_refusal_of_a_release_not_served_names_its_era_and_state() {
+    let row = super::row("edge-25.3.1").unwrap();
+    let text = super::not_served(row).to_string();
     assert!(text.contains("edge-25.3.1"), "{text}");
     assert!(text.contains("era edge-25.2"), "{text}");
+    assert!(text.contains("chart state edge-25.3.1"), "{text}");
     assert!(text.contains("not embed yet"), "{text}");
-    assert!(text.contains("edge-24.10.2 .. edge-25.2.2"), "{text}");
-    let text = choose_line(Some("edge-25.4.1"), &values(None))
-        .unwrap_err()
-        .to_string();
-    assert!(text.contains("era edge-25.2"), "{text}");
+    assert!(text.contains("edge-25.2.3 .. edge-25.6.2"), "{text}");
+}
+
+#[test]
+fn every_release_of_the_table_is_served() {
+    for row in RELEASES {
+        assert!(super::template_set(row).is_some(), "{}", row.release);
+        let choice = choose_line(None, &values(Some(row.release))).unwrap();
+        assert_eq!(choice.release, row.release);
+    }
 }
 
 #[test]
