@@ -152,6 +152,9 @@ struct ReleaseFacts {
     charts: Vec<(String, String)>,
     /// The proxy-init image's tag when the release ships one (`v2.4.1`).
     proxy_init: Option<String>,
+    /// The images its control-plane chart names, by role (`[release.images]`, the CNI
+    /// plugin's left out: that chart is not rendered here).
+    images: Vec<(String, String)>,
     known_issues: Vec<String>,
     values: StateValues,
 }
@@ -186,6 +189,14 @@ fn read_release(
                 .unwrap_or_else(|| panic!("releases/releases.toml: {what}: images.proxy_init {image:?} has no tag"))
         }),
         _ => None,
+    };
+    let images = match row.get("images") {
+        Some(toml::Value::Table(images)) => images
+            .keys()
+            .filter(|role| role.as_str() != "cni_plugin")
+            .map(|role| (role.clone(), string(images, role, &what)))
+            .collect(),
+        _ => Vec::new(),
     };
     let known_issues = match row.get("known_issues") {
         None => Vec::new(),
@@ -223,6 +234,7 @@ fn read_release(
         state,
         charts,
         proxy_init,
+        images,
         known_issues,
         values: values.clone(),
     }
@@ -497,7 +509,7 @@ fn main() {
             code,
             "    ReleaseRow {{\n        release: {:?},\n        era: {:?},\n        state: {:?},\n        \
              kubernetes: {:?},\n        known_issues: &{:?},\n        charts: &[{}],\n        \
-             proxy_init: {:?},\n        state_values: &[{}],\n    }},",
+             proxy_init: {:?},\n        images: &{:?},\n        state_values: &[{}],\n    }},",
             facts.release,
             facts.era,
             facts.state,
@@ -505,6 +517,7 @@ fn main() {
             facts.known_issues,
             charts.join(", "),
             facts.proxy_init,
+            facts.images,
             values.join(", ")
         )
         .expect("write to String");

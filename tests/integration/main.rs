@@ -53,6 +53,7 @@ mod real_images;
 mod reference_control_plane;
 mod reference_inject;
 mod release_eras;
+mod release_images;
 mod release_line_binaries;
 mod release_line_edge_24_10_2;
 mod release_line_edge_25_11_2;

@@ -61,23 +61,10 @@ pub enum ReleaseError {
         /// The charts of its template set, comma-separated.
         embedded: String,
     },
-    /// A release of the table whose era's templates this binary does not embed yet.
-    #[error(
-        "Linkerd {release} is a release of era {era} ({era_releases}), whose templates this \
-         meshchart does not embed yet{state_note}; it renders {embedded}"
-    )]
-    EraNotEmbedded {
-        /// The release asked for.
-        release: String,
-        /// Its era.
-        era: String,
-        /// The era's first and last release.
-        era_releases: String,
-        /// ` for its chart state <state>` when the era's templates serve other states already.
-        state_note: String,
-        /// The served releases, as era ranges.
-        embedded: String,
-    },
+    /// A release of the table whose era's templates this binary does not embed yet (or not
+    /// for its chart state).
+    #[error("{}", not_served_message(.0))]
+    EraNotEmbedded(&'static ReleaseRow),
     /// A release's row does not fit its era's template set: a key the row sets is missing
     /// from the set's file (a bug of this build, named as such).
     #[error(
@@ -117,6 +104,10 @@ pub struct ReleaseRow {
     pub charts: &'static [(&'static str, &'static str)],
     /// The tag of its own proxy-init image (`v2.4.1`), when it ships one.
     pub proxy_init: Option<&'static str>,
+    /// The images its control plane runs, by role (`controller`, `proxy`, `proxy_init`,
+    /// `policy_controller`, `debug`), as the release ships them; empty for edge-21.4.4, whose
+    /// row predates the table's image facts.
+    pub images: &'static [(&'static str, &'static str)],
     /// Defaults its state had that differ from its era's template set: chart, dotted key
     /// path, and the YAML scalar, or `None` for a key its values.yaml did not have yet.
     pub state_values: &'static [(&'static str, &'static str, Option<&'static str>)],
@@ -211,21 +202,28 @@ pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
 }
 
 /// The error for a release of the table whose era this binary does not embed yet.
-fn not_served(row: &ReleaseRow) -> ReleaseError {
+fn not_served(row: &'static ReleaseRow) -> ReleaseError {
+    ReleaseError::EraNotEmbedded(row)
+}
+
+/// Why `row` is not served: its era, the era's releases, and what this binary renders.
+fn not_served_message(row: &ReleaseRow) -> String {
     let era = era(row.era);
-    ReleaseError::EraNotEmbedded {
-        release: row.release.to_owned(),
-        era: row.era.to_owned(),
-        era_releases: era
-            .map(|e| format!("{} .. {}", e.first, e.last))
-            .unwrap_or_default(),
-        state_note: if era.is_some_and(|e| e.templates.is_some()) {
-            format!(" for its chart state {}", row.state)
-        } else {
-            String::new()
-        },
-        embedded: served_summary(),
-    }
+    let range = era
+        .map(|e| format!(" ({} .. {})", e.first, e.last))
+        .unwrap_or_default();
+    let state_note = if era.is_some_and(|e| e.templates.is_some()) {
+        format!(" for its chart state {}", row.state)
+    } else {
+        String::new()
+    };
+    format!(
+        "Linkerd {} is a release of era {}{range}, whose templates this meshchart does not \
+         embed yet{state_note}; it renders {}",
+        row.release,
+        row.era,
+        served_summary()
+    )
 }
 
 /// The served releases, as ranges (`edge-24.10.2 .. edge-25.2.2, ...`), for messages.
