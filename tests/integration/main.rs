@@ -62,6 +62,7 @@ mod release_line_edge_25_8_2;
 mod release_line_edge_26_8_3;
 mod release_line_stable_2_14_10;
 mod release_lines_start;
+mod release_state_features;
 mod remembered_outputs;
 mod render_with_helper;
 mod values_checked_at_render;
