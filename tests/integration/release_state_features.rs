@@ -72,6 +72,15 @@ fn proxy_tracing_follows_the_key_and_layout_of_each_release() {
             podinfo: true,
             collector_name: Some("col.serviceaccount.identity.linkerd.cluster.local"),
         },
+        Tracing {
+            release: "edge-25.9.4",
+            set: "proxy.tracing.enable=true,proxy.tracing.collector.endpoint=col.tr:4317,\
+                  proxy.tracing.collector.meshIdentity.serviceAccountName=col",
+            env: true,
+            annotations_path: false,
+            podinfo: true,
+            collector_name: Some("col.serviceaccount.identity.linkerd.cluster.local"),
+        },
         // edge-25.10.1 renamed the key to `enabled` for the env only: the podinfo volume and
         // mount still test `enable` until edge-25.11.1 (ERAS.md, chart quirks).
         Tracing {
