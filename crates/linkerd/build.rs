@@ -1,7 +1,9 @@
-//! Embeds the release table (`releases/<release>/release.toml`) and each release's charts
-//! (`templates/<release>/<chart>/` and `values/<release>/<chart>/`) into the binary, checking
-//! that every chart's Chart.yaml agrees with its release's row.
+//! Embeds the release table (`releases/releases.toml`) and the template sets its eras name
+//! (`templates/<set>/<chart>/` and `values/<set>/<chart>/`) into the binary, checking that the
+//! table holds together: every release names a known era and state, every template set belongs
+//! to the era that names it, and its Chart.yaml files say what the row of its own release says.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -27,8 +29,8 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Where an embedded chart's file goes inside the chart: `templates/<release>/<chart>/` holds
-/// `Chart.yaml`, an optional `README.md` and the templates and partials; `values/<release>/<chart>/`
+/// Where an embedded chart's file goes inside the chart: `templates/<set>/<chart>/` holds
+/// `Chart.yaml`, an optional `README.md` and the templates and partials; `values/<set>/<chart>/`
 /// holds `values.yaml`, the overlays (`values-ha.yaml`) and `values.schema.json`.
 fn chart_path(top: &str, relative: &str) -> String {
     match (top, relative) {
@@ -39,97 +41,202 @@ fn chart_path(top: &str, relative: &str) -> String {
     }
 }
 
-/// The folders directly below `dir`, sorted; none when it does not exist.
-fn subfolders(dir: &Path) -> Vec<PathBuf> {
+/// The folders directly below `dir`, by name; none when it does not exist.
+fn subfolder_names(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut folders: Vec<PathBuf> = entries
+    let mut names: Vec<String> = entries
         .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    folders.sort();
-    folders
+    names.sort();
+    names
 }
 
-/// The facts of one release as `releases/<release>/release.toml` states them.
-struct ReleaseFacts {
-    release: String,
-    default: bool,
-    kubernetes: String,
-    /// Chart name and version, in name order.
-    charts: Vec<(String, String)>,
-    known_issues: Vec<String>,
+/// A table's string `key`; a missing or mistyped one stops the build naming `what` and the key.
+fn string(table: &toml::Table, key: &str, what: &str) -> String {
+    match table.get(key) {
+        Some(toml::Value::String(s)) => s.clone(),
+        other => panic!("releases/releases.toml: {what}: {key} must be a string, found {other:?}"),
+    }
 }
 
-/// Reads `releases/<release>/release.toml`; a missing or mistyped fact stops the build, naming
-/// the file and the key.
-fn read_release_facts(file: &Path) -> ReleaseFacts {
-    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let table: toml::Table = text
-        .parse()
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let string = |key: &str| -> String {
-        match table.get(key) {
-            Some(toml::Value::String(s)) => s.clone(),
-            other => panic!(
-                "{}: {key} must be a string, found {other:?}",
-                file.display()
-            ),
-        }
-    };
-    let default = match table.get("default") {
-        None => false,
-        Some(toml::Value::Boolean(b)) => *b,
-        Some(other) => panic!(
-            "{}: default must be true or false, found {other:?}",
-            file.display()
-        ),
-    };
-    let charts = match table.get("charts") {
-        Some(toml::Value::Table(charts)) if !charts.is_empty() => charts
-            .iter()
-            .map(|(name, version)| match version {
-                toml::Value::String(v) => (name.clone(), v.clone()),
-                other => panic!(
-                    "{}: charts.{name} must be a version string, found {other:?}",
-                    file.display()
-                ),
-            })
-            .collect(),
-        other => panic!(
-            "{}: charts must name at least one chart and its version, found {other:?}",
-            file.display()
-        ),
-    };
-    let known_issues = match table.get("known-issues") {
+/// A table's optional string `key`.
+fn optional_string(table: &toml::Table, key: &str, what: &str) -> Option<String> {
+    table.get(key).map(|_| string(table, key, what))
+}
+
+/// An array of tables (`[[era]]`, `[[state]]`, `[[release]]`) of the table file.
+fn rows<'a>(table: &'a toml::Table, key: &str) -> Vec<&'a toml::Table> {
+    match table.get(key) {
         Some(toml::Value::Array(items)) => items
             .iter()
             .map(|item| match item {
-                toml::Value::String(s) => s.clone(),
+                toml::Value::Table(t) => t,
+                other => {
+                    panic!("releases/releases.toml: [[{key}]] rows are tables, found {other:?}")
+                }
+            })
+            .collect(),
+        other => panic!("releases/releases.toml: needs [[{key}]] rows, found {other:?}"),
+    }
+}
+
+/// One `[[era]]` row: its name and the template set serving it, if one is embedded.
+struct EraFacts {
+    name: String,
+    first: String,
+    last: String,
+    templates: Option<String>,
+    /// The states its template set serves so far, when not all of them (`states_served`).
+    states_served: Option<Vec<String>>,
+}
+
+/// A state's default values that differ from its era's template set: chart, dotted key path,
+/// and the value as YAML scalar text, or `None` for a key the state's values.yaml does not have.
+type StateValues = Vec<(String, String, Option<String>)>;
+
+/// One `[[state]]` row's values (`values = { <chart> = { "a.b" = scalar } }`).
+fn state_values(state: &toml::Table, id: &str) -> StateValues {
+    let mut out = Vec::new();
+    let charts = match state.get("values") {
+        None => toml::Table::new(),
+        Some(toml::Value::Table(charts)) => charts.clone(),
+        Some(_) => panic!("releases/releases.toml: state {id}: values must be a table of charts"),
+    };
+    for (chart, keys) in &charts {
+        let toml::Value::Table(keys) = keys else {
+            panic!("releases/releases.toml: state {id}: values.{chart} must be a table of keys");
+        };
+        for (path, value) in keys {
+            let scalar = match value {
+                toml::Value::String(s) => format!("{s:?}"),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
                 other => panic!(
-                    "{}: known-issues holds issue names, found {other:?}",
-                    file.display()
+                    "releases/releases.toml: state {id}: values.{chart}.{path} must be a \
+                     string, integer or boolean, found {other:?}"
+                ),
+            };
+            out.push((chart.clone(), path.clone(), Some(scalar)));
+        }
+    }
+    if let Some(absent) = state.get("values_absent") {
+        let toml::Value::Table(charts) = absent else {
+            panic!("releases/releases.toml: state {id}: values_absent must be a table of charts");
+        };
+        for (chart, paths) in charts {
+            let toml::Value::Array(paths) = paths else {
+                panic!("releases/releases.toml: state {id}: values_absent.{chart} must list keys");
+            };
+            for path in paths {
+                let toml::Value::String(path) = path else {
+                    panic!("releases/releases.toml: state {id}: values_absent.{chart} holds dotted keys");
+                };
+                out.push((chart.clone(), path.clone(), None));
+            }
+        }
+    }
+    out
+}
+
+/// The facts of one release the code reads, from its `[[release]]` row and its state.
+struct ReleaseFacts {
+    release: String,
+    era: String,
+    state: String,
+    kubernetes: String,
+    /// Chart name and version, in name order.
+    charts: Vec<(String, String)>,
+    /// The proxy-init image's tag when the release ships one (`v2.4.1`).
+    proxy_init: Option<String>,
+    /// The images its control-plane chart names, by role (`[release.images]`, the CNI
+    /// plugin's left out: that chart is not rendered here).
+    images: Vec<(String, String)>,
+    known_issues: Vec<String>,
+    values: StateValues,
+}
+
+fn read_release(
+    row: &toml::Table,
+    states: &BTreeMap<String, (String, StateValues)>,
+) -> ReleaseFacts {
+    let release = string(row, "tag", "a [[release]] row");
+    let what = format!("release {release}");
+    let mut charts = Vec::new();
+    for (key, chart) in [
+        ("control_plane_chart_version", "linkerd-control-plane"),
+        ("crds_chart_version", "linkerd-crds"),
+    ] {
+        if let Some(version) = optional_string(row, key, &what) {
+            charts.push((chart.to_owned(), version));
+        }
+    }
+    charts.sort();
+    assert!(
+        charts
+            .iter()
+            .any(|(name, _)| name == "linkerd-control-plane"),
+        "releases/releases.toml: {what} has no control_plane_chart_version"
+    );
+    let proxy_init = match row.get("images") {
+        Some(toml::Value::Table(images)) => optional_string(images, "proxy_init", &what).map(|image| {
+            image
+                .rsplit_once(':')
+                .map(|(_, tag)| tag.to_owned())
+                .unwrap_or_else(|| panic!("releases/releases.toml: {what}: images.proxy_init {image:?} has no tag"))
+        }),
+        _ => None,
+    };
+    let images = match row.get("images") {
+        Some(toml::Value::Table(images)) => images
+            .keys()
+            .filter(|role| role.as_str() != "cni_plugin")
+            .map(|role| (role.clone(), string(images, role, &what)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let known_issues = match row.get("known_issues") {
+        None => Vec::new(),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                toml::Value::Table(issue) => string(issue, "id", &format!("{what}: a known issue")),
+                other => panic!(
+                    "releases/releases.toml: {what}: known_issues rows are tables, found {other:?}"
                 ),
             })
             .collect(),
-        other => panic!(
-            "{}: known-issues must be a list (empty when none), found {other:?}",
-            file.display()
-        ),
-    };
-    for key in table.keys() {
-        if !["release", "default", "kubernetes", "charts", "known-issues"].contains(&key.as_str()) {
-            panic!("{}: unknown key {key}", file.display());
+        Some(other) => {
+            panic!("releases/releases.toml: {what}: known_issues must be rows, found {other:?}")
         }
-    }
+    };
+    let era = string(row, "era", &what);
+    let state = string(row, "state", &what);
+    let Some((state_era, values)) = states.get(&state) else {
+        panic!("releases/releases.toml: {what} names state {state}, which has no [[state]] row");
+    };
+    assert!(
+        *state_era == era,
+        "releases/releases.toml: {what} is in era {era}, but its state {state} is in era {state_era}"
+    );
+    let linkerd_version = string(row, "linkerd_version", &what);
+    assert!(
+        linkerd_version == release,
+        "releases/releases.toml: {what}: linkerd_version is {linkerd_version:?}, not the tag"
+    );
     ReleaseFacts {
-        release: string("release"),
-        default,
-        kubernetes: string("kubernetes"),
+        kubernetes: string(row, "kube_version", &what),
+        release,
+        era,
+        state,
         charts,
+        proxy_init,
+        images,
         known_issues,
+        values: values.clone(),
     }
 }
 
@@ -145,12 +252,12 @@ fn chart_yaml_field(text: &str, key: &str) -> Option<(String, usize)> {
     })
 }
 
-/// Stops the build when a chart's Chart.yaml says otherwise than its release's release.toml:
-/// the table is what the code reads, the charts must agree with it.
+/// Stops the build when a template set's Chart.yaml says otherwise than the row of the release
+/// it is written from: the table is what the code reads, the charts must agree with it.
 fn check_chart_yaml(facts: &ReleaseFacts, chart: &str, version: &str, chart_yaml: &Path) {
     let text = std::fs::read_to_string(chart_yaml).unwrap_or_else(|e| {
         panic!(
-            "{}: {e} (release.toml of {} lists chart {chart})",
+            "{}: {e} (releases/releases.toml lists chart {chart} for {})",
             chart_yaml.display(),
             facts.release
         )
@@ -163,12 +270,12 @@ fn check_chart_yaml(facts: &ReleaseFacts, chart: &str, version: &str, chart_yaml
         match chart_yaml_field(&text, key) {
             Some((found, _)) if found == expected => {}
             Some((found, line)) => panic!(
-                "{}:{line}: {key} is {found:?}, but releases/{}/release.toml says {expected:?}",
+                "{}:{line}: {key} is {found:?}, but releases/releases.toml says {expected:?} for {}",
                 chart_yaml.display(),
                 facts.release
             ),
             None => panic!(
-                "{}: has no {key}: line; releases/{}/release.toml says {expected:?}",
+                "{}: has no {key}: line; releases/releases.toml says {expected:?} for {}",
                 chart_yaml.display(),
                 facts.release
             ),
@@ -188,6 +295,52 @@ fn release_order(release: &str) -> (bool, Vec<u64>) {
     (!release.starts_with("stable-"), numbers)
 }
 
+/// Writes one template set's charts as `TemplateSet { .. }` code.
+fn write_template_set(code: &mut String, root: &Path, head: &ReleaseFacts) {
+    writeln!(
+        code,
+        "    TemplateSet {{\n        name: {:?},\n        charts: &[",
+        head.release
+    )
+    .expect("write to String");
+    for (chart, version) in &head.charts {
+        let mut files = Vec::new();
+        for top in ["templates", "values"] {
+            let dir = root.join(top).join(&head.release).join(chart);
+            println!("cargo:rerun-if-changed={}", dir.display());
+            let mut found = Vec::new();
+            collect(&dir, &dir, &mut found);
+            for relative in found {
+                let relative_text = relative.to_string_lossy().replace('\\', "/");
+                files.push((chart_path(top, &relative_text), dir.join(&relative)));
+            }
+        }
+        files.sort();
+        let chart_yaml = root
+            .join("templates")
+            .join(&head.release)
+            .join(chart)
+            .join("Chart.yaml");
+        check_chart_yaml(head, chart, version, &chart_yaml);
+        writeln!(
+            code,
+            "            EmbeddedChart {{\n                name: {chart:?},\n                files: &["
+        )
+        .expect("write to String");
+        for (path, absolute) in files {
+            println!("cargo:rerun-if-changed={}", absolute.display());
+            writeln!(
+                code,
+                "                    ({path:?}, include_str!({:?})),",
+                absolute.to_string_lossy()
+            )
+            .expect("write to String");
+        }
+        code.push_str("                ],\n            },\n");
+    }
+    code.push_str("        ],\n    },\n");
+}
+
 fn main() {
     // releases/, templates/ and values/ sit at the workspace's root, two folders up.
     let root =
@@ -196,93 +349,178 @@ fn main() {
     for top in ["releases", "templates", "values"] {
         println!("cargo:rerun-if-changed={}", root.join(top).display());
     }
-    let mut releases: Vec<ReleaseFacts> = Vec::new();
-    for release_dir in subfolders(&root.join("releases")) {
-        let file = release_dir.join("release.toml");
-        println!("cargo:rerun-if-changed={}", file.display());
-        let facts = read_release_facts(&file);
-        let folder = release_dir
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy();
-        assert!(
-            facts.release == folder,
-            "{}: release is {:?}, but the folder is {folder}",
-            file.display(),
-            facts.release
-        );
-        releases.push(facts);
-    }
-    releases.sort_by_key(|r| release_order(&r.release));
-    let defaults: Vec<&str> = releases
-        .iter()
-        .filter(|r| r.default)
-        .map(|r| r.release.as_str())
+    let table_file = root.join("releases/releases.toml");
+    println!("cargo:rerun-if-changed={}", table_file.display());
+    let text = std::fs::read_to_string(&table_file)
+        .unwrap_or_else(|e| panic!("{}: {e}", table_file.display()));
+    let table: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", table_file.display()));
+    let default = string(&table, "default", "the table");
+
+    let eras: Vec<EraFacts> = rows(&table, "era")
+        .into_iter()
+        .map(|row| {
+            let name = string(row, "name", "an [[era]] row");
+            let what = format!("era {name}");
+            EraFacts {
+                first: string(row, "first", &what),
+                last: string(row, "last", &what),
+                templates: optional_string(row, "templates", &what),
+                states_served: row.get("states_served").map(|states| match states {
+                    toml::Value::Array(items) => items
+                        .iter()
+                        .map(|item| match item {
+                            toml::Value::String(s) => s.clone(),
+                            other => panic!("releases/releases.toml: {what}: states_served holds state ids, found {other:?}"),
+                        })
+                        .collect(),
+                    other => panic!("releases/releases.toml: {what}: states_served must list state ids, found {other:?}"),
+                }),
+                name,
+            }
+        })
         .collect();
-    assert!(
-        defaults.len() == 1,
-        "releases/*/release.toml: exactly one release must say default = true, found {defaults:?}"
-    );
-    for release_dir in subfolders(&root.join("templates")) {
-        let release = release_dir
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy();
+    let mut states = BTreeMap::new();
+    for row in rows(&table, "state") {
+        let id = string(row, "id", "a [[state]] row");
+        let era = string(row, "era", &format!("state {id}"));
         assert!(
-            releases.iter().any(|r| r.release == release),
-            "{} has no releases/{release}/release.toml",
-            release_dir.display()
+            eras.iter().any(|e| e.name == era),
+            "releases/releases.toml: state {id} names era {era}, which has no [[era]] row"
+        );
+        let values = state_values(row, &id);
+        states.insert(id, (era, values));
+    }
+    let mut releases: Vec<ReleaseFacts> = rows(&table, "release")
+        .into_iter()
+        .map(|row| read_release(row, &states))
+        .collect();
+    releases.sort_by_key(|r| release_order(&r.release));
+    for pair in releases.windows(2) {
+        assert!(
+            pair[0].release != pair[1].release,
+            "releases/releases.toml: release {} has two rows",
+            pair[0].release
         );
     }
-    let mut code = format!(
-        "/// The release line rendered when neither `--linkerd` nor the user's `linkerdVersion`\n\
-         /// names one (the row of `releases/*/release.toml` that says `default = true`).\n\
-         pub const DEFAULT_RELEASE: &str = {:?};\n\
-         /// Every embedded release, stable lines first, then edge releases, each oldest first,\n\
-         /// as `releases/<release>/release.toml` states it,\n\
-         /// with its charts' files.\n\
-         pub static RELEASES: &[ReleaseRow] = &[\n",
-        defaults[0]
+    assert!(
+        releases.iter().any(|r| r.release == default),
+        "releases/releases.toml: default {default} has no [[release]] row"
     );
-    for facts in &releases {
+
+    // Every template set serves exactly the era that names it, and is named after one of its
+    // releases, whose charts every release of the era shares.
+    let sets_on_disk = subfolder_names(&root.join("templates"));
+    let mut code = String::from(
+        "/// Every template set an era names, with its charts' files, as written for the release\n\
+         /// it is named after.\n\
+         pub static TEMPLATE_SETS: &[TemplateSet] = &[\n",
+    );
+    for era in &eras {
+        let Some(set) = &era.templates else { continue };
+        let Some(head) = releases.iter().find(|r| &r.release == set) else {
+            panic!(
+                "releases/releases.toml: era {} names template set {set}, which is no release",
+                era.name
+            );
+        };
+        for state in era.states_served.iter().flatten() {
+            assert!(
+                states.get(state).is_some_and(|(state_era, _)| *state_era == era.name),
+                "releases/releases.toml: era {} serves state {state}, which is not one of its states",
+                era.name
+            );
+        }
+        assert!(
+            era.states_served.as_ref().is_none_or(|served| served.contains(&head.state)),
+            "releases/releases.toml: era {}'s states_served leaves out {}, the state its template set is written from",
+            era.name,
+            head.state
+        );
+        assert!(
+            head.era == era.name,
+            "releases/releases.toml: era {} names template set {set}, a release of era {}",
+            era.name,
+            head.era
+        );
+        for member in releases.iter().filter(|r| r.era == era.name) {
+            let names =
+                |r: &ReleaseFacts| r.charts.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+            assert!(
+                names(member) == names(head),
+                "releases/releases.toml: {} has charts {:?}, but its era's template set {set} has {:?}",
+                member.release,
+                names(member),
+                names(head)
+            );
+        }
+        write_template_set(&mut code, &root, head);
+    }
+    code.push_str("];\n");
+    for set in &sets_on_disk {
+        assert!(
+            eras.iter()
+                .any(|e| e.templates.as_deref() == Some(set.as_str())),
+            "templates/{set} is named by no era's templates in releases/releases.toml"
+        );
+    }
+
+    writeln!(
+        code,
+        "/// The release rendered when neither `--linkerd` nor the user's `linkerdVersion` names\n\
+         /// one (the table's `default`).\n\
+         pub const DEFAULT_RELEASE: &str = {default:?};\n\
+         /// Every era of the table, oldest first.\n\
+         pub static ERAS: &[Era] = &["
+    )
+    .expect("write to String");
+    for era in &eras {
         writeln!(
             code,
-            "    ReleaseRow {{\n        release: {:?},\n        kubernetes: {:?},\n        known_issues: &{:?},\n        charts: &[",
-            facts.release, facts.kubernetes, facts.known_issues
+            "    Era {{ name: {:?}, first: {:?}, last: {:?}, templates: {:?}, states_served: {} }},",
+            era.name,
+            era.first,
+            era.last,
+            era.templates,
+            match &era.states_served {
+                None => "None".to_owned(),
+                Some(states) => format!("Some(&{states:?})"),
+            }
         )
         .expect("write to String");
-        for (chart, version) in &facts.charts {
-            let mut files = Vec::new();
-            for top in ["templates", "values"] {
-                let dir = root.join(top).join(&facts.release).join(chart);
-                println!("cargo:rerun-if-changed={}", dir.display());
-                let mut found = Vec::new();
-                collect(&dir, &dir, &mut found);
-                for relative in found {
-                    let relative_text = relative.to_string_lossy().replace('\\', "/");
-                    files.push((chart_path(top, &relative_text), dir.join(&relative)));
-                }
-            }
-            files.sort();
-            let chart_yaml = root
-                .join("templates")
-                .join(&facts.release)
-                .join(chart)
-                .join("Chart.yaml");
-            check_chart_yaml(facts, chart, version, &chart_yaml);
-            writeln!(code, "            EmbeddedChart {{\n                name: {chart:?},\n                version: {version:?},\n                files: &[").expect("write to String");
-            for (path, absolute) in files {
-                println!("cargo:rerun-if-changed={}", absolute.display());
-                writeln!(
-                    code,
-                    "                    ({path:?}, include_str!({:?})),",
-                    absolute.to_string_lossy()
-                )
-                .expect("write to String");
-            }
-            code.push_str("                ],\n            },\n");
-        }
-        code.push_str("        ],\n    },\n");
+    }
+    code.push_str(
+        "];\n/// Every release of the table, oldest first (stable-2.14 before the edge releases).\n\
+         pub static RELEASES: &[ReleaseRow] = &[\n",
+    );
+    for facts in &releases {
+        let charts: Vec<String> = facts
+            .charts
+            .iter()
+            .map(|(name, version)| format!("({name:?}, {version:?})"))
+            .collect();
+        let values: Vec<String> = facts
+            .values
+            .iter()
+            .map(|(chart, path, value)| format!("({chart:?}, {path:?}, {value:?})"))
+            .collect();
+        writeln!(
+            code,
+            "    ReleaseRow {{\n        release: {:?},\n        era: {:?},\n        state: {:?},\n        \
+             kubernetes: {:?},\n        known_issues: &{:?},\n        charts: &[{}],\n        \
+             proxy_init: {:?},\n        images: &{:?},\n        state_values: &[{}],\n    }},",
+            facts.release,
+            facts.era,
+            facts.state,
+            facts.kubernetes,
+            facts.known_issues,
+            charts.join(", "),
+            facts.proxy_init,
+            facts.images,
+            values.join(", ")
+        )
+        .expect("write to String");
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))

@@ -32,14 +32,27 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
         (Some(line), _) => Some(line.clone()),
         (None, Some(config)) => {
             let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
-            let embedded = meshchart::releases::embedded_releases();
-            if let Some(release) = release.as_deref().filter(|r| !embedded.contains(r)) {
-                return Err(Error::Usage(format!(
-                    "--config {config}: its control plane runs Linkerd {release}, which \
-                     meshchart does not embed (it embeds {}); name the line to inject with \
-                     --linkerd",
-                    embedded.join(", ")
-                )));
+            if let Some(release) = release.as_deref() {
+                let row = meshchart::releases::row(release);
+                if let Some(row) =
+                    row.filter(|row| meshchart::releases::template_set(row).is_none())
+                {
+                    return Err(Error::Usage(format!(
+                        "--config {config}: its control plane runs Linkerd {release}, a release \
+                         of era {}, whose templates this meshchart does not embed yet (it \
+                         renders {}); name the release to inject with --linkerd",
+                        row.era,
+                        meshchart::releases::served_summary()
+                    )));
+                }
+                if row.is_none() {
+                    return Err(Error::Usage(format!(
+                        "--config {config}: its control plane runs Linkerd {release}, which \
+                         meshchart does not embed (it renders {}); name the release to inject \
+                         with --linkerd",
+                        meshchart::releases::served_summary()
+                    )));
+                }
             }
             release
         }

@@ -216,26 +216,58 @@ pub enum Command {
     Man,
 }
 
-/// What `meshchart --version` prints after the version: the Linkerd releases compiled in.
+/// What `meshchart --version` prints after the version: the default release, and the
+/// releases compiled in, era by era (`meshchart releases` lists each).
 fn long_version() -> String {
-    let mut text = format!("{}\nLinkerd releases embedded:", env!("CARGO_PKG_VERSION"));
-    match meshchart::releases::release_lines() {
-        Ok(lines) => {
-            for line in lines.iter().rev() {
-                let charts: Vec<String> = line
-                    .charts
-                    .iter()
-                    .map(|(name, version)| format!("{name} {version}"))
-                    .collect();
-                text.push_str(&format!(
-                    "\n  {}  {}{}",
-                    line.release,
-                    charts.join(", "),
-                    if line.default { "  (default)" } else { "" }
-                ));
-            }
-        }
-        Err(e) => text.push_str(&format!(" unreadable ({e})")),
+    let mut text = format!(
+        "{}\nLinkerd releases embedded (meshchart releases lists each):",
+        env!("CARGO_PKG_VERSION")
+    );
+    let lines = match meshchart::releases::release_lines() {
+        Ok(lines) => lines,
+        Err(e) => return format!("{text} unreadable ({e})"),
+    };
+    if let Some(default) = lines.iter().find(|line| line.default) {
+        let charts: Vec<String> = default
+            .charts
+            .iter()
+            .map(|(name, version)| format!("{name} {version}"))
+            .collect();
+        text.push_str(&format!(
+            "\n  {}  {}  (default)",
+            default.release,
+            charts.join(", ")
+        ));
+    }
+    let mut waiting = Vec::new();
+    for era in meshchart::releases::ERAS.iter().rev() {
+        let served: Vec<&str> = lines
+            .iter()
+            .filter(|line| line.era == era.name && line.templates.is_some())
+            .map(|line| line.release)
+            .collect();
+        let count = served.len();
+        let (Some(first), Some(last)) = (served.first(), served.last()) else {
+            waiting.push(era.name);
+            continue;
+        };
+        let range = if first == last {
+            (*first).to_owned()
+        } else {
+            format!("{first} .. {last}")
+        };
+        text.push_str(&format!(
+            "\n  era {}: {range} ({count} release{})",
+            era.name,
+            if count == 1 { "" } else { "s" }
+        ));
+    }
+    if !waiting.is_empty() {
+        waiting.reverse();
+        text.push_str(&format!(
+            "\n  known, not embedded yet: eras {}",
+            waiting.join(", ")
+        ));
     }
     text
 }

@@ -6,7 +6,7 @@ use crate::support;
 use support::cli::meshchart;
 
 #[test]
-fn version_names_every_embedded_release_and_the_default() {
+fn version_names_every_embedded_era_and_the_default_release() {
     let out = meshchart(&["--version"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -14,8 +14,18 @@ fn version_names_every_embedded_release_and_the_default() {
         text.starts_with(&format!("meshchart {}\n", env!("CARGO_PKG_VERSION"))),
         "{text}"
     );
-    for line in meshchart::releases::release_lines().unwrap() {
-        assert!(text.contains(&format!("  {}  ", line.release)), "{text}");
+    for era in meshchart::releases::ERAS {
+        // An era served state by state is listed from its first served release.
+        let first_served = meshchart::releases::RELEASES
+            .iter()
+            .find(|row| row.era == era.name && meshchart::releases::template_set(row).is_some());
+        match (era.templates, first_served) {
+            (Some(_), Some(first)) => assert!(
+                text.contains(&format!("  era {}: {}", era.name, first.release)),
+                "{text}"
+            ),
+            _ => assert!(!text.contains(&format!("era {}:", era.name)), "{text}"),
+        }
     }
     assert!(
         text.contains(&format!("  {}  ", meshchart::releases::DEFAULT_RELEASE))

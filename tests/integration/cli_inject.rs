@@ -277,11 +277,11 @@ fn inject_with_a_config_takes_the_line_of_its_control_plane() {
 }
 
 #[test]
-fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
-    let config = control_plane_config("edge-24.10.2", "config-unknown", |text| {
+fn inject_with_a_config_from_an_unknown_release_is_an_error() {
+    let config = control_plane_config("edge-24.10.2", "config-unknown-release", |text| {
         text.replace(
             "linkerdVersion: edge-24.10.2",
-            "linkerdVersion: stable-2.13.12",
+            "linkerdVersion: edge-99.1.1",
         )
     });
     let out = support::cli::run(&mut support::cli::command(&[
@@ -293,10 +293,40 @@ fn inject_with_a_config_from_a_release_without_a_line_is_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("runs Linkerd stable-2.13.12, which meshchart does not embed"),
+        stderr.contains("runs Linkerd edge-99.1.1, which meshchart does not embed"),
         "{stderr}"
     );
-    assert!(out.stdout.is_empty());
+}
+
+/// A cluster running any release of a served era injects that release's proxy: here a
+/// control plane rendered for edge-24.11.3, a release of era edge-24.10 that is not the one its
+/// templates are written from.
+#[test]
+fn inject_with_a_config_of_any_served_release_injects_that_releases_proxy() {
+    let config = control_plane_config("edge-24.11.3", "config-served-release", |text| text);
+    let out = support::cli::run(
+        support::cli::command(&[
+            "inject",
+            "--config",
+            &config,
+            "tests/reference/inject-edge-24.10.2/inject_emojivoto_deployment.input.yml",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1700000000"),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("image: cr.l5d.io/linkerd/proxy:edge-24.11.3"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("image: cr.l5d.io/linkerd/proxy-init:v2.4.1"),
+        "{stdout}"
+    );
 }
 
 #[test]

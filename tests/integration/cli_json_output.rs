@@ -47,7 +47,7 @@ fn inject_report_json_with_notes_is_one_json_document_holding_them() {
         "--linkerd",
         "edge-24.10.2",
         "--set",
-        "linkerdVersion=stable-2.14.0",
+        "linkerdVersion=edge-24.10.2-fork",
         "--set-file",
         "identityTrustAnchorsPEM=tests/certs/ca.crt",
     ]);
@@ -58,7 +58,7 @@ fn inject_report_json_with_notes_is_one_json_document_holding_them() {
     assert!(
         notes[0]
             .as_str()
-            .is_some_and(|n| n.contains("linkerdVersion stable-2.14.0")),
+            .is_some_and(|n| n.contains("linkerdVersion edge-24.10.2-fork")),
         "{notes:?}"
     );
 }
@@ -207,5 +207,34 @@ fn certs_inspect_text_says_the_same_as_its_json() {
     ] {
         assert!(text.contains(cert["sha256"].as_str().unwrap()), "{text}");
         assert!(text.contains(cert["notAfter"].as_str().unwrap()), "{text}");
+    }
+}
+
+#[test]
+fn releases_output_json_gives_every_release_its_era_and_whether_it_is_served() {
+    let out = meshchart(&["releases", "-o", "json"]);
+    let report = json(&out.stdout);
+    let releases = report["releases"].as_array().expect("releases");
+    let find = |name: &str| {
+        releases
+            .iter()
+            .find(|r| r["release"] == name)
+            .unwrap_or_else(|| panic!("{name} not listed"))
+    };
+    assert_eq!(releases.len(), meshchart::releases::RELEASES.len());
+    assert_eq!(find("edge-25.11.3")["era"], "edge-25.11");
+    assert_eq!(find("edge-25.11.3")["served"], true);
+    assert_eq!(find("edge-25.11.3")["templates"], "edge-26.8.3");
+    assert_eq!(find("stable-2.14.10")["era"], "stable-2.14");
+    assert_eq!(find("stable-2.14.10")["served"], true);
+    assert_eq!(find("stable-2.14.10")["templates"], "stable-2.14.10");
+    for row in meshchart::releases::RELEASES {
+        let served = meshchart::releases::template_set(row);
+        let listed = find(row.release);
+        assert_eq!(listed["served"], served.is_some(), "{}", row.release);
+        match served {
+            Some(set) => assert_eq!(listed["templates"], set.name, "{}", row.release),
+            None => assert!(listed["templates"].is_null(), "{}", row.release),
+        }
     }
 }

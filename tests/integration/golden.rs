@@ -39,10 +39,11 @@ fn check(chart: &Chart, cases: &Utf8Path) {
     );
 }
 
-/// Every embedded release line (the release table, `releases/*/release.toml`), each with its
-/// control plane's cases in `tests/golden/control-plane-<release>/`.
+/// The release each template set is written from (one per embedded era of
+/// `releases/releases.toml`), each with its control plane's cases in
+/// `tests/golden/control-plane-<release>/`.
 fn release_lines() -> Vec<&'static str> {
-    meshchart::releases::embedded_releases()
+    meshchart::releases::template_set_releases()
 }
 
 #[test]

@@ -365,16 +365,37 @@ fn upstream_values_yaml_lints_without_errors() {
 
 #[test]
 fn a_linkerd_version_meshchart_does_not_embed_is_an_error_without_linkerd() {
-    let out = meshchart(&["lint", "--set", "linkerdVersion=stable-2.14.1"]);
+    let out = meshchart(&["lint", "--set", "linkerdVersion=edge-99.1.1"]);
     let (code, out) = (
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
     );
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("[ERROR] values: linkerdVersion stable-2.14.1 is not a Linkerd release"),
+        out.contains("[ERROR] values: linkerdVersion edge-99.1.1 is not a Linkerd release"),
         "{out}"
     );
+}
+
+/// Every release of the table is served, so a linkerdVersion of any era lints that release's
+/// own chart.
+#[test]
+fn a_linkerd_version_of_any_era_lints_that_releases_chart() {
+    for release in ["stable-2.14.4", "edge-25.3.1", "edge-25.9.4"] {
+        let out = meshchart(&["lint", "--set", &format!("linkerdVersion={release}")]);
+        let (code, out) = (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        );
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(&format!(
+                "==> Linting embedded chart linkerd-control-plane of Linkerd {release}"
+            )),
+            "{out}"
+        );
+        assert!(!out.contains("[ERROR]"), "{out}");
+    }
 }
 
 #[test]

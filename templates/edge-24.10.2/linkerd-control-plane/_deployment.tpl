@@ -13,6 +13,12 @@
       narrowSelector   optional: select on the component label only (proxy-injector)
     The init container is linkerd-init, or with cniEnabled the network validator. -#}
 {%- set ns = Release.Namespace -%}
+{%- set from_24_10_4 = semverCompare(">=2024.10.4", Chart.Version) -%}
+{#- From edge-25.1.1 a component's own podAnnotations go over the global ones; upstream's
+    proxy-injector reads identity's (proxy-injector.yaml:45 there), kept as a quirk. -#}
+{%- set own_annotations_key = {"destination": "destinationController", "identity": "identity", "proxy-injector": "identity"}[component] -%}
+{%- set own_annotations = ((Values[own_annotations_key] or {}).podAnnotations or {}) if semverCompare(">=2025.1.1", Chart.Version) else {} -%}
+{%- set pod_annotations = mergeOverwrite(mergeOverwrite({}, Values.podAnnotations or {}), own_annotations) -%}
 {%- set native = true if Values.proxy.nativeSidecar else false -%}
 {%- set Values = mergeOverwrite(Values, {"proxy": {"component": "linkerd-" ~ component, "workloadKind": "deployment"}}) -%}
 apiVersion: apps/v1
@@ -53,8 +59,8 @@ spec:
         linkerd.io/proxy-version: {{ Values.proxy.image.version | default(Values.linkerdVersion) }}
         cluster-autoscaler.kubernetes.io/safe-to-evict: "true"
         linkerd.io/trust-root-sha256: {{ Values.identityTrustAnchorsPEM | sha256sum }}
-        {%- if Values.podAnnotations %}
-        {{- Values.podAnnotations | toYaml | trim | nindent(8) }}
+        {%- if pod_annotations %}
+        {{- pod_annotations | toYaml | trim | nindent(8) }}
         {%- endif %}
         {%- if podAnnotations is defined and podAnnotations | trim %}
         {{- podAnnotations | trim | nindent(8) }}
@@ -96,7 +102,7 @@ spec:
       {%- else %}
       {#- The component talks to the API server before its proxy is ready: bypass the proxy. #}
       {%- set init_values = mergeOverwrite(Values, {"proxyInit": {"ignoreOutboundPorts": Values.proxyInit.kubeAPIServerPorts}}) %}
-      - {{ include("_proxy-init.tpl", {"Values": init_values, "Release": Release}) | indent(8) | trim }}
+      - {{ include("_proxy-init.tpl", {"Values": init_values, "Release": Release, "Chart": Chart}) | indent(8) | trim }}
       {%- endif %}
       {%- if native %}
       - {{ include("_proxy.tpl") | indent(8) | trim }}
@@ -108,9 +114,15 @@ spec:
         seccompProfile:
           type: RuntimeDefault
       serviceAccountName: linkerd-{{ component }}
+      {%- if from_24_10_4 %}
+      automountServiceAccountToken: false
+      {%- endif %}
       volumes:
       {%- if volumes | trim %}
       {{- volumes | trim | nindent(6) }}
+      {%- endif %}
+      {%- if from_24_10_4 %}
+      - {{ include("_kube-api-access.tpl") | indent(8) | trim }}
       {%- endif %}
       {%- if not Values.cniEnabled %}
       - emptyDir: {}

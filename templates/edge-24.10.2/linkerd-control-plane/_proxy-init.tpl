@@ -10,6 +10,9 @@
 {%- if mode != "nft" and init.iptablesMode != "legacy" -%}
 {{ fail("Unsupported value " ~ (init.iptablesMode | toString | quote) ~ " for proxyInit.iptablesMode\nValid values: [\"nft\", \"legacy\"]") }}
 {%- endif -%}
+{%- if init.closeWaitTimeoutSecs and not init.runAsRoot and semverCompare(">=2025.1.1", Chart.Version) -%}
+{{ fail("proxyInit.runAsRoot must be set to use proxyInit.closeWaitTimeoutSecs") }}
+{%- endif -%}
 {%- set escalates = true if (init.closeWaitTimeoutSecs or init.privileged) else false -%}
 {%- set inbound_ignored = ports.control ~ "," ~ ports.admin ~ ("," ~ (init.ignoreInboundPorts | toString) if not (init.ignoreInboundPorts is empty) else "") -%}
 {%- set capabilities = init.capabilities if init.capabilities is mapping else {} -%}

@@ -21,6 +21,8 @@
 {%- set trust_domain = Values.identityTrustDomain | default(domain) -%}
 {%- set component = proxy.component | default("") | toString -%}
 {%- set ports = proxy.ports -%}
+{#- edge-25.1.1 added the pod's uid and the container's name to the proxy's environment. -#}
+{%- set from_25_1_1 = semverCompare(">=2025.1.1", Chart.Version) -%}
 {%- set any_addr = "0.0.0.0" if Values.disableIPv6 else "[::]" -%}
 {%- if proxy.nativeSidecar and proxy.waitBeforeExitSeconds -%}
 {{ fail("proxy.nativeSidecar and proxy.waitBeforeExitSeconds exclude each other: a native sidecar has no preStop hook") }}
@@ -37,10 +39,20 @@ env:
   valueFrom:
     fieldRef:
       fieldPath: metadata.namespace
+{%- if from_25_1_1 %}
+- name: _pod_uid
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.uid
+{%- endif %}
 - name: _pod_nodeName
   valueFrom:
     fieldRef:
       fieldPath: spec.nodeName
+{%- if from_25_1_1 %}
+- name: _pod_containerName
+  value: linkerd-proxy
+{%- endif %}
 {%- if proxy.cores %}
 - name: LINKERD2_PROXY_CORES
   value: {{ proxy.cores | quote }}

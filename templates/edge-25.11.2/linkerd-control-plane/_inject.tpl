@@ -23,7 +23,8 @@ volumes:
 - emptyDir:
     medium: Memory
   name: linkerd-identity-end-entity
-{%- if (Values.proxy.tracing or {}).enabled %}
+{#- Until edge-25.11.1 upstream's patch tested the key edge-25.10.1 renamed (enable). #}
+{%- if (Values.proxy.tracing or {})["enabled" if semverCompare(">=2025.11.1", Chart.Version) else "enable"] %}
 {#- The pod's labels, which a tracing proxy attaches to its spans. #}
 - downwardAPI:
     items:

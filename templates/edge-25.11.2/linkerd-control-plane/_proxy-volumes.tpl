@@ -18,14 +18,19 @@
 - emptyDir:
     medium: Memory
   name: linkerd-identity-end-entity
-{%- if (Values.proxy.tracing or {}).enabled %}
+{#- Until edge-25.11.1 this volume tested the key edge-25.10.1 renamed (enable); the
+    annotations came with edge-25.10.2. #}
+{%- set podinfo_key = "enabled" if semverCompare(">=2025.11.1", Chart.Version) else "enable" %}
+{%- if (Values.proxy.tracing or {})[podinfo_key] %}
 - downwardAPI:
     items:
     - fieldRef:
         fieldPath: metadata.labels
       path: labels
+    {%- if semverCompare(">=2025.10.2", Chart.Version) %}
     - fieldRef:
         fieldPath: metadata.annotations
       path: annotations
+    {%- endif %}
   name: linkerd-podinfo
 {%- endif -%}

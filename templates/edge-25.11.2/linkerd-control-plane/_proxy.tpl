@@ -23,6 +23,12 @@
 {{ fail("logHTTPHeaders must be one of: insecure | off") }}
 {%- endif -%}
 {%- set tracing = proxy.tracing or {} -%}
+{#- This era's releases differ by Chart.Version (20YY.M.P of edge-YY.M.P): see releases/releases.toml.
+    edge-25.10.1 renamed proxy.tracing.enable to enabled and named the collector by its service
+    account's namespace too; until edge-25.11.1 the podinfo mount still tested the old key. -#}
+{%- set from_25_10_1 = semverCompare(">=2025.10.1", Chart.Version) -%}
+{%- set from_25_10_2 = semverCompare(">=2025.10.2", Chart.Version) -%}
+{%- set podinfo_key = "enabled" if semverCompare(">=2025.11.1", Chart.Version) else "enable" -%}
 {%- set streams = (proxy.control or {}).streams or {} -%}
 {%- set workers = (proxy.runtime or {}).workers -%}
 env:
@@ -162,36 +168,49 @@ env:
   value: 30s
 - name: LINKERD2_PROXY_OUTBOUND_METRICS_HOSTNAME_LABELS
   value: {{ proxy.metrics.hostnameLabels | quote }}
-{%- if tracing.enabled %}
+{%- if tracing["enabled" if from_25_10_1 else "enable"] %}
 {%- set collector = tracing.collector or {} %}
 {%- set mesh_identity = collector.meshIdentity or {} %}
 {%- if not collector.endpoint %}
 {{- fail("proxy.tracing.collector.endpoint must be set if proxy tracing is enabled") }}
 {%- endif %}
-{%- if not mesh_identity.serviceAccountName %}
+{%- if from_25_10_1 and not mesh_identity.serviceAccountName %}
 {{- fail("proxy.tracing.collector.meshIdentity.serviceAccountName must be set if proxy tracing is enabled") }}
 {%- endif %}
-{%- if not mesh_identity.namespace %}
+{%- if from_25_10_1 and not mesh_identity.namespace %}
 {{- fail("proxy.tracing.collector.meshIdentity.namespace must be set if proxy tracing is enabled") }}
 {%- endif %}
 - name: LINKERD2_PROXY_TRACE_ATTRIBUTES_PATH
   value: /var/run/linkerd/podinfo/labels
+{%- if from_25_10_2 %}
 - name: LINKERD2_PROXY_TRACE_ANNOTATIONS_PATH
   value: /var/run/linkerd/podinfo/annotations
+{%- endif %}
 - name: LINKERD2_PROXY_TRACE_PROTOCOL
   value: {{ tracing.protocol | default("opentelemetry") }}
 - name: LINKERD2_PROXY_TRACE_SERVICE_NAME
   value: {{ tracing.traceServiceName }}
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_ADDR
   value: {{ collector.endpoint }}
+{%- if from_25_10_1 %}
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_NAME
   {#- The cluster domain, not the trust domain, at this release (edge-26.7.1 changed it). #}
   value: {{ mesh_identity.serviceAccountName }}.{{ mesh_identity.namespace }}.serviceaccount.identity.{{ ns }}.{{ domain }}
+{%- elif mesh_identity.serviceAccountName %}
+- name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_NAME
+  value: {{ mesh_identity.serviceAccountName }}.serviceaccount.identity.{{ ns }}.{{ domain }}
+{%- endif %}
 - name: LINKERD2_PROXY_TRACE_EXTRA_ATTRIBUTES
   value: |
+{%- if from_25_10_2 %}
 {%- for key, val in (tracing.labels or {}) | items %}
     {{ key }}={{ val }}
 {%- endfor %}
+{%- else %}
+    k8s.pod.ip=$(_pod_ip)
+    k8s.pod.uid=$(_pod_uid)
+    k8s.container.name=$(_pod_containerName)
+{%- endif %}
 {%- endif %}
 {#- Each leaf of proxy.inbound / proxy.outbound (direction.scope.protocol.parameter, e.g.
     inbound.server.http2.keepAliveInterval) becomes LINKERD2_PROXY_<DIRECTION>_<SCOPE>_<PROTOCOL>_<PARAMETER>,
@@ -346,7 +365,7 @@ terminationMessagePolicy: FallbackToLogsOnError
 volumeMounts:
 - mountPath: /var/run/linkerd/identity/end-entity
   name: linkerd-identity-end-entity
-{%- if tracing.enabled %}
+{%- if tracing[podinfo_key] %}
 - mountPath: /var/run/linkerd/podinfo
   name: linkerd-podinfo
 {%- endif %}

@@ -24,6 +24,10 @@
 {%- endif -%}
 {%- set streams = (proxy.control or {}).streams or {} -%}
 {%- set workers = (proxy.runtime or {}).workers -%}
+{#- This era's releases differ by Chart.Version (20YY.M.P of edge-YY.M.P): see releases/releases.toml:
+    runtime workers (and CORES_MIN) from edge-25.3.3, hostname labels from edge-25.3.4, _pod_ip
+    from edge-25.5.5. -#}
+{%- set from_25_3_3 = semverCompare(">=2025.3.3", Chart.Version) -%}
 env:
 - name: _pod_name
   valueFrom:
@@ -37,10 +41,12 @@ env:
   valueFrom:
     fieldRef:
       fieldPath: metadata.uid
+{%- if semverCompare(">=2025.5.5", Chart.Version) %}
 - name: _pod_ip
   valueFrom:
     fieldRef:
       fieldPath: status.podIP
+{%- endif %}
 - name: _pod_nodeName
   valueFrom:
     fieldRef:
@@ -51,9 +57,11 @@ env:
 {%- if proxy.cores %}
 - name: LINKERD2_PROXY_CORES
   value: {{ proxy.cores | quote }}
+{%- if from_25_3_3 %}
 - name: LINKERD2_PROXY_CORES_MIN
   value: {{ proxy.cores | quote }}
-{%- elif workers %}
+{%- endif %}
+{%- elif workers and from_25_3_3 %}
 - name: LINKERD2_PROXY_CORES
   value: {{ workers.minimum | default(1) | quote }}
 - name: LINKERD2_PROXY_CORES_MIN
@@ -159,8 +167,10 @@ env:
   value: 30s
 - name: LINKERD2_PROXY_OUTBOUND_CONNECT_USER_TIMEOUT
   value: 30s
+{%- if semverCompare(">=2025.3.4", Chart.Version) %}
 - name: LINKERD2_PROXY_OUTBOUND_METRICS_HOSTNAME_LABELS
   value: {{ proxy.metrics.hostnameLabels | quote }}
+{%- endif %}
 {#- Each leaf of proxy.inbound / proxy.outbound (direction.scope.protocol.parameter, e.g.
     inbound.server.http2.keepAliveInterval) becomes LINKERD2_PROXY_<DIRECTION>_<SCOPE>_<PROTOCOL>_<PARAMETER>,
     camelCase turned into SNAKE_CASE. #}

@@ -5,6 +5,7 @@
                    workloadKind, await, nativeSidecar, podInboundPorts, ...) and
                    proxyInit.ignoreOutboundPorts set to the Kubernetes API ports
       Release
+      Chart        its Version tells the era's states apart (see releases/releases.toml)
       component    e.g. destination
       containers   the component's own containers, YAML list items at column 0
       volumes      the component's own volumes, list items at column 0

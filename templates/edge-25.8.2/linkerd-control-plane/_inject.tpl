@@ -24,7 +24,7 @@ volumes:
     medium: Memory
   name: linkerd-identity-end-entity
 {#- proxy.tracing.enable: the key's name at this release (edge-25.10.1 renamed it enabled). #}
-{%- if (Values.proxy.tracing or {}).enable %}
+{%- if (Values.proxy.tracing or {}).enable and semverCompare(">=2025.6.4", Chart.Version) %}
 {#- The pod's labels, which a tracing proxy attaches to its spans. #}
 - downwardAPI:
     items:

@@ -18,7 +18,8 @@
 - emptyDir:
     medium: Memory
   name: linkerd-identity-end-entity
-{%- if (Values.proxy.tracing or {}).enable %}
+{#- Proxy tracing (and this volume) came with edge-25.6.4. #}
+{%- if (Values.proxy.tracing or {}).enable and semverCompare(">=2025.6.4", Chart.Version) %}
 - downwardAPI:
     items:
     - fieldRef:

@@ -22,7 +22,9 @@
 {%- if headers not in ["insecure", "off", ""] -%}
 {{ fail("logHTTPHeaders must be one of: insecure | off") }}
 {%- endif -%}
-{%- set tracing = proxy.tracing or {} -%}
+{#- This era's releases differ by Chart.Version (20YY.M.P of edge-YY.M.P): see releases/releases.toml.
+    Proxy tracing came with edge-25.6.4; before it the chart reads no proxy.tracing. -#}
+{%- set tracing = (proxy.tracing or {}) if semverCompare(">=2025.6.4", Chart.Version) else {} -%}
 {%- set streams = (proxy.control or {}).streams or {} -%}
 {%- set workers = (proxy.runtime or {}).workers -%}
 env:

@@ -12,6 +12,12 @@
 {%- set ns = Release.Namespace -%}
 {%- set domain = Values.clusterDomain -%}
 {%- set trust_domain = Values.identityTrustDomain or domain -%}
+{#- The releases this era serves differ here by Chart.Version (20YY.M.P of edge-YY.M.P). #}
+{%- set from_26_5_2 = semverCompare(">=2026.5.2", Chart.Version) -%}
+{%- set from_26_7_1 = semverCompare(">=2026.7.1", Chart.Version) -%}
+{%- if not from_26_5_2 and proxy.nativeSidecar and proxy.waitBeforeExitSeconds -%}
+{{ fail("proxy.nativeSidecar and waitBeforeExitSeconds cannot be used simultaneously") }}
+{%- endif -%}
 {%- set component = proxy.component | default("") | toString -%}
 {%- set ports = proxy.ports -%}
 {%- set any_addr = "0.0.0.0" if Values.disableIPv6 else "[::]" -%}
@@ -182,7 +188,8 @@ env:
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_ADDR
   value: {{ collector.endpoint }}
 - name: LINKERD2_PROXY_TRACE_COLLECTOR_SVC_NAME
-  value: {{ mesh_identity.serviceAccountName }}.{{ mesh_identity.namespace }}.serviceaccount.identity.{{ ns }}.{{ trust_domain }}
+{#- Before edge-26.7.1 the collector's name ended in the cluster domain, not the trust domain. #}
+  value: {{ mesh_identity.serviceAccountName }}.{{ mesh_identity.namespace }}.serviceaccount.identity.{{ ns }}.{{ trust_domain if from_26_7_1 else domain }}
 - name: LINKERD2_PROXY_TRACE_EXTRA_ATTRIBUTES
   value: |
 {%- for key, val in (tracing.labels or {}) | items %}

@@ -6,7 +6,10 @@
       containers       the component's own containers, YAML list items at column 0
       volumes          the component's own volumes, YAML list items at column 0
       proxyFirst       the proxy goes before the component's containers (otherwise after them)
+      Chart            the chart (its Version tells the era's states apart)
       checksum         optional: the checksum/config pod annotation
+      helmReleaseVersion  optional: the linkerd.io/helm-release-version pod annotation
+                       (Release.Revision, unless cliVersion is set), which stable-2.14.0 has
       podAnnotations   optional: more pod annotations, YAML at column 0, before the default
                        inbound policy
       narrowSelector   optional: select on the component label only (proxy-injector)
@@ -43,6 +46,9 @@ spec:
   template:
     metadata:
       annotations:
+        {%- if helmReleaseVersion is defined and helmReleaseVersion and not Values.cliVersion %}
+        linkerd.io/helm-release-version: {{ Release.Revision | quote }}
+        {%- endif %}
         {%- if checksum is defined and checksum %}
         checksum/config: {{ checksum }}
         {%- endif %}
@@ -93,7 +99,7 @@ spec:
       {%- else %}
       {#- The component talks to the API server before its proxy is ready: bypass the proxy. #}
       {%- set init_values = mergeOverwrite(Values, {"proxyInit": {"ignoreOutboundPorts": Values.proxyInit.kubeAPIServerPorts}}) %}
-      - {{ include("_proxy-init.tpl", {"Values": init_values, "Release": Release}) | indent(8) | trim }}
+      - {{ include("_proxy-init.tpl", {"Values": init_values, "Release": Release, "Chart": Chart}) | indent(8) | trim }}
       {%- endif %}
       {%- if Values.priorityClassName %}
       priorityClassName: {{ Values.priorityClassName }}

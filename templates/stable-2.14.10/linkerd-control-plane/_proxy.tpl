@@ -119,7 +119,11 @@ env:
 {%- endif %}
 - name: LINKERD2_PROXY_DESTINATION_CONTEXT
   value: |
+    {%- if semverCompare(">=1.16.5", Chart.Version) %}
     {"ns":"$(_pod_ns)", "nodeName":"$(_pod_nodeName)", "pod":"$(_pod_name)"}
+    {%- else %}
+    {"ns":"$(_pod_ns)", "nodeName":"$(_pod_nodeName)"}
+    {%- endif %}
 - name: _pod_sa
   valueFrom:
     fieldRef:

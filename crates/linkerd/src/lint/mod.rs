@@ -104,7 +104,9 @@ fn run(
             // A release the values name that has no line is the values' problem.
             let about = match e {
                 crate::Error::Release(
-                    ReleaseError::UnknownRelease { .. } | ReleaseError::MixedReleases { .. },
+                    ReleaseError::UnknownRelease { .. }
+                    | ReleaseError::MixedReleases { .. }
+                    | ReleaseError::EraNotEmbedded { .. },
                 ) => "values",
                 crate::Error::Values(_) => "values",
                 _ => "Chart.yaml",

@@ -159,7 +159,7 @@ fn control_plane_hooks_follow_control_plane_await_and_native_sidecars() {
     )));
 }
 
-/// Each embedded release's `known-issues` (its `release.toml`) says what the issue's first and
+/// Each release's `known_issues` (its row of `releases/releases.toml`) says what the issue's first and
 /// fixing releases give: a row cannot miss an issue its release has, or claim one it has not.
 #[test]
 fn every_embedded_release_lists_exactly_the_known_issues_its_version_has() {
@@ -168,7 +168,7 @@ fn every_embedded_release_lists_exactly_the_known_issues_its_version_has() {
             assert_eq!(
                 row.known_issues.contains(&issue.issue),
                 issue_rule(row.release, issue),
-                "releases/{}/release.toml and {}",
+                "releases/releases.toml: release {} and {}",
                 row.release,
                 issue.issue
             );
