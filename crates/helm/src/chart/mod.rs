@@ -171,6 +171,11 @@ pub struct Chart {
     pub binary_files: Vec<(String, Vec<u8>)>,
     /// `default_values` parsed, the first time they are asked for.
     parsed_defaults: std::sync::OnceLock<Value>,
+    /// Whether the templates are Go's, worked out the first time it is asked (a fleet asks
+    /// for every cluster it renders with the chart).
+    pub(crate) go_templates: std::sync::OnceLock<bool>,
+    /// [`Chart::duplicate_default_key`], worked out once for the same reason.
+    duplicate_key_warning: std::sync::OnceLock<Option<String>>,
 }
 
 /// Whether a chart declares the values key `path`: its default values (`defaults`) have it, or
@@ -281,6 +286,8 @@ impl Chart {
             other_files: Vec::new(),
             binary_files: Vec::new(),
             parsed_defaults: std::sync::OnceLock::new(),
+            go_templates: std::sync::OnceLock::new(),
+            duplicate_key_warning: std::sync::OnceLock::new(),
         };
         for file in files {
             if file.path == "Chart.yaml" {
@@ -366,6 +373,12 @@ impl Chart {
     /// says nothing: a chart's user cannot fix its author's values file, so a render goes on,
     /// and `lint` makes it an error for the author.
     pub fn duplicate_default_key(&self) -> Option<String> {
+        self.duplicate_key_warning
+            .get_or_init(|| self.find_duplicate_default_key())
+            .clone()
+    }
+
+    fn find_duplicate_default_key(&self) -> Option<String> {
         let file = self.default_values.as_ref()?;
         let found = yaml::load::first_duplicate_key_in(&file.text)?;
         let under = match found.map_path.is_empty() {

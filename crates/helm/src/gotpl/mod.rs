@@ -59,7 +59,9 @@ pub fn is_go_template_chart(chart: &Chart) -> bool {
         Some("jinja") => return false,
         _ => {}
     }
-    chart.templates.iter().any(|t| has_go_only_action(&t.text))
+    *chart
+        .go_templates
+        .get_or_init(|| chart.templates.iter().any(|t| has_go_only_action(&t.text)))
 }
 
 /// `text` without Jinja's comments (`{# ... #}`), raw blocks (`{% raw %}...{% endraw %}`) and
