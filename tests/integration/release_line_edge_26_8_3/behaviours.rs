@@ -1,16 +1,14 @@
 //! The edge-26.8.3 line's behaviours beyond the recorded cases: its values files against upstream's, the CRD switches, control-plane await, generated certificates, lint.
 
 use super::*;
-
-fn yaml_file(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    meshchart::yaml::parse_document(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use meshchart::values::{Map, Value};
+use std::path::PathBuf;
+use support::release_line::{compare, meshchart, repo, resources, yaml_file};
 
 #[test]
 fn our_defaults_are_upstreams_plus_control_plane_await() {
     let mut ours = yaml_file(&repo().join(CONTROL_PLANE_VALUES).join("values.yaml"));
-    let upstream = yaml_file(&repo().join(CASES_DIR).join("values.yaml"));
+    let upstream = yaml_file(&repo().join(LINE.cases_dir()).join("values.yaml"));
     let proxy = ours
         .as_map_mut()
         .and_then(|m| m.get_mut("proxy"))
@@ -28,7 +26,7 @@ fn our_defaults_are_upstreams_plus_control_plane_await() {
 #[test]
 fn our_ha_overlay_holds_upstreams_values() {
     let ours = yaml_file(&repo().join(CONTROL_PLANE_VALUES).join("values-ha.yaml"));
-    let upstream = yaml_file(&case_dir("ha").join("values-ha.yaml"));
+    let upstream = yaml_file(&LINE.case_dir("ha").join("values-ha.yaml"));
     let mut diffs = Vec::new();
     compare("", &upstream, &ours, &mut diffs);
     assert!(
@@ -95,7 +93,7 @@ fn proxy_of<'a>(deployment: &'a Value, list: &str) -> Option<&'a Map> {
 
 #[test]
 fn control_plane_await_off_drops_only_the_control_planes_startup_probes() {
-    let mut args = case_args("defaults");
+    let mut args = LINE.case_args("defaults");
     args.extend([
         "--set".to_owned(),
         "proxy.controlPlaneAwait=false".to_owned(),
@@ -135,7 +133,8 @@ fn control_plane_await_off_drops_only_the_control_planes_startup_probes() {
 /// namespace, and sets its caBundle to it (upstream's template makes a throwaway one).
 #[test]
 fn missing_policy_validator_certificate_is_generated_for_the_release_namespace() {
-    let args: Vec<String> = case_args("defaults")
+    let args: Vec<String> = LINE
+        .case_args("defaults")
         .into_iter()
         .filter(|a| !a.starts_with("policyValidator."))
         .collect();
@@ -190,7 +189,7 @@ fn decode(base64_text: &str) -> String {
 #[test]
 fn iptables_mode_other_than_nft_or_legacy_fails_the_render() {
     for mode in ["proxyInit.iptablesMode=", "proxyInit.iptablesMode=iptables"] {
-        let mut args = case_args("defaults");
+        let mut args = LINE.case_args("defaults");
         args.extend(["--set".to_owned(), mode.to_owned()]);
         let err = meshchart(&args).expect_err(mode);
         assert!(err.contains("for proxyInit.iptablesMode"), "{mode}: {err}");
@@ -202,9 +201,9 @@ fn iptables_mode_other_than_nft_or_legacy_fails_the_render() {
 /// read that its values.yaml leaves out.
 #[test]
 fn upstreams_values_files_lint_clean() {
-    let mut lint: Vec<String> = case_args("ha");
+    let mut lint: Vec<String> = LINE.case_args("ha");
     lint[0] = "lint".to_owned();
-    lint.extend(["-f".to_owned(), format!("{CASES_DIR}/values.yaml")]);
+    lint.extend(["-f".to_owned(), format!("{}/values.yaml", LINE.cases_dir())]);
     let out = meshchart(&lint).unwrap_or_else(|e| panic!("lint failed:\n{e}"));
     assert!(
         !out.contains("[ERROR]") && !out.contains("[WARNING]"),

@@ -33,9 +33,10 @@ pub struct Line {
 }
 
 /// The resource's place in a stream: kind, namespace, name.
-type Key = (String, String, String);
+pub type Key = (String, String, String);
 
-fn repo() -> &'static Path {
+/// The repository's root.
+pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -61,7 +62,8 @@ impl Line {
         format!("tests/reference/upstream/{}", self.release)
     }
 
-    fn case_dir(&self, case: &str) -> PathBuf {
+    /// The folder of `case`.
+    pub fn case_dir(&self, case: &str) -> PathBuf {
         repo().join(self.cases_dir()).join(case)
     }
 
@@ -275,13 +277,15 @@ impl Difference {
     }
 }
 
-fn yaml_file(path: &Path) -> Value {
+/// A YAML file of the repository, parsed.
+pub fn yaml_file(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     meshchart::yaml::parse_document(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A stream's resources by kind, namespace and name; linkerd-config's `data.values` is parsed.
-fn resources(stream: &str, label: &str) -> BTreeMap<Key, Value> {
+/// A stream's resources by kind, namespace and name.
+pub fn resources(stream: &str, label: &str) -> BTreeMap<Key, Value> {
     let docs = meshchart::yaml::parse_documents(stream)
         .unwrap_or_else(|e| panic!("{label}: not valid YAML: {e}"));
     let mut out = BTreeMap::new();
@@ -360,7 +364,8 @@ fn short(value: &Value) -> String {
 }
 
 /// Compares `upstream` (expected) with `ours` at `path`, pushing `(path, message)` per difference.
-fn compare(path: &str, upstream: &Value, ours: &Value, out: &mut Vec<(String, String)>) {
+/// Adds to `out` every (path, message) where `ours` differs from `upstream` under `path`.
+pub fn compare(path: &str, upstream: &Value, ours: &Value, out: &mut Vec<(String, String)>) {
     match (upstream, ours) {
         (Value::Map(u), Value::Map(o)) => compare_maps(path, u, o, out),
         (Value::Seq(u), Value::Seq(o)) => match (item_names(u), item_names(o)) {
