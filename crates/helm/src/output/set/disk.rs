@@ -165,9 +165,13 @@ pub(super) fn exchange(a: &Utf8Path, b: &Utf8Path) -> std::io::Result<bool> {
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
     };
     let (a, b) = (c_path(a)?, c_path(b)?);
+    // The system call itself rather than libc's wrapper: musl's C library gained the wrapper
+    // only in 1.2.5, after the one Rust's musl target links, and the binary we ship is static
+    // over musl (bench/build-dist.sh). The call is the same in both C libraries.
     // SAFETY: both are NUL-terminated paths that outlive the call.
     let status = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             a.as_ptr(),
             libc::AT_FDCWD,
