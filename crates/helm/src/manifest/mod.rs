@@ -185,7 +185,16 @@ impl fmt::Display for RenderedDocument {
 impl Rendered {
     /// The multi-document stream `helm template` prints.
     pub fn to_stream(&self) -> String {
-        let mut out = String::with_capacity(self.documents.iter().map(|d| d.text.len() + 64).sum());
+        // Sized exactly (see write_framed): a buffer that doubles copies the whole stream, and
+        // its fresh pages fault again.
+        let framing = "---\n# Source: /\n\n".len() + self.chart_name.len();
+        let mut out = String::with_capacity(
+            self.documents
+                .iter()
+                .map(|d| framing + d.template.len() + d.text.len())
+                .sum::<usize>()
+                .max(1),
+        );
         for doc in &self.documents {
             write_framed(&mut out, &self.chart_name, doc);
         }
@@ -399,6 +408,32 @@ mod tests {
 
     fn texts(s: &str) -> Vec<&str> {
         split_documents(s).into_iter().map(|d| d.text).collect()
+    }
+
+    #[test]
+    fn the_stream_is_written_into_one_buffer_of_exactly_its_length() {
+        let document = |template: &str, text: &str| RenderedDocument {
+            template: template.to_owned(),
+            text: text.to_owned(),
+            kind: String::new(),
+            name: String::new(),
+            namespace: String::new(),
+            hook: None,
+        };
+        let rendered = Rendered {
+            chart_name: "linkerd-crds".to_owned(),
+            documents: vec![
+                document(
+                    "templates/a-rather-long-template-name/for-the-source-line.yaml",
+                    "a: 1",
+                ),
+                document("templates/b.yaml", "b: 2"),
+            ],
+            notes: Vec::new(),
+        };
+        let stream = rendered.to_stream();
+        assert_eq!(stream.capacity(), stream.len());
+        assert!(stream.ends_with("# Source: linkerd-crds/templates/b.yaml\nb: 2\n"));
     }
 
     #[test]
