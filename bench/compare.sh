@@ -12,7 +12,9 @@
 #           vs `helm template` of upstream's two charts at the tag
 #           (../shared/reference/upstream-charts/L), the same certificates given to both: the
 #           whole line (both charts, a process each, back to back; then the same from a bash
-#           script on each side), then the CRD chart and the control plane alone
+#           script on each side), then the CRD chart and the control plane alone; and the
+#           ceiling of the whole-line and CRD ratios here: the same Helm runs against processes
+#           that do nothing (a static C executable), which no program can beat
 #   inject  10,000 mixed workloads (~20 MB, bench/make-workloads.py, drawn from a fresh seed
 #           each run unless SEED=N is given; the seed is printed): `meshchart inject` vs a
 #           parse-and-emit floor (PyYAML's C loader and dumper); peak RSS for 1,000 vs 10,000,
@@ -56,6 +58,8 @@ targets_table() {
   }
   $1 ~ /^helm template, both charts edge-.* \/ meshchart, both charts edge-/ ||
   $1 ~ /^helm template linkerd-crds .* \/ meshchart render --crds / { row($1, $2 "x", ">= 150x", $2 >= 150, $3) }
+  $1 ~ /^helm template, both charts, against two processes that do nothing, .* \/ two processes that do nothing / ||
+  $1 ~ /^helm template linkerd-crds, against a process that does nothing, .* \/ a process that does nothing / { printf "  %-70s %8s  (the largest ratio any process gets here; load average %s)\n", $1, $2 "x", $3 }
   $1 ~ /^200 separate renders \/ render --fleet --jobs 2$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
   $1 ~ /^PyYAML C load\+dump \/ meshchart inject$/ { row($1, $2 "x", ">= 10x", $2 >= 10, $3) }
   $1 ~ /^meshchart render.*: peak RSS$/ || $1 ~ /^meshchart, both charts.*: peak RSS$/ { row($1, $2 " MiB", "< 20 MiB", $2 < 20, $3) }
@@ -152,6 +156,14 @@ for section in "${sections[@]}"; do
       line_values+=(--set-file "$key.crtPEM=$file.crt" --set-file "$key.keyPEM=$file.key")
     done
     line_values+=(--set "heartbeatSchedule=1 2 * * *")
+    # The smallest process there is: a static C executable that returns at once (built here;
+    # without a C compiler, /bin/true, whose dynamic loading makes it a little slower).
+    floor=/bin/true
+    if command -v cc >/dev/null && printf 'int main(void){return 0;}\n' >"$work/nothing.c" &&
+      cc -O2 -static -o "$work/nothing" "$work/nothing.c" 2>/dev/null; then
+      floor=$work/nothing
+    fi
+    floor_word=$(printf '%q' "$floor")
     for line in edge-24.10.2 edge-26.8.3; do
       # edge-24.10.2's chart refuses a caBundle without externalSecret; edge-26.8.3's takes one
       # (and Helm would otherwise generate a certificate per render).
@@ -170,6 +182,10 @@ for section in "${sections[@]}"; do
       paired --runs "${RUNS:-40}" --warmup 3 \
         "meshchart, both charts $line=$mesh_word render --linkerd $line --crds --namespace linkerd ;; $mesh_word render --linkerd $line --namespace linkerd $line_values_line" \
         "helm template, both charts $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 ;; $helm_word template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
+      # Its ceiling: Helm's two processes against two that do nothing (see floor above).
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "two processes that do nothing $line=$floor_word ;; $floor_word" \
+        "helm template, both charts, against two processes that do nothing, $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0 ;; $helm_word template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
       # The same pair from a bash script on each side, as a deploy script would run them: bash's
       # own start-up (a few milliseconds) is then part of both sides' time.
       cat >"$work/$line-meshchart.sh" <<SH
@@ -191,6 +207,12 @@ SH
       paired --runs "${RUNS:-40}" --warmup 3 \
         "meshchart render --crds $line=$mesh_word render --linkerd $line --crds --namespace linkerd" \
         "helm template linkerd-crds $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
+      # The ceiling of that ratio on this machine: the same Helm run against a process that does
+      # nothing (a static executable's start and exit, spawned the same way). No program, however
+      # little it does, gets a larger ratio than this one.
+      paired --runs "${RUNS:-40}" --warmup 3 \
+        "a process that does nothing $line=$floor_word" \
+        "helm template linkerd-crds, against a process that does nothing, $line=$helm_word template linkerd-crds $upstream/linkerd-crds --namespace linkerd --kube-version 1.32.0"
       paired --runs "${RUNS:-40}" --warmup 3 \
         "meshchart render $line=$mesh_word render --linkerd $line --namespace linkerd $line_values_line" \
         "helm template linkerd-control-plane $line=$helm_word template linkerd-control-plane $upstream/linkerd-control-plane --namespace linkerd --kube-version 1.32.0 $line_values_line"
