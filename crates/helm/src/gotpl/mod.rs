@@ -25,7 +25,10 @@
 //! chart on its own thread, which costs less than a millisecond for the charts measured.
 
 mod certs;
+mod crypto;
 mod dependencies;
+#[cfg(test)]
+mod function_catalogue;
 mod helm_functions;
 mod objects;
 mod random;
@@ -36,7 +39,7 @@ pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
 use crate::engine::files::Files;
-use crate::engine::{OutputReader, RenderError, RenderOptions};
+use crate::engine::{RenderError, RenderOptions};
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
@@ -199,10 +202,7 @@ pub fn render(
     })?;
     let mut set = Templates::new("gotpl");
     set.set_missing_key(MissingKey::Zero);
-    helm_functions::register(&mut set);
-    sprig::register(&mut set);
-    let stream = random::register(&mut set, random_seed(chart, opts));
-    certs::register(&mut set, stream, epoch_seconds() as i64);
+    register_functions(&mut set, random_seed(chart, opts), epoch_seconds() as i64);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
@@ -270,7 +270,7 @@ pub fn render(
         };
         let mut documents =
             reader
-                .read(template, &output)
+                .read_as_helm(template, &output)
                 .map_err(|problem| RenderError::InvalidYaml {
                     template: name.clone(),
                     template_line: None,
@@ -289,6 +289,17 @@ pub fn render(
         read.push(documents);
     }
     Ok(read)
+}
+
+/// Adds every function a Go chart can call to `set`: Helm's, Sprig's, the random ones drawn
+/// from a stream seeded by `seed`, and those that read the clock, which reads `epoch` (seconds
+/// since 1970).
+fn register_functions(set: &mut Templates, seed: Vec<u8>, epoch: i64) {
+    helm_functions::register(set);
+    sprig::register(set);
+    let stream = random::register(set, seed);
+    crypto::register(set, &stream);
+    certs::register(set, stream, epoch);
 }
 
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0

@@ -18,6 +18,15 @@ pub(super) struct Stream {
 }
 
 impl Stream {
+    /// The stream of `seed`.
+    pub(super) fn seeded(seed: Vec<u8>) -> Stream {
+        Stream {
+            seed,
+            counter: 0,
+            block: Vec::new(),
+        }
+    }
+
     pub(super) fn next_byte(&mut self) -> u8 {
         if self.block.is_empty() {
             let mut input = self.seed.clone();
@@ -78,11 +87,6 @@ const NOT_YET: &[&str] = &[
     "genSignedCertWithKey",
     "buildCustomCert",
     "derivePassword",
-    "htpasswd",
-    "bcrypt",
-    "encryptAES",
-    "decryptAES",
-    "randBytes",
     "getHostByName",
     "durationRound",
     "mustDateModify",
