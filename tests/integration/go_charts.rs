@@ -75,3 +75,11 @@ fn a_missing_required_value_fails_with_helms_execution_error_text() {
         "{stderr} lacks Helm's {helm_message}"
     );
 }
+
+#[test]
+fn clock_cipher_and_regexp_functions_and_helms_framing_render_as_helm_template_does() {
+    assert_eq!(
+        rendered("functions", &[]),
+        recorded("functions/helm-template.yaml")
+    );
+}

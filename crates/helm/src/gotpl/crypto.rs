@@ -186,18 +186,26 @@ pub(super) fn register(set: &mut Templates, stream: &Rc<RefCell<Stream>>) {
                 "randBytes: {count} bytes is more than meshchart makes ({MAX_RANDOM_BYTES})"
             )));
         }
-        let bytes: Vec<u8> = (0..count).map(|_| stream.borrow_mut().next_byte()).collect();
+        let bytes: Vec<u8> = (0..count)
+            .map(|_| stream.borrow_mut().next_byte())
+            .collect();
         Ok(Value::from(
             base64::engine::general_purpose::STANDARD.encode(bytes),
         ))
     });
-    add(set, "encryptAES", Arity::Exact(2), stream, |args, stream| {
-        Ok(Value::from(encrypt_aes(
-            string_arg(args, 0)?,
-            string_arg(args, 1)?,
-            stream,
-        )))
-    });
+    add(
+        set,
+        "encryptAES",
+        Arity::Exact(2),
+        stream,
+        |args, stream| {
+            Ok(Value::from(encrypt_aes(
+                string_arg(args, 0)?,
+                string_arg(args, 1)?,
+                stream,
+            )))
+        },
+    );
     add(set, "decryptAES", Arity::Exact(2), stream, |args, _| {
         decrypt_aes(string_arg(args, 0)?, string_arg(args, 1)?).map(Value::from)
     });
@@ -239,10 +247,16 @@ mod tests {
     #[test]
     fn aes_round_trips_and_decrypts_sprigs_own_cipher_text() {
         let sealed = encrypt_aes("key", "hello world", &stream());
-        assert_eq!(decrypt_aes("key", &sealed).expect("decrypts"), "hello world");
+        assert_eq!(
+            decrypt_aes("key", &sealed).expect("decrypts"),
+            "hello world"
+        );
         // Made by Helm 3.17.1: `helm template` of `{{ encryptAES "key" "hello world" }}`.
         let from_helm = "fVP4iO/k6ben3SA7jXWFMPCA3qUVltMeH5EmogmLOIE=";
-        assert_eq!(decrypt_aes("key", from_helm).expect("decrypts"), "hello world");
+        assert_eq!(
+            decrypt_aes("key", from_helm).expect("decrypts"),
+            "hello world"
+        );
     }
 
     #[test]

@@ -25,10 +25,13 @@
 //! chart on its own thread, which costs less than a millisecond for the charts measured.
 
 mod certs;
+mod clock;
 mod crypto;
 mod dependencies;
 #[cfg(test)]
 mod function_catalogue;
+mod go_time;
+mod go_time_parse;
 mod helm_functions;
 mod objects;
 mod random;
@@ -300,6 +303,7 @@ fn register_functions(set: &mut Templates, seed: Vec<u8>, epoch: i64) {
     let stream = random::register(set, seed);
     crypto::register(set, &stream);
     certs::register(set, stream, epoch);
+    clock::register(set, epoch);
 }
 
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0
