@@ -83,3 +83,11 @@ fn clock_cipher_and_regexp_functions_and_helms_framing_render_as_helm_template_d
         recorded("functions/helm-template.yaml")
     );
 }
+
+#[test]
+fn subchart_folders_and_archives_keep_the_files_helm_keeps() {
+    assert_eq!(
+        rendered("helmignore", &[]),
+        recorded("helmignore/helm-template.yaml")
+    );
+}
