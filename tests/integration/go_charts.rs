@@ -91,3 +91,24 @@ fn subchart_folders_and_archives_keep_the_files_helm_keeps() {
         recorded("helmignore/helm-template.yaml")
     );
 }
+
+#[test]
+fn import_values_in_both_forms_fill_the_parents_values_below_its_own_as_in_helm() {
+    assert_eq!(rendered("imports", &[]), recorded("imports/helm-template.yaml"));
+}
+
+#[test]
+fn imported_values_are_taken_from_defaults_and_the_users_values_still_win() {
+    let flags = [
+        "--set",
+        "host=user.set",
+        "--set",
+        "exports.connection.host=x",
+        "--set",
+        "db.exports.connection.user=changed",
+    ];
+    assert_eq!(
+        rendered("imports", &flags),
+        recorded("imports/helm-template-set.yaml")
+    );
+}

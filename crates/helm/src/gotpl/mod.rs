@@ -33,6 +33,7 @@ mod function_catalogue;
 mod go_time;
 mod go_time_parse;
 mod helm_functions;
+mod import_values;
 mod objects;
 mod random;
 mod sprig;
