@@ -94,7 +94,10 @@ fn subchart_folders_and_archives_keep_the_files_helm_keeps() {
 
 #[test]
 fn import_values_in_both_forms_fill_the_parents_values_below_its_own_as_in_helm() {
-    assert_eq!(rendered("imports", &[]), recorded("imports/helm-template.yaml"));
+    assert_eq!(
+        rendered("imports", &[]),
+        recorded("imports/helm-template.yaml")
+    );
 }
 
 #[test]
@@ -110,5 +113,46 @@ fn imported_values_are_taken_from_defaults_and_the_users_values_still_win() {
     assert_eq!(
         rendered("imports", &flags),
         recorded("imports/helm-template-set.yaml")
+    );
+}
+
+#[test]
+fn a_key_the_templates_read_is_not_called_unknown_though_values_yaml_lacks_it() {
+    let args = [
+        "render",
+        "rel",
+        "tests/reference/go-charts/read-keys",
+        "-n",
+        "ns",
+        "--set",
+        "heartbeatSchedule=5 6 * * *",
+    ];
+    let out = meshchart(&args);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("unknown key"), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        recorded("read-keys/helm-template-schedule.yaml")
+    );
+}
+
+#[test]
+fn a_key_no_template_reads_is_still_called_unknown() {
+    let args = [
+        "render",
+        "rel",
+        "tests/reference/go-charts/read-keys",
+        "-n",
+        "ns",
+        "--set",
+        "schedule.enabld=false",
+    ];
+    let out = meshchart(&args);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: unknown key schedule.enabld"),
+        "{stderr}"
     );
 }

@@ -34,11 +34,13 @@ mod go_time;
 mod go_time_parse;
 mod helm_functions;
 mod import_values;
+mod mentions;
 mod objects;
 mod random;
 mod sprig;
 
 pub use helm_functions::{helm_exec_error, helm_parse_error};
+pub use mentions::{keys_templates_mention, subchart_sections};
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
