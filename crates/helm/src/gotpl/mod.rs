@@ -28,6 +28,8 @@ mod certs;
 mod clock;
 mod crypto;
 mod dependencies;
+mod derive_password;
+mod from_toml;
 #[cfg(test)]
 mod function_catalogue;
 mod go_time;
@@ -307,6 +309,8 @@ fn register_functions(set: &mut Templates, seed: Vec<u8>, epoch: i64) {
     crypto::register(set, &stream);
     certs::register(set, stream, epoch);
     clock::register(set, epoch);
+    derive_password::register(set);
+    from_toml::register(set);
 }
 
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0
