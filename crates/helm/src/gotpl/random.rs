@@ -1,5 +1,4 @@
-//! Sprig's random functions, made deterministic, and the clock and key functions meshchart
-//! does not offer in Go charts yet.
+//! Sprig's random functions, made deterministic, and `getHostByName`, refused in Go charts.
 //!
 //! Helm draws `randAlphaNum`, `randInt` and `uuidv4` from the process's random source, so two
 //! renders differ. Here they draw from a stream seeded by the render's explicit inputs only:
@@ -68,8 +67,8 @@ impl Stream {
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const DIGITS: &[u8] = b"0123456789";
 
-/// Functions that read the clock or make keys: each fails with this reason when called.
-const NOT_YET: &[&str] = &["getHostByName"];
+/// Functions that would reach the network: each fails with this reason when called.
+const REFUSED: &[&str] = &["getHostByName"];
 
 fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
     match args.first() {
@@ -82,7 +81,7 @@ fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
     }
 }
 
-/// Adds the random functions, seeded by `seed`, and the refusals of [`NOT_YET`] to `set`.
+/// Adds the random functions, seeded by `seed`, and the refusals of [`REFUSED`] to `set`.
 pub(super) fn register(set: &mut Templates, seed: Vec<u8>) -> Rc<RefCell<Stream>> {
     let stream = Rc::new(RefCell::new(Stream::seeded(seed)));
     let alphabets: [(&str, Vec<u8>); 4] = [
@@ -160,14 +159,15 @@ pub(super) fn register(set: &mut Templates, seed: Vec<u8>) -> Rc<RefCell<Stream>
             )))
         }),
     );
-    for name in NOT_YET {
+    for name in REFUSED {
         set.add_function(
             name,
             Arity::AtLeast(0),
             Rc::new(move |_: &mut Context<'_, '_>, _: &[Value]| {
                 Err(FuncError::Message(format!(
-                    "{name} is not supported in Go charts by meshchart yet: a render depends \
-                     only on the chart and its values (pass the value it would make instead)"
+                    "{name} is refused in Go charts by meshchart: it would ask the network, and \
+                     a render depends only on the chart and its values (pass the value it would \
+                     make instead)"
                 )))
             }),
         );
