@@ -54,6 +54,9 @@ impl Object for TimeObject {
             }
             "UTC" | "Local" => time_value(GoTime::utc(t.unix, t.nanos)),
             OFFSET => Value::Int(i64::from(t.offset)),
+            super::objects::MARSHAL_JSON => {
+                Value::from(t.format("2006-01-02T15:04:05.999999999Z07:00"))
+            }
             ZONE => Value::from(t.zone.as_str()),
             _ => return None,
         }))
