@@ -202,22 +202,62 @@ fn pem_block(text: &str) -> Option<(&str, Vec<u8>)> {
 /// change from run to run.
 fn given_key(pem: &str) -> Result<KeyPair, FuncError> {
     let fail = |why: String| FuncError::Message(format!("parse private key: {why}"));
-    let (kind, _) = pem_block(pem).ok_or_else(|| fail("no PEM data in input".into()))?;
-    if !matches!(kind, "RSA PRIVATE KEY" | "EC PRIVATE KEY" | "PRIVATE KEY") {
-        return Err(fail(format!(
-            "no private key data in PEM block of type {kind}"
-        )));
+    let ecdsa = || {
+        FuncError::Message(
+            "an ECDSA key signs with a random nonce, so the certificate would change from \
+             render to render: give an Ed25519 or RSA key"
+                .into(),
+        )
+    };
+    let (kind, der) = pem_block(pem).ok_or_else(|| fail("no PEM data in input".into()))?;
+    let key = match kind {
+        "PRIVATE KEY" => KeyPair::try_from(der.as_slice()),
+        // PKCS#1, as Sprig's genPrivateKey "rsa" and openssl genrsa write it.
+        "RSA PRIVATE KEY" => KeyPair::try_from(rsa_pkcs1_as_pkcs8(&der).as_slice()),
+        "EC PRIVATE KEY" => return Err(ecdsa()),
+        other => {
+            return Err(fail(format!(
+                "no private key data in PEM block of type {other}"
+            )))
+        }
     }
-    let key = KeyPair::from_pem(pem).map_err(|e| fail(e.to_string()))?;
+    .map_err(|e| fail(e.to_string()))?;
     let algorithm = key.algorithm();
     if algorithm == &rcgen::PKCS_ECDSA_P256_SHA256 || algorithm == &rcgen::PKCS_ECDSA_P384_SHA384 {
-        return Err(FuncError::Message(
-            "an ECDSA key signs with a random nonce, so the certificate would change from \
-             render to render: give an Ed25519 or RSA key (PKCS#8)"
-                .into(),
-        ));
+        return Err(ecdsa());
     }
     Ok(key)
+}
+
+/// A PKCS#1 RSA private key wrapped as PKCS#8 (`PrivateKeyInfo`: version 0, the
+/// rsaEncryption algorithm, the PKCS#1 key as an octet string), the form ring reads.
+fn rsa_pkcs1_as_pkcs8(pkcs1: &[u8]) -> Vec<u8> {
+    fn length(n: usize) -> Vec<u8> {
+        if n < 0x80 {
+            return vec![n as u8];
+        }
+        let bytes: Vec<u8> = n
+            .to_be_bytes()
+            .into_iter()
+            .skip_while(|b| *b == 0)
+            .collect();
+        let mut out = vec![0x80 | bytes.len() as u8];
+        out.extend(bytes);
+        out
+    }
+    // INTEGER 0, then SEQUENCE { OID rsaEncryption, NULL }.
+    const VERSION_AND_ALGORITHM: [u8; 18] = [
+        0x02, 0x01, 0x00, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01,
+        0x01, 0x05, 0x00,
+    ];
+    let mut body = VERSION_AND_ALGORITHM.to_vec();
+    body.push(0x04);
+    body.extend(length(pkcs1.len()));
+    body.extend_from_slice(pkcs1);
+    let mut out = vec![0x30];
+    out.extend(length(body.len()));
+    out.extend(body);
+    out
 }
 
 /// Sprig's `buildCustomCert(b64cert, b64key)`: a certificate object of given PEMs.
@@ -401,6 +441,16 @@ mod tests {
     fn the_same_inputs_give_the_same_certificate() {
         let template = "{{ (genCAWithKey \"ca\" 365 (genPrivateKey \"ed25519\")).Cert }}";
         assert_eq!(render(template), render(template));
+    }
+
+    #[test]
+    fn an_rsa_key_in_pkcs1_signs_as_sprigs_do() {
+        // A 2048-bit RSA key in PKCS#1, made with `openssl genrsa -traditional` for this test.
+        let key = include_str!("certs_test_rsa.pem");
+        let template = format!(
+            "{{{{ (genCAWithKey \"ca\" 365 {key:?}).Cert | hasPrefix \"-----BEGIN CERTIFICATE\" }}}}"
+        );
+        assert_eq!(render(&template), Ok("true".into()));
     }
 
     #[test]
