@@ -75,3 +75,84 @@ fn a_missing_required_value_fails_with_helms_execution_error_text() {
         "{stderr} lacks Helm's {helm_message}"
     );
 }
+
+#[test]
+fn clock_cipher_and_regexp_functions_and_helms_framing_render_as_helm_template_does() {
+    assert_eq!(
+        rendered("functions", &[]),
+        recorded("functions/helm-template.yaml")
+    );
+}
+
+#[test]
+fn subchart_folders_and_archives_keep_the_files_helm_keeps() {
+    assert_eq!(
+        rendered("helmignore", &[]),
+        recorded("helmignore/helm-template.yaml")
+    );
+}
+
+#[test]
+fn import_values_in_both_forms_fill_the_parents_values_below_its_own_as_in_helm() {
+    assert_eq!(
+        rendered("imports", &[]),
+        recorded("imports/helm-template.yaml")
+    );
+}
+
+#[test]
+fn imported_values_are_taken_from_defaults_and_the_users_values_still_win() {
+    let flags = [
+        "--set",
+        "host=user.set",
+        "--set",
+        "exports.connection.host=x",
+        "--set",
+        "db.exports.connection.user=changed",
+    ];
+    assert_eq!(
+        rendered("imports", &flags),
+        recorded("imports/helm-template-set.yaml")
+    );
+}
+
+#[test]
+fn a_key_the_templates_read_is_not_called_unknown_though_values_yaml_lacks_it() {
+    let args = [
+        "render",
+        "rel",
+        "tests/reference/go-charts/read-keys",
+        "-n",
+        "ns",
+        "--set",
+        "heartbeatSchedule=5 6 * * *",
+    ];
+    let out = meshchart(&args);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("unknown key"), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        recorded("read-keys/helm-template-schedule.yaml")
+    );
+}
+
+#[test]
+fn a_key_no_template_reads_is_still_called_unknown() {
+    let args = [
+        "render",
+        "rel",
+        "tests/reference/go-charts/read-keys",
+        "-n",
+        "ns",
+        "--set",
+        "schedule.enabld=false",
+    ];
+    let out = meshchart(&args);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: unknown key schedule.enabld"),
+        "{stderr}"
+    );
+}

@@ -6,6 +6,7 @@
 //! full reader for aliases and merge keys. Tests hold the first two to the full reader's verdict.
 
 mod fast;
+mod flow_indent;
 mod manifest_head;
 
 pub use manifest_head::ManifestHead;
@@ -22,6 +23,11 @@ use yaml_rust2::scanner::TScalarStyle;
 /// map key given twice (kubectl refuses that, and which value counts is anyone's guess), and
 /// reads its head, without building the document: rendered output is checked on every render.
 pub fn scan_manifest_head(text: &str) -> Result<ManifestHead, YamlError> {
+    flow_indent::scan_as_go_yaml(text, scan_manifest_head_strictly)
+}
+
+/// [`scan_manifest_head`] as yaml-rust2 judges `text` (see [`flow_indent`] for the difference).
+fn scan_manifest_head_strictly(text: &str) -> Result<ManifestHead, YamlError> {
     if let Some(head) = fast::block_head(text) {
         return Ok(head);
     }
@@ -39,6 +45,22 @@ pub use fast::LineShape;
 /// line check decides (else `shapes` is left empty): a document checked like this is a
 /// reference that similar documents are checked against with [`same_shape`].
 pub fn scan_manifest_head_and_shapes(
+    text: &str,
+    shapes: &mut Vec<LineShape>,
+) -> Result<ManifestHead, YamlError> {
+    let written = text.len();
+    flow_indent::scan_as_go_yaml(text, |read| {
+        let head = scan_manifest_head_and_shapes_strictly(read, shapes);
+        // Shapes of a copy with lines moved describe no text a later document is compared to.
+        if read.len() != written {
+            shapes.clear();
+        }
+        head
+    })
+}
+
+/// [`scan_manifest_head_and_shapes`] as yaml-rust2 judges `text`.
+fn scan_manifest_head_and_shapes_strictly(
     text: &str,
     shapes: &mut Vec<LineShape>,
 ) -> Result<ManifestHead, YamlError> {

@@ -316,10 +316,13 @@ impl Chart {
     /// The chart's subcharts, as Helm finds them: each folder under `charts/` that holds a
     /// `Chart.yaml`, and each archive `charts/*.tgz`, by path.
     pub fn subcharts(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .other_files
-            .iter()
-            .filter_map(|f| f.path.strip_prefix("charts/"))
+        // Archives are usually binary files; Helm skips a name starting with `_` or `.`.
+        let paths = self.other_files.iter().map(|f| f.path.as_str());
+        let binary_paths = self.binary_files.iter().map(|(path, _)| path.as_str());
+        let mut names: Vec<String> = paths
+            .chain(binary_paths)
+            .filter_map(|path| path.strip_prefix("charts/"))
+            .filter(|rest| !rest.starts_with(['_', '.']))
             .filter_map(|rest| match rest.split_once('/') {
                 Some((name, "Chart.yaml")) => Some(format!("charts/{name}")),
                 None if rest.ends_with(".tgz") => Some(format!("charts/{rest}")),

@@ -1,7 +1,9 @@
 //! Subcharts as Helm 3.17.1 renders them: each enabled subchart (by its Chart.yaml
 //! dependency's `condition` and `tags`, renamed by `alias`) renders with its own values, the
 //! parent's values under its name coalesced over its defaults, the parent's `global` values
-//! passed down, and its templates named `parent/charts/sub/templates/...`.
+//! passed down, what the chart imports from its subcharts (`import-values`, see
+//! `import_values`) below its own values, and its templates named
+//! `parent/charts/sub/templates/...`.
 
 use crate::chart::{Chart, ChartError};
 use crate::values::{coalesce, Value as Tree};
@@ -18,14 +20,14 @@ pub(super) struct Node {
 }
 
 /// One `dependencies` entry of Chart.yaml.
-struct Dependency {
-    name: String,
-    alias: Option<String>,
+pub(super) struct Dependency {
+    pub name: String,
+    pub alias: Option<String>,
     condition: Option<String>,
     tags: Vec<String>,
 }
 
-fn dependencies(chart: &Chart) -> Vec<Dependency> {
+pub(super) fn dependencies(chart: &Chart) -> Vec<Dependency> {
     let Some(Tree::Seq(entries)) = chart.metadata.fields.get("dependencies") else {
         return Vec::new();
     };
@@ -58,7 +60,11 @@ fn dependencies(chart: &Chart) -> Vec<Dependency> {
 /// Whether a dependency is enabled, as Helm decides: the first of its `condition` paths
 /// that holds a bool in the parent's values decides; else its tags (enabled when any is true
 /// in the top-level `tags`, disabled when all found are false); else enabled.
-fn enabled(dependency: &Dependency, parent_values: &Tree, top_tags: Option<&Tree>) -> bool {
+pub(super) fn enabled(
+    dependency: &Dependency,
+    parent_values: &Tree,
+    top_tags: Option<&Tree>,
+) -> bool {
     if let Some(condition) = &dependency.condition {
         for path in condition.split(',').map(str::trim) {
             let keys: Vec<&str> = path.split('.').collect();
@@ -115,7 +121,7 @@ pub(super) fn chart_tree(root: &Chart, values: &Tree) -> Result<Vec<Node>, Chart
 }
 
 /// How deep subcharts may nest (a chart archive holding itself would never end).
-const MAX_DEPTH: usize = 20;
+pub(super) const MAX_DEPTH: usize = 20;
 
 fn collect(
     chart: Chart,
@@ -132,6 +138,12 @@ fn collect(
         Vec::new()
     };
     let declared = dependencies(&chart);
+    // What the chart imports from its subcharts fills what its values leave unset (see
+    // import_values), before its subcharts are given their sections.
+    let imported = super::import_values::imported(&chart, values, top_tags, depth)?;
+    if let Tree::Map(map) = values {
+        super::import_values::merge_missing(map, &imported);
+    }
     nodes.push(Node {
         chart,
         path: path.clone(),

@@ -25,18 +25,29 @@
 //! chart on its own thread, which costs less than a millisecond for the charts measured.
 
 mod certs;
+mod clock;
+mod crypto;
 mod dependencies;
+mod derive_password;
+mod from_toml;
+#[cfg(test)]
+mod function_catalogue;
+mod go_time;
+mod go_time_parse;
 mod helm_functions;
+mod import_values;
+mod mentions;
 mod objects;
 mod random;
 mod sprig;
 
 pub use helm_functions::{helm_exec_error, helm_parse_error};
+pub use mentions::{keys_templates_mention, subchart_sections};
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
 use crate::engine::files::Files;
-use crate::engine::{OutputReader, RenderError, RenderOptions};
+use crate::engine::{RenderError, RenderOptions};
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
@@ -199,10 +210,7 @@ pub fn render(
     })?;
     let mut set = Templates::new("gotpl");
     set.set_missing_key(MissingKey::Zero);
-    helm_functions::register(&mut set);
-    sprig::register(&mut set);
-    let stream = random::register(&mut set, random_seed(chart, opts));
-    certs::register(&mut set, stream, epoch_seconds() as i64);
+    register_functions(&mut set, random_seed(chart, opts), epoch_seconds() as i64);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
@@ -270,7 +278,7 @@ pub fn render(
         };
         let mut documents =
             reader
-                .read(template, &output)
+                .read_as_helm(template, &output)
                 .map_err(|problem| RenderError::InvalidYaml {
                     template: name.clone(),
                     template_line: None,
@@ -289,6 +297,20 @@ pub fn render(
         read.push(documents);
     }
     Ok(read)
+}
+
+/// Adds every function a Go chart can call to `set`: Helm's, Sprig's, the random ones drawn
+/// from a stream seeded by `seed`, and those that read the clock, which reads `epoch` (seconds
+/// since 1970).
+fn register_functions(set: &mut Templates, seed: Vec<u8>, epoch: i64) {
+    helm_functions::register(set);
+    sprig::register(set);
+    let stream = random::register(set, seed);
+    crypto::register(set, &stream);
+    certs::register(set, stream, epoch);
+    clock::register(set, epoch);
+    derive_password::register(set);
+    from_toml::register(set);
 }
 
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0

@@ -136,14 +136,22 @@ pub fn go_to_tree(value: &Value) -> Tree {
         ),
         Value::Object(object) => match object.as_map() {
             Some(map) => go_to_tree(&Value::Map(map.clone())),
-            None => {
-                let mut text = String::new();
-                object.format(&mut text);
-                Tree::String(text)
-            }
+            None => match object.get(MARSHAL_JSON, &[]) {
+                // A type with its own JSON form (Go's `time.Time`: RFC 3339).
+                Some(Ok(Value::String(json))) => Tree::String(json.to_string()),
+                _ => {
+                    let mut text = String::new();
+                    object.format(&mut text);
+                    Tree::String(text)
+                }
+            },
         },
     }
 }
+
+/// The hidden method (no template can spell a NUL) of an object whose JSON (and so YAML)
+/// form is a string other than what `%v` prints, as Go's `MarshalJSON` gives it.
+pub(super) const MARSHAL_JSON: &str = "\0MarshalJSON";
 
 /// Helm's `chartutil.Values`: the type of `.` and `.Values`, a map with methods.
 pub(super) struct ChartutilValues(pub Rc<RefCell<Map>>);

@@ -1,5 +1,4 @@
-//! Sprig's random functions, made deterministic, and the clock and key functions meshchart
-//! does not offer in Go charts yet.
+//! Sprig's random functions, made deterministic, and `getHostByName`, refused in Go charts.
 //!
 //! Helm draws `randAlphaNum`, `randInt` and `uuidv4` from the process's random source, so two
 //! renders differ. Here they draw from a stream seeded by the render's explicit inputs only:
@@ -18,6 +17,15 @@ pub(super) struct Stream {
 }
 
 impl Stream {
+    /// The stream of `seed`.
+    pub(super) fn seeded(seed: Vec<u8>) -> Stream {
+        Stream {
+            seed,
+            counter: 0,
+            block: Vec::new(),
+        }
+    }
+
     pub(super) fn next_byte(&mut self) -> u8 {
         if self.block.is_empty() {
             let mut input = self.seed.clone();
@@ -59,35 +67,8 @@ impl Stream {
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const DIGITS: &[u8] = b"0123456789";
 
-/// Functions that read the clock or make keys: each fails with this reason when called.
-const NOT_YET: &[&str] = &[
-    "now",
-    "date",
-    "dateInZone",
-    "date_in_zone",
-    "dateModify",
-    "date_modify",
-    "htmlDate",
-    "htmlDateInZone",
-    "ago",
-    "toDate",
-    "mustToDate",
-    "unixEpoch",
-    "genCAWithKey",
-    "genSelfSignedCertWithKey",
-    "genSignedCertWithKey",
-    "buildCustomCert",
-    "derivePassword",
-    "htpasswd",
-    "bcrypt",
-    "encryptAES",
-    "decryptAES",
-    "randBytes",
-    "getHostByName",
-    "durationRound",
-    "mustDateModify",
-    "must_date_modify",
-];
+/// Functions that would reach the network: each fails with this reason when called.
+const REFUSED: &[&str] = &["getHostByName"];
 
 fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
     match args.first() {
@@ -100,13 +81,9 @@ fn length_arg(args: &[Value]) -> Result<usize, FuncError> {
     }
 }
 
-/// Adds the random functions, seeded by `seed`, and the refusals of [`NOT_YET`] to `set`.
+/// Adds the random functions, seeded by `seed`, and the refusals of [`REFUSED`] to `set`.
 pub(super) fn register(set: &mut Templates, seed: Vec<u8>) -> Rc<RefCell<Stream>> {
-    let stream = Rc::new(RefCell::new(Stream {
-        seed,
-        counter: 0,
-        block: Vec::new(),
-    }));
+    let stream = Rc::new(RefCell::new(Stream::seeded(seed)));
     let alphabets: [(&str, Vec<u8>); 4] = [
         ("randAlphaNum", [LETTERS, DIGITS].concat()),
         ("randAlpha", LETTERS.to_vec()),
@@ -182,14 +159,15 @@ pub(super) fn register(set: &mut Templates, seed: Vec<u8>) -> Rc<RefCell<Stream>
             )))
         }),
     );
-    for name in NOT_YET {
+    for name in REFUSED {
         set.add_function(
             name,
             Arity::AtLeast(0),
             Rc::new(move |_: &mut Context<'_, '_>, _: &[Value]| {
                 Err(FuncError::Message(format!(
-                    "{name} is not supported in Go charts by meshchart yet: a render depends \
-                     only on the chart and its values (pass the value it would make instead)"
+                    "{name} is refused in Go charts by meshchart: it would ask the network, and \
+                     a render depends only on the chart and its values (pass the value it would \
+                     make instead)"
                 )))
             }),
         );

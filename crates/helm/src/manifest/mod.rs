@@ -115,8 +115,20 @@ pub struct DocumentSlice<'a> {
     pub offset: usize,
 }
 
-/// Splits a template's output into trimmed, non-empty documents, as Helm does.
+/// Splits a template's output into trimmed, non-empty documents, as Helm does, except that a
+/// document opening with a literal `---` line (two separators touching) loses it.
 pub fn split_documents(output: &str) -> Vec<DocumentSlice<'_>> {
+    split_at_separators(output, true)
+}
+
+/// Splits a template's output exactly as Helm does: where two separators touch, the second
+/// stays at the start of the next document (`---\n---\na: 1` gives the document
+/// `---\na: 1`), for Go charts, whose output matches Helm's byte for byte.
+pub fn split_documents_as_helm(output: &str) -> Vec<DocumentSlice<'_>> {
+    split_at_separators(output, false)
+}
+
+fn split_at_separators(output: &str, drop_touching: bool) -> Vec<DocumentSlice<'_>> {
     let trimmed = output.trim();
     let base = output.len() - output.trim_start().len();
     let mut documents = Vec::new();
@@ -125,6 +137,9 @@ pub fn split_documents(output: &str) -> Vec<DocumentSlice<'_>> {
         let mut piece = &trimmed[from..to];
         // Helm keeps a literal `---` line when two separators touch; we drop it (engine.md 3.2).
         while let Some(rest) = piece.trim_start().strip_prefix("---") {
+            if !drop_touching {
+                break;
+            }
             piece = rest;
         }
         let from = to - piece.len();

@@ -8,7 +8,10 @@
 //! for a chart's engine.
 
 use super::checked::CheckedDocuments;
-use super::{in_helm_order, line_of, show_only, split_documents, Rendered, RenderedDocument};
+use super::{
+    in_helm_order, line_of, show_only, split_documents, split_documents_as_helm, Rendered,
+    RenderedDocument,
+};
 use crate::engine::{Engine, OutputProblem, OutputReader, RenderError, RenderOptions};
 use crate::values::Value;
 use crate::yaml;
@@ -43,10 +46,31 @@ impl OutputReader for DocumentReader {
     type Read = Vec<RenderedDocument>;
 
     fn read(&self, template: &str, output: &str) -> Result<Vec<RenderedDocument>, OutputProblem> {
+        self.read_documents(template, output, split_documents(output))
+    }
+}
+
+impl DocumentReader {
+    /// [`OutputReader::read`] for a Go chart's template: its output split exactly as Helm
+    /// splits it ([`split_documents_as_helm`]).
+    pub fn read_as_helm(
+        &self,
+        template: &str,
+        output: &str,
+    ) -> Result<Vec<RenderedDocument>, OutputProblem> {
+        self.read_documents(template, output, split_documents_as_helm(output))
+    }
+
+    fn read_documents(
+        &self,
+        template: &str,
+        output: &str,
+        slices: Vec<super::DocumentSlice<'_>>,
+    ) -> Result<Vec<RenderedDocument>, OutputProblem> {
         if is_notes(template) {
             return Ok(Vec::new());
         }
-        split_documents(output)
+        slices
             .into_iter()
             .enumerate()
             .map(|(index, slice)| {

@@ -93,8 +93,9 @@ fn namespace_value(defaults: &Value, request: &RenderRequest, user: &mut Value) 
 }
 
 /// Warnings for the keys of the user's values that the chart does not read (not in its
-/// defaults, not declared by its schema; see [`crate::values::KnownKeys`]), each naming the nearest
-/// key it knows; with `strict`, the same keys are an error. Helm's `global` is every chart's.
+/// defaults, not declared by its schema; see [`crate::values::KnownKeys`]; for a Go chart,
+/// not named by its templates either), each naming the nearest key it knows; with `strict`,
+/// the same keys are an error. Helm's `global` is every chart's.
 fn unknown_keys(
     chart: &Chart,
     defaults: &Value,
@@ -107,6 +108,17 @@ fn unknown_keys(
     let mut path = Vec::new();
     collect_unknown(&known, user, &mut path, &mut unknown);
     unknown.dedup();
+    // A Go chart reads keys its values.yaml leaves out, and Helm takes any key: one its
+    // templates name, or a subchart's section, is not unknown.
+    if !unknown.is_empty() && meshchart_helm::gotpl::is_go_template_chart(chart) {
+        let read = meshchart_helm::gotpl::keys_templates_mention(chart);
+        let sections = meshchart_helm::gotpl::subchart_sections(chart);
+        unknown.retain(|keys| {
+            let read_by_a_template = keys.last().is_some_and(|k| read.contains(k));
+            let in_a_subcharts_section = keys.first().is_some_and(|k| sections.contains(k));
+            !read_by_a_template && !in_a_subcharts_section
+        });
+    }
     let found: Vec<String> = unknown
         .iter()
         .map(|keys| {

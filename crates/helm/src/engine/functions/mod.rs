@@ -28,6 +28,7 @@
 mod args;
 mod collections;
 mod encoding;
+mod go_regex;
 mod lists;
 mod logic;
 mod numbers;

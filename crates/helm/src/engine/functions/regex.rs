@@ -2,8 +2,8 @@
 //! `regexReplaceAllLiteral`, `regexSplit`, `regexQuoteMeta`, and their `must` forms (Helm fails
 //! on an invalid expression with either form, so here both fail alike).
 //!
-//! The `regex` crate's syntax is RE2's, as Go's is, with one difference worth knowing: `\d`, `\w`,
-//! `\s` and `\b` are Unicode-aware here and ASCII-only in Go. Compiled programs are limited in
+//! Patterns are read with Go's syntax (`go_regex` writes them in the `regex` crate's: `\d`,
+//! `\w`, `\s` and `\b` ASCII-only, a class's `-` after `\w` itself, ...). Compiled programs are limited in
 //! size, so a pathological pattern fails with a clear error instead of eating memory; compiled
 //! expressions are cached per thread because templates call them in loops. The cache hands out
 //! shared references, not clones: a cloned `Regex` starts with an empty search cache, and
@@ -31,7 +31,7 @@ fn compile(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
         return Ok(regex);
     }
     let regex = Arc::new(
-        RegexBuilder::new(pattern)
+        RegexBuilder::new(&super::go_regex::to_rust_syntax(pattern))
             .size_limit(MAX_REGEX_BYTES)
             .dfa_size_limit(MAX_REGEX_BYTES)
             .build()?,
