@@ -27,11 +27,13 @@
 mod certs;
 mod dependencies;
 mod helm_functions;
+mod named;
 mod objects;
 mod random;
 mod sprig;
 
 pub use helm_functions::{helm_exec_error, helm_parse_error};
+pub use named::NamedTemplates;
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
@@ -197,12 +199,7 @@ pub fn render(
         source_line: None,
         included_from: Vec::new(),
     })?;
-    let mut set = Templates::new("gotpl");
-    set.set_missing_key(MissingKey::Zero);
-    helm_functions::register(&mut set);
-    sprig::register(&mut set);
-    let stream = random::register(&mut set, random_seed(chart, opts));
-    certs::register(&mut set, stream, epoch_seconds() as i64);
+    let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
@@ -217,7 +214,10 @@ pub fn render(
         set.parse(name, owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
-    let data: Vec<Value> = nodes.iter().map(|n| top_level(n, opts)).collect();
+    let data: Vec<Value> = nodes
+        .iter()
+        .map(|n| top_level(&n.chart, &n.values, opts))
+        .collect();
     // `.Subcharts`: each subchart's own data, under its name, in its parent's.
     for (index, node) in nodes.iter().enumerate() {
         let Some((parent_path, name)) = node.path.rsplit_once("/charts/") else {
@@ -291,6 +291,18 @@ pub fn render(
     Ok(read)
 }
 
+/// An empty template set as Helm makes one for `chart`: missing keys give zero values, and
+/// Go's, Sprig's and Helm's functions are there (the random ones seeded by [`random_seed`]).
+fn template_set(chart: &Chart, opts: &RenderOptions) -> Templates {
+    let mut set = Templates::new("gotpl");
+    set.set_missing_key(MissingKey::Zero);
+    helm_functions::register(&mut set);
+    sprig::register(&mut set);
+    let stream = random::register(&mut set, random_seed(chart, opts));
+    certs::register(&mut set, stream, epoch_seconds() as i64);
+    set
+}
+
 /// The seed of the random functions: the render's explicit inputs (`SOURCE_DATE_EPOCH`, 0
 /// when unset or unreadable; the release's and the chart's names).
 fn random_seed(chart: &Chart, opts: &RenderOptions) -> Vec<u8> {
@@ -309,8 +321,7 @@ fn epoch_seconds() -> u64 {
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
 /// `Files`, `Subcharts` (and `Template`, set per template).
-fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
-    let (chart, values) = (&node.chart, &node.values);
+fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
     let mut release = Map::new();
     release.insert("Name".into(), Value::from(opts.release_name.as_str()));
     release.insert("Namespace".into(), Value::from(opts.namespace.as_str()));

@@ -1,0 +1,211 @@
+//! `meshchart inject --chart` with upstream's own linkerd-control-plane chart of a release (its
+//! partials rendered through the Go-template front end) injects exactly what meshchart's
+//! embedded line of that release injects, on every fixture the line is compared with upstream
+//! on (whose differences from upstream's goldens are the DEVIATIONS.md rows of the line).
+//!
+//! The charts are `tests/reference/upstream-charts/linkerd-control-plane-<version>.tgz` (see
+//! the README there: upstream's chart at the tag, packaged as `helm pull` fetches it).
+
+use super::cases::COMMON;
+use super::{chart as embedded_chart, fixture, run, LINES};
+use crate::support;
+use crate::support::cli::{command, run_with_stdin, scratch_dir};
+
+use meshchart::chart::{Chart, ChartFile};
+use meshchart::inject::command::{run_inject, InjectRequest};
+use meshchart::values::ValueOverrides;
+
+/// The archive of upstream's chart at `release` (edge-24.10.2 is chart version 2024.10.2).
+fn archive(release: &str) -> std::path::PathBuf {
+    let version = release.trim_start_matches("edge-");
+    support::reference_dir().join(format!(
+        "upstream-charts/linkerd-control-plane-20{version}.tgz"
+    ))
+}
+
+fn upstream_chart(release: &str) -> Chart {
+    let path = archive(release);
+    let path = camino::Utf8Path::from_path(&path).expect("UTF-8 path");
+    Chart::from_archive(path).unwrap_or_else(|e| panic!("{release}: {e}"))
+}
+
+#[test]
+fn upstreams_chart_injects_what_the_embedded_line_injects_on_every_fixture() {
+    let mut failures = Vec::new();
+    for release in LINES {
+        let (ours, theirs) = (embedded_chart(release), upstream_chart(release));
+        for case in COMMON {
+            let expected = run(release, &ours, case).map(|r| r.transformed);
+            let got = run(release, &theirs, case).map(|r| r.transformed);
+            match (expected, got) {
+                (Ok(expected), Ok(got)) => {
+                    if got.output != expected.output {
+                        failures.push(format!(
+                            "{release} {}: output differs:\n{}",
+                            case.name,
+                            similar::TextDiff::from_lines(&expected.output, &got.output)
+                                .unified_diff()
+                                .header("the line's", "the chart's")
+                        ));
+                    }
+                    if got.report != expected.report {
+                        failures.push(format!(
+                            "{release} {}: report differs:\nline's:\n{}\nchart's:\n{}",
+                            case.name,
+                            expected.report.render(Default::default()),
+                            got.report.render(Default::default())
+                        ));
+                    }
+                }
+                (expected, got) => failures.push(format!(
+                    "{release} {}: line {:?}, chart {:?}",
+                    case.name,
+                    expected.err(),
+                    got.err()
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_binary_injects_with_an_upstream_chart_folder_as_with_its_archive() {
+    let release = "edge-26.8.3";
+    let scratch = scratch_dir("upstream-chart-folder");
+    let archive_file = std::fs::File::open(archive(release)).expect("the archive opens");
+    tar::Archive::new(flate2::read::GzDecoder::new(archive_file))
+        .unpack(&scratch)
+        .expect("the archive unpacks");
+    let folder = scratch.join("linkerd-control-plane");
+    let input = fixture(release, "inject_emojivoto_deployment.input.yml");
+    let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+    let inject = |chart: &std::path::Path| {
+        let out = run_with_stdin(
+            command(&[
+                "inject",
+                "-",
+                "--chart",
+                chart.to_str().expect("UTF-8"),
+                "--set-file",
+                &format!("identityTrustAnchorsPEM={}", anchors.display()),
+            ])
+            .env("SOURCE_DATE_EPOCH", "0"),
+            &input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    };
+    let from_folder = inject(&folder);
+    assert!(from_folder.contains("name: linkerd-proxy"), "{from_folder}");
+    assert_eq!(from_folder, inject(&archive(release)));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The chart's files as it was read (the subchart's among the others, under `charts/`).
+fn chart_files(chart: &Chart) -> Vec<ChartFile> {
+    let mut files = vec![ChartFile {
+        path: "Chart.yaml".into(),
+        text: chart.chart_yaml.clone(),
+    }];
+    let under = |dir: &str, list: &[ChartFile]| {
+        list.iter()
+            .map(|f| ChartFile {
+                path: format!("{dir}{}", f.path),
+                text: f.text.clone(),
+            })
+            .collect::<Vec<_>>()
+    };
+    files.extend(under("templates/", &chart.templates));
+    files.extend(chart.default_values.iter().cloned());
+    files.extend(chart.value_overlays.iter().cloned());
+    files.extend(chart.other_files.iter().cloned());
+    files
+}
+
+/// Injects the deployment fixture with `chart` and upstream's test settings: the error text.
+fn inject_error(chart: &Chart) -> String {
+    let input = fixture("edge-26.8.3", "inject_emojivoto_deployment.input.yml");
+    let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+    let mut stdin = input.as_bytes();
+    run_inject(
+        chart,
+        &InjectRequest {
+            inputs: vec!["-".into()],
+            overrides: ValueOverrides {
+                set_file: vec![format!("identityTrustAnchorsPEM={}", anchors.display())],
+                ..ValueOverrides::default()
+            },
+            ..InjectRequest::default()
+        },
+        &mut stdin,
+    )
+    .err()
+    .expect("inject refuses the chart")
+    .to_string()
+}
+
+#[test]
+fn a_go_chart_that_is_not_linkerds_is_refused_naming_the_partial_it_lacks() {
+    let path = support::reference_dir().join("go-charts/demo");
+    let chart = Chart::from_dir(camino::Utf8Path::from_path(&path).expect("UTF-8"))
+        .expect("the demo chart loads");
+    let error = inject_error(&chart);
+    assert!(
+        error.contains("go-charts/demo")
+            && error.contains("not a Linkerd control-plane chart")
+            && error.contains("\"partials.proxy\"")
+            && error.contains("charts/partials/templates/_proxy.tpl"),
+        "{error}"
+    );
+}
+
+/// The edge-26.8.3 chart with one file of its partials subchart replaced by `text`.
+fn with_partials_file(name: &str, text: &str) -> Chart {
+    let chart = upstream_chart("edge-26.8.3");
+    let mut files = chart_files(&chart);
+    let path = format!("charts/partials/templates/{name}");
+    let file = files
+        .iter_mut()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("the chart has {path}"));
+    file.text = text.to_owned();
+    Chart::from_files("edited-chart", files).expect("the edited chart loads")
+}
+
+#[test]
+fn a_chart_without_the_volume_partials_is_refused_naming_them() {
+    let error = inject_error(&with_partials_file("_volumes.tpl", ""));
+    assert!(
+        error.contains("edited-chart")
+            && error.contains("partials.proxyInit.volumes.xtables")
+            && error.contains("charts/partials/templates/_volumes.tpl"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_partial_that_does_not_parse_is_named_with_its_file_and_line() {
+    let broken = "{{- define \"partials.debug\" -}}\nname: linkerd-debug\n{{ if }}\n{{- end -}}\n";
+    let error = inject_error(&with_partials_file("_debug.tpl", broken));
+    assert!(
+        error.contains("linkerd-control-plane/charts/partials/templates/_debug.tpl:3"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_partial_that_fails_names_the_container_and_the_template() {
+    let failing = "{{ define \"partials.proxy\" -}}\n{{ fail \"no proxy here\" }}\n{{- end }}\n";
+    let error = inject_error(&with_partials_file("_proxy.tpl", failing));
+    assert!(
+        error.contains("linkerd-proxy")
+            && error.contains("_proxy.tpl:2")
+            && error.contains("no proxy here"),
+        "{error}"
+    );
+}
