@@ -209,3 +209,138 @@ fn a_partial_that_fails_names_the_container_and_the_template() {
         "{error}"
     );
 }
+
+/// Injects `input` with `chart`, `set` over upstream's test settings and `extra` flags.
+fn inject_with(
+    chart: &Chart,
+    input: &str,
+    set: &[&str],
+    extra: &InjectRequest,
+) -> Result<meshchart::inject::Transformed, String> {
+    let anchors = support::reference_dir().join("valid-trust-anchors.pem");
+    let mut stdin = input.as_bytes();
+    run_inject(
+        chart,
+        &InjectRequest {
+            inputs: vec!["-".into()],
+            overrides: ValueOverrides {
+                set: set.iter().map(|s| (*s).to_owned()).collect(),
+                set_file: vec![format!("identityTrustAnchorsPEM={}", anchors.display())],
+                ..ValueOverrides::default()
+            },
+            ..extra.clone()
+        },
+        &mut stdin,
+    )
+    .map(|run| run.transformed)
+    .map_err(|e| e.to_string())
+}
+
+/// The deployment fixture with `annotations` on its pod template.
+fn annotated_deployment(release: &str, annotations: &[(&str, &str)]) -> String {
+    let block: String = annotations
+        .iter()
+        .map(|(k, v)| format!("        {k}: {v:?}\n"))
+        .collect();
+    fixture(release, "inject_emojivoto_deployment.input.yml").replacen(
+        "    metadata:\n      labels:",
+        &format!("    metadata:\n      annotations:\n{block}      labels:"),
+        1,
+    )
+}
+
+/// Tracing on, with a collector and its identity (the proxy partial requires them).
+const TRACING: [&str; 4] = [
+    "proxy.tracing.enabled=true",
+    "proxy.tracing.collector.endpoint=collector.tracing:4317",
+    "proxy.tracing.collector.meshIdentity.serviceAccountName=collector",
+    "proxy.tracing.collector.meshIdentity.namespace=tracing",
+];
+
+/// Settings no upstream fixture covers: the release lines' annotations (and two a line's chart
+/// lacks, which both refuse with a warning), tracing, the CNI plugin with native sidecars,
+/// another control-plane namespace, and the control plane's own linkerd-config.
+#[test]
+fn upstreams_chart_injects_what_the_line_injects_beyond_the_fixtures() {
+    let annotations = [
+        ("config.linkerd.io/access-log", "json"),
+        ("config.linkerd.io/shutdown-grace-period", "1m"),
+        ("config.linkerd.io/proxy-gid", "2103"),
+        ("config.linkerd.io/skip-subnets", "10.0.0.0/8"),
+        ("config.linkerd.io/proxy-admin-shutdown", "enabled"),
+        ("config.linkerd.io/proxy-log-http-headers", "insecure"),
+        ("config.linkerd.io/proxy-cpu-limit", "1500m"),
+        ("config.linkerd.io/proxy-memory-request", "64Mi"),
+        ("config.linkerd.io/opaque-ports", "http,4000"),
+        ("config.linkerd.io/skip-inbound-ports", "9000"),
+        ("config.linkerd.io/proxy-await", "disabled"),
+        ("config.linkerd.io/disable-identity", "true"),
+        ("config.linkerd.io/init-image", "example.com/proxy-init"),
+        ("config.alpha.linkerd.io/proxy-enable-native-sidecar", "false"),
+    ];
+    let mut failures = Vec::new();
+    for release in LINES {
+        let (ours, theirs) = (embedded_chart(release), upstream_chart(release));
+        let plain = fixture(release, "inject_emojivoto_deployment.input.yml");
+        let annotated = annotated_deployment(release, &annotations);
+        let config = support::reference_dir().join(format!("upstream/{release}/defaults/helm.yaml"));
+        let with_config = InjectRequest {
+            config: Some(config.display().to_string()),
+            ..InjectRequest::default()
+        };
+        let none = InjectRequest::default();
+        let variants: [(&str, &str, &[&str], &InjectRequest); 6] = [
+            ("annotations", &annotated, &[], &none),
+            ("tracing", &plain, &TRACING, &none),
+            ("cni-native", &plain, &["cniEnabled=true", "proxy.nativeSidecar=true"], &none),
+            ("namespace", &plain, &["namespace=mesh"], &none),
+            ("debug-classic", &plain, &["debugContainer.enabled=true", "proxy.nativeSidecar=false"], &none),
+            ("config", &plain, &[], &with_config),
+        ];
+        for (name, input, set, extra) in variants {
+            let expected = inject_with(&ours, input, set, extra);
+            let got = inject_with(&theirs, input, set, extra);
+            match (expected, got) {
+                (Ok(expected), Ok(got)) if expected == got => {}
+                (Ok(expected), Ok(got)) => failures.push(format!(
+                    "{release} {name}:\n{}\nreports:\n{}\n{}",
+                    similar::TextDiff::from_lines(&expected.output, &got.output)
+                        .unified_diff()
+                        .header("the line's", "the chart's"),
+                    expected.report.render(Default::default()),
+                    got.report.render(Default::default())
+                )),
+                (expected, got) => failures.push(format!(
+                    "{release} {name}: line {:?}, chart {:?}",
+                    expected.err(),
+                    got.err()
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The partials' own checks hold with upstream's chart as with the line's: tracing without a
+/// collector is refused, naming the partial's file and line and the chart's message.
+#[test]
+fn upstreams_partials_refuse_what_they_refuse_at_helm_template() {
+    let release = "edge-26.8.3";
+    let input = fixture(release, "inject_emojivoto_deployment.input.yml");
+    let set = ["proxy.tracing.enabled=true"];
+    let none = InjectRequest::default();
+    let line = inject_with(&embedded_chart(release), &input, &set, &none);
+    let chart = inject_with(&upstream_chart(release), &input, &set, &none);
+    let (Err(line), Err(chart)) = (line, chart) else {
+        panic!("both refuse tracing without a collector");
+    };
+    let message = "proxy.tracing.collector.endpoint must be set if proxy tracing is enabled";
+    assert!(line.contains(message), "{line}");
+    assert!(
+        chart.contains("deployment/web")
+            && chart.contains("linkerd-proxy")
+            && chart.contains("charts/partials/templates/_proxy.tpl:158")
+            && chart.contains(message),
+        "{chart}"
+    );
+}

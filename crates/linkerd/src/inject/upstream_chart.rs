@@ -83,6 +83,12 @@ pub const IDENTITY_VOLUME: Partial = partial(
     "partials.proxy.volumes.identity",
     "charts/partials/templates/_volumes.tpl",
 );
+/// The pod-info volume a tracing proxy reads: only its presence is read (see
+/// [`tracing_switch`]), as upstream's patch writes the volume itself.
+pub const PODINFO_VOLUME: Partial = partial(
+    "partials.proxy.volumes.podinfo",
+    "charts/partials/templates/_volumes.tpl",
+);
 /// The projected token the proxy presents to identity.
 pub const TOKEN_VOLUME: Partial = partial(
     "partials.proxy.volumes.service-account-token",
@@ -116,6 +122,8 @@ pub struct UpstreamChartSidecars {
     templates: NamedTemplates,
     /// The control plane's namespace (`linkerd.io/control-plane-ns`).
     namespace: String,
+    /// The values key that adds the pod-info volume ([`tracing_switch`]).
+    tracing_switch: Option<[&'static str; 3]>,
 }
 
 impl UpstreamChartSidecars {
@@ -141,6 +149,7 @@ impl UpstreamChartSidecars {
             });
         }
         Ok(UpstreamChartSidecars {
+            tracing_switch: tracing_switch(chart, templates.defines(PODINFO_VOLUME.name)),
             templates,
             namespace: namespace.to_owned(),
         })
@@ -225,7 +234,7 @@ impl SidecarSource for UpstreamChartSidecars {
             volumes.push(Value::Map(self.mapping(XTABLES_VOLUME, values)?));
         }
         volumes.push(Value::Map(self.mapping(IDENTITY_VOLUME, values)?));
-        if truthy(values, &["proxy", "tracing", "enabled"]) {
+        if self.tracing_switch.is_some_and(|key| truthy(values, &key)) {
             volumes.push(pod_labels_volume());
         }
         if truthy(values, &["identity", "serviceAccountTokenProjection"]) {
@@ -237,6 +246,23 @@ impl SidecarSource for UpstreamChartSidecars {
             volumes,
         }))
     }
+}
+
+/// The values key upstream's patch of `chart`'s release reads to add the pod-info volume: none
+/// before proxy tracing came (edge-25.7.1, with the chart's podinfo partial, `has_podinfo`);
+/// `proxy.tracing.enable` until chart 2025.11.1, `proxy.tracing.enabled` from there (the values
+/// renamed it at edge-25.10.1, but the patch read the old name until edge-25.11.1).
+fn tracing_switch(chart: &Chart, has_podinfo: bool) -> Option<[&'static str; 3]> {
+    if !has_podinfo {
+        return None;
+    }
+    let version = &chart.metadata.version;
+    let version = [version.major, version.minor, version.patch];
+    Some(if version >= [2025, 11, 1] {
+        ["proxy", "tracing", "enabled"]
+    } else {
+        ["proxy", "tracing", "enable"]
+    })
 }
 
 /// The pod's labels as a file, which a tracing proxy attaches to its spans (upstream's patch
