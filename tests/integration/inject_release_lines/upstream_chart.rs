@@ -276,14 +276,18 @@ fn upstreams_chart_injects_what_the_line_injects_beyond_the_fixtures() {
         ("config.linkerd.io/proxy-await", "disabled"),
         ("config.linkerd.io/disable-identity", "true"),
         ("config.linkerd.io/init-image", "example.com/proxy-init"),
-        ("config.alpha.linkerd.io/proxy-enable-native-sidecar", "false"),
+        (
+            "config.alpha.linkerd.io/proxy-enable-native-sidecar",
+            "false",
+        ),
     ];
     let mut failures = Vec::new();
     for release in LINES {
         let (ours, theirs) = (embedded_chart(release), upstream_chart(release));
         let plain = fixture(release, "inject_emojivoto_deployment.input.yml");
         let annotated = annotated_deployment(release, &annotations);
-        let config = support::reference_dir().join(format!("upstream/{release}/defaults/helm.yaml"));
+        let config =
+            support::reference_dir().join(format!("upstream/{release}/defaults/helm.yaml"));
         let with_config = InjectRequest {
             config: Some(config.display().to_string()),
             ..InjectRequest::default()
@@ -292,9 +296,19 @@ fn upstreams_chart_injects_what_the_line_injects_beyond_the_fixtures() {
         let variants: [(&str, &str, &[&str], &InjectRequest); 6] = [
             ("annotations", &annotated, &[], &none),
             ("tracing", &plain, &TRACING, &none),
-            ("cni-native", &plain, &["cniEnabled=true", "proxy.nativeSidecar=true"], &none),
+            (
+                "cni-native",
+                &plain,
+                &["cniEnabled=true", "proxy.nativeSidecar=true"],
+                &none,
+            ),
             ("namespace", &plain, &["namespace=mesh"], &none),
-            ("debug-classic", &plain, &["debugContainer.enabled=true", "proxy.nativeSidecar=false"], &none),
+            (
+                "debug-classic",
+                &plain,
+                &["debugContainer.enabled=true", "proxy.nativeSidecar=false"],
+                &none,
+            ),
             ("config", &plain, &[], &with_config),
         ];
         for (name, input, set, extra) in variants {

@@ -81,7 +81,11 @@ impl NamedTemplates {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         };
         let set = named.parse()?;
-        named.names = set.template_names().into_iter().map(str::to_owned).collect();
+        named.names = set
+            .template_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         remember(named.id, Rc::new(set));
         Ok(named)
     }

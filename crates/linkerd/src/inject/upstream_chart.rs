@@ -49,10 +49,7 @@ const fn partial(name: &'static str, file: &'static str) -> Partial {
 }
 
 /// The `linkerd-proxy` container.
-pub const PROXY: Partial = partial(
-    "partials.proxy",
-    "charts/partials/templates/_proxy.tpl",
-);
+pub const PROXY: Partial = partial("partials.proxy", "charts/partials/templates/_proxy.tpl");
 /// The `linkerd-init` container.
 pub const PROXY_INIT: Partial = partial(
     "partials.proxy-init",
@@ -64,10 +61,7 @@ pub const NETWORK_VALIDATOR: Partial = partial(
     "charts/partials/templates/_network-validator.tpl",
 );
 /// The `linkerd-debug` container.
-pub const DEBUG: Partial = partial(
-    "partials.debug",
-    "charts/partials/templates/_debug.tpl",
-);
+pub const DEBUG: Partial = partial("partials.debug", "charts/partials/templates/_debug.tpl");
 /// The `linkerd.io/created-by` annotation.
 pub const CREATED_BY: Partial = partial(
     "partials.annotations.created-by",
