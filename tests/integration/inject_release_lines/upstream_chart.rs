@@ -358,3 +358,22 @@ fn upstreams_partials_refuse_what_they_refuse_at_helm_template() {
         "{chart}"
     );
 }
+
+/// A partial only some pods need (the debug sidecar's) is asked for when a pod needs it: a
+/// chart without it injects other pods, and refuses one that needs it, naming it.
+#[test]
+fn a_chart_without_the_debug_partial_refuses_only_the_debug_sidecar() {
+    let chart = with_partials_file("_debug.tpl", "");
+    let input = fixture("edge-26.8.3", "inject_emojivoto_deployment.input.yml");
+    let none = InjectRequest::default();
+    assert!(inject_with(&chart, &input, &[], &none).is_ok());
+    let error = inject_with(&chart, &input, &["debugContainer.enabled=true"], &none)
+        .err()
+        .expect("the debug sidecar cannot be rendered");
+    assert!(
+        error.contains("linkerd-debug")
+            && error.contains("partials.debug")
+            && error.contains("charts/partials/templates/_debug.tpl"),
+        "{error}"
+    );
+}

@@ -89,15 +89,11 @@ pub const TOKEN_VOLUME: Partial = partial(
     "charts/partials/templates/_volumes.tpl",
 );
 
-/// What a chart must define to be taken for Linkerd's control-plane chart: without these no
-/// workload can be injected. The others are asked for when a pod needs them.
-const REQUIRED: [Partial; 5] = [
-    PROXY,
-    PROXY_INIT,
-    XTABLES_VOLUME,
-    IDENTITY_VOLUME,
-    TOKEN_VOLUME,
-];
+/// What a chart must define to be taken for Linkerd's control-plane chart: every injected pod
+/// needs these (upstream's charts have had them since stable-2.11). The others are asked for
+/// when a pod needs them: the token volume came at stable-2.12, the network validator at
+/// stable-2.13, tracing's pod-info volume at edge-25.7.1.
+const REQUIRED: [Partial; 4] = [PROXY, PROXY_INIT, XTABLES_VOLUME, IDENTITY_VOLUME];
 
 impl Part {
     /// The partial of upstream's chart that renders this container.
@@ -122,8 +118,9 @@ pub struct UpstreamChartSidecars {
 
 impl UpstreamChartSidecars {
     /// Reads `chart` (a Go-template chart with its `partials` subchart) to render for
-    /// Kubernetes `kube_version`, the control plane in `namespace`. A chart lacking a
-    /// [`REQUIRED`] partial is [`InjectError::NotAControlPlaneChart`].
+    /// Kubernetes `kube_version`, the control plane in `namespace`. A chart lacking the proxy,
+    /// proxy-init, iptables-lock volume or identity volume partial is
+    /// [`InjectError::NotAControlPlaneChart`].
     pub fn new(
         chart: &Chart,
         namespace: &str,
@@ -151,11 +148,17 @@ impl UpstreamChartSidecars {
 
     /// `partial` rendered with `values`, parsed as a YAML mapping.
     fn mapping(&self, partial: Partial, values: &Value) -> Result<Map, SidecarError> {
-        let text = self.templates.render(partial.name, values)?;
         let invalid = |message: String| SidecarError::BadAdditions {
             template: partial.name.to_owned(),
             message,
         };
+        if !self.templates.defines(partial.name) {
+            return Err(invalid(format!(
+                "the chart defines no such template (upstream's keeps it in {})",
+                partial.file
+            )));
+        }
+        let text = self.templates.render(partial.name, values)?;
         match crate::yaml::parse_document(&text).map_err(|e| invalid(e.to_string()))? {
             Value::Map(map) => Ok(map),
             other => Err(invalid(format!("got a {}", other.type_name()))),
@@ -166,6 +169,15 @@ impl UpstreamChartSidecars {
 impl SidecarSource for UpstreamChartSidecars {
     fn render(&self, part: Part, values: &Value) -> Result<Value, SidecarError> {
         let partial = part.upstream_partial();
+        if !self.templates.defines(partial.name) {
+            return Err(SidecarError::NotAContainer {
+                template: partial.name.to_owned(),
+                message: format!(
+                    "the chart defines no such template (upstream's keeps it in {})",
+                    partial.file
+                ),
+            });
+        }
         let text = self.templates.render(partial.name, values)?;
         container_from_text(part, &text).map_err(|error| match error {
             SidecarError::NotAContainer { message, .. } => SidecarError::NotAContainer {
