@@ -237,15 +237,15 @@ mod tests {
     fn each_thread_renders_with_its_own_parsed_set() {
         let chart = chart(&[(
             "templates/_parts.tpl",
-            "{{ define \"part\" }}{{ .Values.n }}{{ end }}",
+            "{{ define \"part\" }}{{ .Values.count }}{{ end }}",
         )]);
         let named = NamedTemplates::new(&chart, RenderOptions::default()).unwrap();
         let from_other = std::thread::scope(|s| {
-            s.spawn(|| named.render("part", &values("n: 2\n")).unwrap())
+            s.spawn(|| named.render("part", &values("count: 2\n")).unwrap())
                 .join()
                 .unwrap()
         });
         assert_eq!(from_other, "2");
-        assert_eq!(named.render("part", &values("n: 1\n")).unwrap(), "1");
+        assert_eq!(named.render("part", &values("count: 1\n")).unwrap(), "1");
     }
 }
