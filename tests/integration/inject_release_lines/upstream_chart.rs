@@ -144,8 +144,7 @@ fn inject_error(chart: &Chart) -> String {
         },
         &mut stdin,
     )
-    .err()
-    .expect("inject refuses the chart")
+    .expect_err("inject refuses the chart")
     .to_string()
 }
 
@@ -368,8 +367,7 @@ fn a_chart_without_the_debug_partial_refuses_only_the_debug_sidecar() {
     let none = InjectRequest::default();
     assert!(inject_with(&chart, &input, &[], &none).is_ok());
     let error = inject_with(&chart, &input, &["debugContainer.enabled=true"], &none)
-        .err()
-        .expect("the debug sidecar cannot be rendered");
+        .expect_err("the debug sidecar cannot be rendered");
     assert!(
         error.contains("linkerd-debug")
             && error.contains("partials.debug")
