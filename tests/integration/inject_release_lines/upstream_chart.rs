@@ -375,3 +375,76 @@ fn a_chart_without_the_debug_partial_refuses_only_the_debug_sidecar() {
         "{error}"
     );
 }
+
+/// The fixture cases upstream's CLI at edge-24.8.2 is compared on (their files are in
+/// `tests/reference/inject-edge-24.8.2/`; the README there says where they came from).
+const EDGE_24_8_2_CASES: &[&str] = &[
+    "deployment",
+    "pod",
+    "statefulset",
+    "list",
+    "deployment_capabilities",
+    "deployment_debug",
+    "deployment_no_init_container",
+    "deployment_proxyignores",
+    "deployment_opaque_ports",
+    "pod_ingress",
+    "deployment_native_sidecar",
+    "deployment_config_overrides",
+    "deployment_overridden",
+    "pod_with_requests",
+];
+
+/// What the feature is for: a release meshchart does not embed (edge-24.8.2, before the
+/// edge-24.10.2 line; its proxy lacks the user-timeout variables edge-24.10.2's has) injected
+/// with upstream's chart of that release gives upstream's own CLI output at that tag, except
+/// the differences the same era's line lists (`## edge-24.10.2 inject` of DEVIATIONS.md; only
+/// that each difference is listed is checked here, as these cases are a subset of the line's).
+#[test]
+fn a_release_meshchart_does_not_embed_injects_as_its_own_cli_except_the_eras_rows() {
+    let release = "edge-24.8.2";
+    assert!(
+        meshchart::releases::row(release).is_none(),
+        "{release} is embedded now: pick an older release for this test"
+    );
+    let chart = upstream_chart(release);
+    let found: Vec<super::Difference> = COMMON
+        .iter()
+        .filter(|case| EDGE_24_8_2_CASES.contains(&case.name))
+        .flat_map(|case| super::differences(release, &chart, case))
+        .collect();
+    assert!(
+        found.iter().all(|d| d.path != "(case)"),
+        "{}",
+        found
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let heading = "## edge-24.10.2 inject";
+    let rows =
+        support::deviations::read_table(heading, &["case", "resource", "field path", "reason"]);
+    let key = |d: &super::Difference| vec![d.case.clone(), d.resource.clone(), d.path.clone()];
+    let used: Vec<_> = rows
+        .into_iter()
+        .filter(|row| {
+            found.iter().any(|d| {
+                let key = key(d);
+                row.covers(&key.iter().map(String::as_str).collect::<Vec<_>>())
+            })
+        })
+        .collect();
+    let report = support::deviations::unmatched(heading, &used, &found, key);
+    assert!(report.is_empty(), "{report}");
+    // The edge-24.10.2 line adds what this release's proxy does not read.
+    let deployment = COMMON
+        .iter()
+        .find(|c| c.name == "deployment")
+        .expect("a case");
+    let theirs = super::inject(release, &chart, deployment).expect("injects");
+    let line =
+        super::inject(release, &embedded_chart("edge-24.10.2"), deployment).expect("injects");
+    let variable = "LINKERD2_PROXY_INBOUND_ACCEPT_USER_TIMEOUT";
+    assert!(!theirs.contains(variable) && line.contains(variable));
+}

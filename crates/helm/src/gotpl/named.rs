@@ -8,7 +8,7 @@
 //! `Rc` values and cannot cross threads, so each thread that renders parses its own copy the
 //! first time and keeps it ([`COMPILED_PER_THREAD`] sets at most).
 
-use super::{dependencies, objects, template_error, template_set, top_level};
+use super::{dependencies, objects, template_error, template_set, top_level, values_to_go};
 use crate::chart::Chart;
 use crate::engine::{RenderError, RenderOptions};
 use crate::values::Value as Tree;
@@ -26,7 +26,15 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// This thread's parsed sets, by [`NamedTemplates::id`], the most recent last.
-    static COMPILED: RefCell<Vec<(u64, Rc<Templates>)>> = const { RefCell::new(Vec::new()) };
+    static COMPILED: RefCell<Vec<(u64, Compiled)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One thread's copy of a chart's templates, and the top-level objects every render shares
+/// (`.Chart`, `.Files`, `.Release`, `.Capabilities`): made once, as `.Files` copies the chart.
+#[derive(Clone)]
+struct Compiled {
+    set: Rc<Templates>,
+    top: Map,
 }
 
 /// A Go-template chart's named templates, ready to render one at a time.
@@ -80,13 +88,14 @@ impl NamedTemplates {
             options,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         };
-        let set = named.parse()?;
-        named.names = set
+        let compiled = named.compile()?;
+        named.names = compiled
+            .set
             .template_names()
             .into_iter()
             .map(str::to_owned)
             .collect();
-        remember(named.id, Rc::new(set));
+        remember(named.id, compiled);
         Ok(named)
     }
 
@@ -109,60 +118,70 @@ impl NamedTemplates {
     /// `.Files`, and the options' `.Release` and `.Capabilities`), as `include "name" .` would
     /// in a template of the root chart. A missing value prints as nothing, as in Helm's output.
     pub fn render(&self, name: &str, values: &Tree) -> Result<String, RenderError> {
-        let set = self.compiled()?;
-        let data = top_level(&self.root, values, &self.options);
-        if let Some(map) = data.as_map() {
-            let mut template = Map::new();
-            template.insert("Name".into(), Value::from(name));
-            template.insert(
-                "BasePath".into(),
-                Value::from(format!("{}/templates", self.root.metadata.name)),
-            );
-            map.borrow_mut()
-                .insert("Template".into(), objects::chartutil_values(template));
-        }
-        let output = set
-            .execute(name, &data)
+        let compiled = self.compiled()?;
+        let mut top = compiled.top;
+        let values = match values_to_go(values) {
+            Value::Map(map) => map.borrow().clone(),
+            _ => Map::new(),
+        };
+        top.insert("Values".into(), objects::chartutil_values(values));
+        let mut template = Map::new();
+        template.insert("Name".into(), Value::from(name));
+        template.insert(
+            "BasePath".into(),
+            Value::from(format!("{}/templates", self.root.metadata.name)),
+        );
+        top.insert("Template".into(), objects::chartutil_values(template));
+        let output = compiled
+            .set
+            .execute(name, &objects::chartutil_values(top))
             .map_err(|e| template_error(name, &e, false))?;
         Ok(output.replace("<no value>", ""))
     }
 
-    /// This thread's parsed set, parsed now if the thread has none.
-    fn compiled(&self) -> Result<Rc<Templates>, RenderError> {
+    /// This thread's copy, made now if the thread has none.
+    fn compiled(&self) -> Result<Compiled, RenderError> {
         let found = COMPILED.with(|sets| {
             let sets = sets.borrow();
             sets.iter()
                 .find(|(id, _)| *id == self.id)
-                .map(|(_, set)| set.clone())
+                .map(|(_, compiled)| compiled.clone())
         });
-        if let Some(set) = found {
-            return Ok(set);
+        if let Some(compiled) = found {
+            return Ok(compiled);
         }
-        let set = Rc::new(self.parse()?);
-        remember(self.id, set.clone());
-        Ok(set)
+        let compiled = self.compile()?;
+        remember(self.id, compiled.clone());
+        Ok(compiled)
     }
 
-    fn parse(&self) -> Result<Templates, RenderError> {
+    fn compile(&self) -> Result<Compiled, RenderError> {
         let mut set = template_set(&self.root, &self.options);
         for (name, text) in &self.files {
             set.parse(name, text)
                 .map_err(|e| template_error(name, &e, true))?;
         }
-        Ok(set)
+        let top = top_level(&self.root, &Tree::Null, &self.options)
+            .as_map()
+            .map(|map| map.borrow().clone())
+            .unwrap_or_default();
+        Ok(Compiled {
+            set: Rc::new(set),
+            top,
+        })
     }
 }
 
-/// Keeps `set` as this thread's parsed set of [`NamedTemplates`] `id`, forgetting the oldest
+/// Keeps `compiled` as this thread's copy of [`NamedTemplates`] `id`, forgetting the oldest
 /// past [`COMPILED_PER_THREAD`].
-fn remember(id: u64, set: Rc<Templates>) {
+fn remember(id: u64, compiled: Compiled) {
     COMPILED.with(|sets| {
         let mut sets = sets.borrow_mut();
         sets.retain(|(kept, _)| *kept != id);
         if sets.len() >= COMPILED_PER_THREAD {
             sets.remove(0);
         }
-        sets.push((id, set));
+        sets.push((id, compiled));
     });
 }
 
