@@ -448,3 +448,19 @@ fn a_release_meshchart_does_not_embed_injects_as_its_own_cli_except_the_eras_row
     let variable = "LINKERD2_PROXY_INBOUND_ACCEPT_USER_TIMEOUT";
     assert!(!theirs.contains(variable) && line.contains(variable));
 }
+
+#[test]
+fn the_binary_refuses_a_chart_that_is_not_linkerds_exiting_1_with_nothing_on_stdout() {
+    let input = fixture("edge-26.8.3", "inject_emojivoto_deployment.input.yml");
+    let out = run_with_stdin(
+        &mut command(&["inject", "-", "--chart", "tests/reference/go-charts/demo"]),
+        &input,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr.contains("tests/reference/go-charts/demo: not a Linkerd control-plane chart"),
+        "{stderr}"
+    );
+}
