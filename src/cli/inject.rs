@@ -28,7 +28,9 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
     }
     // The control plane's own release chooses the line, unless --linkerd does: a config from
     // a release meshchart does not embed is then an error, as a linkerdVersion would be.
+    // `--chart` names the chart outright (upstream's, of a release we may not embed).
     let release = match (&args.linkerd, &request.config) {
+        _ if args.chart.is_some() => None,
         (Some(line), _) => Some(line.clone()),
         (None, Some(config)) => {
             let release = inject_config_release(config, &mut kept_stdin.as_slice())?;
@@ -58,9 +60,12 @@ pub fn inject(args: &InjectArgs) -> Result<ExitCode, Error> {
         }
         (None, None) => None,
     };
-    let source = ChartSource::Embedded {
-        release,
-        crds: false,
+    let source = match &args.chart {
+        Some(chart) => ChartSource::from_flag(Some(chart)),
+        None => ChartSource::Embedded {
+            release,
+            crds: false,
+        },
     };
     let stdin_used_by_config = request.config.as_deref() == Some("-");
     let mut live_stdin = std::io::stdin().lock();

@@ -416,6 +416,11 @@ pub struct InjectArgs {
     /// them); default: the release your values' linkerdVersion names, else the default line.
     #[arg(long, value_name = "RELEASE")]
     pub linkerd: Option<String>,
+    /// Upstream's linkerd-control-plane chart of the release to inject (a folder, or the
+    /// archive `helm pull linkerd/linkerd-control-plane --version X` fetches): its proxy
+    /// partials render the sidecars, as the Linkerd CLI of that release does.
+    #[arg(long, value_name = "DIR|TGZ", conflicts_with = "linkerd")]
+    pub chart: Option<Utf8PathBuf>,
     /// `-f` and the `--set` family.
     #[command(flatten)]
     pub values: ValueFlags,

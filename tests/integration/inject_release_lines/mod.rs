@@ -26,6 +26,7 @@ use support::deviations::{read_table, unmatched};
 use support::tree_diff::{leaves, TreeDiff};
 
 mod cases;
+mod upstream_chart;
 
 use cases::{Case, COMMON, UNINJECT_PAIRS};
 

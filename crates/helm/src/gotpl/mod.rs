@@ -37,12 +37,14 @@ mod go_time_parse;
 mod helm_functions;
 mod import_values;
 mod mentions;
+mod named;
 mod objects;
 mod random;
 mod sprig;
 
 pub use helm_functions::{helm_exec_error, helm_parse_error};
 pub use mentions::{keys_templates_mention, subchart_sections};
+pub use named::NamedTemplates;
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
@@ -208,9 +210,7 @@ pub fn render(
         source_line: None,
         included_from: Vec::new(),
     })?;
-    let mut set = Templates::new("gotpl");
-    set.set_missing_key(MissingKey::Zero);
-    register_functions(&mut set, random_seed(chart, opts), epoch_seconds() as i64);
+    let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
@@ -225,7 +225,10 @@ pub fn render(
         set.parse(name, owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
-    let data: Vec<Value> = nodes.iter().map(|n| top_level(n, opts)).collect();
+    let data: Vec<Value> = nodes
+        .iter()
+        .map(|n| top_level(&n.chart, &n.values, opts))
+        .collect();
     // `.Subcharts`: each subchart's own data, under its name, in its parent's.
     for (index, node) in nodes.iter().enumerate() {
         let Some((parent_path, name)) = node.path.rsplit_once("/charts/") else {
@@ -299,6 +302,16 @@ pub fn render(
     Ok(read)
 }
 
+/// An empty template set as Helm makes one for `chart`: missing keys give zero values, and
+/// every function a Go chart can call is there: Helm's, Sprig's, the random ones drawn from a
+/// stream seeded by [`random_seed`], and those that read the clock (`SOURCE_DATE_EPOCH`).
+fn template_set(chart: &Chart, opts: &RenderOptions) -> Templates {
+    let mut set = Templates::new("gotpl");
+    set.set_missing_key(MissingKey::Zero);
+    register_functions(&mut set, random_seed(chart, opts), epoch_seconds() as i64);
+    set
+}
+
 /// Adds every function a Go chart can call to `set`: Helm's, Sprig's, the random ones drawn
 /// from a stream seeded by `seed`, and those that read the clock, which reads `epoch` (seconds
 /// since 1970).
@@ -331,8 +344,7 @@ fn epoch_seconds() -> u64 {
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
 /// `Files`, `Subcharts` (and `Template`, set per template).
-fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
-    let (chart, values) = (&node.chart, &node.values);
+fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
     let mut release = Map::new();
     release.insert("Name".into(), Value::from(opts.release_name.as_str()));
     release.insert("Namespace".into(), Value::from(opts.namespace.as_str()));

@@ -3,7 +3,8 @@
 
 use super::control_plane::values_from_linkerd_config;
 use super::input::{open_inputs, read_sources};
-use super::sidecar::{ChartSidecars, DEFAULT_CONTROL_PLANE_NAMESPACE};
+use super::sidecar::{ChartSidecars, SidecarSource, DEFAULT_CONTROL_PLANE_NAMESPACE};
+use super::upstream_chart::UpstreamChartSidecars;
 use super::{
     inject_stream_reporting, uninject_stream_reporting, Entry, InjectError, InjectOptions,
     Namespaces, OutputFormat, Report, ReportSink, Transformed,
@@ -289,15 +290,24 @@ pub fn run_inject_reporting(
         Some(Value::String(ns)) if !ns.is_empty() => ns.clone(),
         _ => DEFAULT_CONTROL_PLANE_NAMESPACE.to_owned(),
     };
-    let sidecars = ChartSidecars::new(chart)?
-        .for_kube_version(kube_version)
-        .in_namespace(&control_plane_namespace);
+    // A chart in Go templates is upstream's own (inject --chart): its partials, through the Go
+    // front end; ours are Jinja.
+    let (ours, upstream);
+    let sidecars: &dyn SidecarSource = if meshchart_helm::gotpl::is_go_template_chart(chart) {
+        upstream = UpstreamChartSidecars::new(chart, &control_plane_namespace, kube_version)?;
+        &upstream
+    } else {
+        ours = ChartSidecars::new(chart)?
+            .for_kube_version(kube_version)
+            .in_namespace(&control_plane_namespace);
+        &ours
+    };
     inject_stream_reporting(
         &inputs,
         &InjectOptions {
             values,
             namespaces,
-            sidecars: &sidecars,
+            sidecars,
         },
         args.output,
         out,

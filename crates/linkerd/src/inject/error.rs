@@ -157,6 +157,21 @@ pub enum InjectError {
         /// What went wrong.
         source: Box<SidecarError>,
     },
+    /// `inject --chart` was given a Go-template chart that lacks a partial Linkerd's
+    /// control-plane chart has (see [`super::upstream_chart`]).
+    #[error(
+        "{chart}: not a Linkerd control-plane chart: no template defines {partial:?} (upstream's \
+         linkerd-control-plane chart has it in {file}); give the chart `helm pull \
+         linkerd/linkerd-control-plane` fetches, or one of meshchart's lines with --linkerd"
+    )]
+    NotAControlPlaneChart {
+        /// The chart's folder or archive.
+        chart: String,
+        /// The partial it lacks.
+        partial: &'static str,
+        /// Where upstream's chart defines it.
+        file: &'static str,
+    },
     /// A changed document could not be written back (a value YAML/JSON cannot hold).
     #[error("{workload}: cannot write the injected resource: {message}")]
     Emit {

@@ -39,6 +39,7 @@ pub(crate) mod quantity;
 pub(crate) mod report;
 pub(crate) mod sidecar;
 pub(crate) mod uninject;
+pub mod upstream_chart;
 pub mod workload;
 
 mod list_assembly;
@@ -57,6 +58,7 @@ pub use report::{
     Entry, Outcome, Report, ReportFormat, ReportSink, SkipReason, SpooledReport, Summary, Warning,
 };
 pub use sidecar::{ChartSidecars, Part, SidecarSource};
+pub use upstream_chart::UpstreamChartSidecars;
 
 use namespaces::documents_mentioning;
 use stream::run;
