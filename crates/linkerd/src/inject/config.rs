@@ -11,7 +11,7 @@ mod settings;
 mod unknown;
 
 use setters::{one_of, set, INJECT_VALUES};
-use unknown::{all_settings, setting_values_key, unknown_annotations};
+use unknown::{all_settings, setting_values_key, unknown_annotations, CONFIG_PREFIXES};
 
 use super::error::{InjectError, Origin, WorkloadRef};
 use super::report::Warning;
@@ -20,6 +20,13 @@ use crate::values::{Map, Value};
 
 /// The annotation that turns injection on, off, or on in ingress mode.
 pub(crate) const INJECT_ANNOTATION: &str = "linkerd.io/inject";
+
+/// Whether resolving a pod's configuration reads annotation `key`: `linkerd.io/inject` and the
+/// configuration prefixes' (every setting's key is one; the rest are warned about). Any other
+/// annotation (a checksum, a scrape port) has no effect on the configuration.
+pub(crate) fn reads_annotation(key: &str) -> bool {
+    key == INJECT_ANNOTATION || CONFIG_PREFIXES.iter().any(|p| key.starts_with(p))
+}
 
 /// How a pod asks to be injected (`linkerd.io/inject`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -102,11 +109,40 @@ fn annotation_text(value: &Value) -> String {
     }
 }
 
-/// Facts about the pod that some annotations need.
+/// Facts about the pod that some annotations need. It remembers whether they were read, so a
+/// configuration resolved without them can be shared by pods whose facts differ.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodFacts {
     /// Named container ports of the app containers: name and number.
-    pub named_ports: Vec<(String, i64)>,
+    named_ports: Vec<(String, i64)>,
+    read: std::cell::Cell<bool>,
+}
+
+impl PodFacts {
+    /// The facts of a pod whose app containers have `named_ports` (name and number).
+    pub(crate) fn new(named_ports: Vec<(String, i64)>) -> PodFacts {
+        PodFacts {
+            named_ports,
+            read: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The named container ports (a port list annotation's names resolve to them).
+    pub(crate) fn named_ports(&self) -> &[(String, i64)] {
+        self.read.set(true);
+        &self.named_ports
+    }
+
+    /// The named ports without recording a read (for a cache key).
+    pub(crate) fn named_ports_unread(&self) -> &[(String, i64)] {
+        &self.named_ports
+    }
+
+    /// Whether anything read [`PodFacts::named_ports`]: if not, the pod's configuration does
+    /// not depend on them.
+    pub(crate) fn were_read(&self) -> bool {
+        self.read.get()
+    }
 }
 
 /// One pod's configuration.

@@ -44,6 +44,7 @@ pub mod workload;
 mod list_assembly;
 mod namespaces;
 mod pod_extras;
+mod ports_fill;
 mod stream;
 mod transform;
 mod write;

@@ -100,9 +100,7 @@ fn conversions() {
         pod: Some(&pod),
         ..Layers::default()
     };
-    let facts = PodFacts {
-        named_ports: vec![("mysql".into(), 3306)],
-    };
+    let facts = PodFacts::new(vec![("mysql".into(), 3306)]);
     let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
     let v = &config.values;
     let at = |p: &[&str]| v.get_path(p).cloned().unwrap_or_default();
@@ -237,9 +235,7 @@ fn skip_ports_accept_names_of_the_pods_container_ports() {
         pod: Some(&pod),
         ..Layers::default()
     };
-    let facts = PodFacts {
-        named_ports: vec![("admin".into(), 8081), ("db".into(), 5432)],
-    };
+    let facts = PodFacts::new(vec![("admin".into(), 8081), ("db".into(), 5432)]);
     let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
     let at = |p: &[&str]| config.values.get_path(p).cloned().unwrap_or_default();
     assert_eq!(
@@ -363,4 +359,15 @@ fn identity_conflict() {
     };
     let err = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap_err();
     assert!(matches!(err, InjectError::Conflict { .. }), "{err}");
+}
+
+#[test]
+fn every_setting_is_read_under_an_annotation_that_counts_for_the_configuration() {
+    for (setting, _) in all_settings() {
+        for key in std::iter::once(setting.key).chain(setting.aliases.iter().copied()) {
+            assert!(reads_annotation(key), "{key}");
+        }
+    }
+    assert!(reads_annotation(INJECT_ANNOTATION));
+    assert!(!reads_annotation("checksum/config"));
 }
