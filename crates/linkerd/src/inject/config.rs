@@ -14,6 +14,7 @@ use setters::{one_of, set, INJECT_VALUES};
 use unknown::{all_settings, setting_values_key, unknown_annotations, CONFIG_PREFIXES};
 
 use super::error::{InjectError, Origin, WorkloadRef};
+use super::parse::parse_port_range;
 use super::report::Warning;
 use super::workload::truthy;
 use crate::values::{Map, Value};
@@ -133,9 +134,36 @@ impl PodFacts {
         &self.named_ports
     }
 
+    /// The number of the app containers' port named `name`, if one is. Looking up a port
+    /// number or range (a port list's `5432`) finds nothing but a port named like a number,
+    /// which [`PodFacts::numeric_named_ports`] tells: only a lookup that finds a port, or one of a
+    /// real name, counts as reading the named ports.
+    pub(crate) fn port_named(&self, name: &str) -> Option<i64> {
+        let found = self
+            .named_ports
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, port)| *port);
+        if found.is_some() || parse_port_range(name).is_none() {
+            self.read.set(true);
+        }
+        found
+    }
+
     /// The named ports without recording a read (for a cache key).
     pub(crate) fn named_ports_unread(&self) -> &[(String, i64)] {
         &self.named_ports
+    }
+
+    /// The named ports whose names read as a port number or range (Kubernetes allows no such
+    /// name, but a manifest may have one): the one thing besides the annotations that decides
+    /// the configuration when it does not read the named ports.
+    pub(crate) fn numeric_named_ports(&self) -> Vec<(String, i64)> {
+        self.named_ports
+            .iter()
+            .filter(|(name, _)| parse_port_range(name).is_some())
+            .cloned()
+            .collect()
     }
 
     /// Whether anything read [`PodFacts::named_ports`]: if not, the pod's configuration does

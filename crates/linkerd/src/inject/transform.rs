@@ -64,15 +64,27 @@ pub(super) struct ResolvedPod {
     ported: Mutex<Option<Arc<PortsPlan>>>,
 }
 
+/// Which of the pod's named ports a configuration key holds.
+#[derive(Clone, Copy)]
+enum PortsInKey {
+    /// Those named like a port number ([`PodFacts::numeric_named_ports`]): enough for a
+    /// configuration that does not read the named ports.
+    Numeric,
+    /// All of them.
+    All,
+}
+
 /// Everything the pod's values are made of besides the base values and the pod's inbound ports:
-/// the three layers' annotations that configure it ([`reads_annotation`]), the workload kind and what the first app container dictates,
-/// and when `named_ports` are given, those. Equal keys give equal configurations ([`resolve`]
-/// and [`pod_values`] read nothing else; the workload's name only appears in their error
-/// messages). A pod's named ports only count for configurations whose annotations name ports
-/// ([`ResolvedPod::read_named_ports`]), and its inbound ports only reach the sidecar renders.
+/// the three layers' annotations that configure it ([`reads_annotation`]), the workload kind,
+/// what the first app container dictates, and the named ports `ports` says. Equal keys give
+/// equal configurations ([`resolve`] and [`pod_values`] read nothing else; the workload's name
+/// only appears in their error messages). All the named ports only count for configurations
+/// whose annotations name ports ([`ResolvedPod::read_named_ports`]), and the inbound ports only
+/// reach the sidecar renders.
 fn config_key(
     layers: &Layers<'_>,
-    named_ports: Option<&[(String, i64)]>,
+    facts: &PodFacts,
+    ports: PortsInKey,
     extras: &PodExtras,
     kind: &str,
 ) -> String {
@@ -88,19 +100,23 @@ fn config_key(
             )
         })
     };
-    let ports = named_ports.map_or(Value::Null, |ports| {
+    let list = |ports: &[(String, i64)]| {
         Value::Seq(
             ports
                 .iter()
                 .map(|(name, port)| Value::Seq(vec![name.as_str().into(), Value::Int(*port)]))
                 .collect(),
         )
-    });
+    };
+    let (ports_field, ports) = match ports {
+        PortsInKey::Numeric => ("numericNamedPorts", list(&facts.numeric_named_ports())),
+        PortsInKey::All => ("namedPorts", list(facts.named_ports_unread())),
+    };
     let key: Map = [
         ("namespace", annotations(layers.namespace.map(|(_, a)| a))),
         ("workload", annotations(layers.workload)),
         ("pod", annotations(layers.pod)),
-        ("ports", ports),
+        (ports_field, ports),
         ("kind", kind.into()),
         ("capabilities", layer(extras.capabilities.as_ref())),
         ("saMount", layer(extras.sa_mount.as_ref())),
@@ -121,15 +137,15 @@ impl Injector<'_> {
         kind: &WorkloadKind,
         at: &WorkloadRef,
     ) -> Result<Arc<ResolvedPod>, InjectError> {
-        let key = config_key(layers, None, extras, kind.kind);
-        let with_ports = || config_key(layers, Some(facts.named_ports_unread()), extras, kind.kind);
+        let key_of = |ports| config_key(layers, facts, ports, extras, kind.kind);
+        let key = key_of(PortsInKey::Numeric);
         // Held while resolving, so a configuration is resolved once even when two threads meet
         // it at the same time (a miss is rare; a hit holds the lock only to clone an Arc).
         let mut configs = self.configs.lock().unwrap_or_else(PoisonError::into_inner);
         let key = match configs.get(&key) {
             Some(found) if !found.read_named_ports => return Ok(found.clone()),
             Some(_) => {
-                let key = with_ports();
+                let key = key_of(PortsInKey::All);
                 if let Some(found) = configs.get(&key) {
                     return Ok(found.clone());
                 }
@@ -153,11 +169,8 @@ impl Injector<'_> {
         }
         if resolved.read_named_ports {
             // Under the key without named ports it only tells the next pod to look further.
-            configs.insert(
-                config_key(layers, None, extras, kind.kind),
-                resolved.clone(),
-            );
-            configs.insert(with_ports(), resolved.clone());
+            configs.insert(key_of(PortsInKey::Numeric), resolved.clone());
+            configs.insert(key_of(PortsInKey::All), resolved.clone());
         } else {
             configs.insert(key, resolved.clone());
         }

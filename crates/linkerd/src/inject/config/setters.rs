@@ -117,7 +117,7 @@ fn ports_with_names(
     let mut out = Vec::new();
     for item in trimmed.split(',') {
         let item = item.trim();
-        if let Some((_, port)) = facts.named_ports().iter().find(|(n, _)| n == item) {
+        if let Some(port) = facts.port_named(item) {
             out.push(port.to_string());
         } else if let Some(range) = parse_port_range(item) {
             out.push(range.to_string());

@@ -250,6 +250,32 @@ fn skip_ports_accept_names_of_the_pods_container_ports() {
 }
 
 #[test]
+fn only_port_lists_naming_ports_make_the_configuration_depend_on_the_named_ports() {
+    let read_with = |list: &str, ports: Vec<(String, i64)>| {
+        let pod = annotations(&[("config.linkerd.io/skip-outbound-ports", list)]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let facts = PodFacts::new(ports);
+        resolve(&base(), &layers, &facts, &workload()).unwrap();
+        facts.were_read()
+    };
+    let http = || vec![("http".to_owned(), 8080)];
+    assert!(!read_with("5432,9000-9100", http()));
+    assert!(read_with("http", http()));
+    assert!(
+        read_with("metrics", http()),
+        "a name no port has depends on them too"
+    );
+    // A port named like a number (no valid Kubernetes name) resolves by its name, and a key
+    // keeps such ports (PodFacts::numeric_named_ports).
+    assert!(read_with("5432", vec![("5432".to_owned(), 80)]));
+    let odd = PodFacts::new(vec![("5432".to_owned(), 80), ("http".to_owned(), 8080)]);
+    assert_eq!(odd.numeric_named_ports(), [("5432".to_owned(), 80)]);
+}
+
+#[test]
 fn a_port_list_item_that_is_neither_port_nor_name_is_an_error() {
     for bad in ["70000", "Mysql", "my_sql", "-db"] {
         let pod = annotations(&[("config.linkerd.io/opaque-ports", bad)]);
