@@ -103,6 +103,149 @@ fn sidecars_render_once_per_distinct_configuration() {
     assert_eq!(cpu(&docs[0]), None);
 }
 
+/// A Deployment whose app listens on `ports` (name and number), with the pod annotations given.
+fn deployment_with_ports(name: &str, ports: &[(&str, u16)], pod_annotations: &str) -> String {
+    let ports: String = match ports {
+        [] => String::new(),
+        _ => ports
+            .iter()
+            .map(|(port_name, p)| format!("        - {{name: {port_name}, containerPort: {p}}}\n"))
+            .fold("        ports:\n".to_owned(), |all, port| all + &port),
+    };
+    format!(
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: \
+         shop\nspec:\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    \
+         metadata:\n      labels: {{app: {name}}}\n      annotations: {{{pod_annotations}}}\n    \
+         spec:\n      containers:\n      - name: app\n        image: app:1\n{ports}"
+    )
+}
+
+/// Injects `text` with the edge-26.8.3 line's chart (whose proxy partial prints the pod's
+/// inbound ports): the output documents and how many times the proxy partial rendered.
+fn inject_with_edge_26_8_3(text: String) -> (Vec<Value>, usize) {
+    let chart = meshchart::releases::embedded_line("edge-26.8.3", "linkerd-control-plane")
+        .expect("the chart reads");
+    let sidecars = CountingSidecars {
+        inner: ChartSidecars::new(&chart).unwrap(),
+        renders: Mutex::new(Vec::new()),
+    };
+    let mut values = chart.default_values().unwrap();
+    meshchart::inject::workload::set_path(
+        &mut values,
+        &["identityTrustAnchorsPEM"],
+        Value::from(support::reference_file("valid-trust-anchors.pem")),
+    );
+    let options = InjectOptions {
+        values,
+        namespaces: Namespaces::default(),
+        sidecars: &sidecars,
+    };
+    let source = Source {
+        name: "apps.yaml".into(),
+        text,
+    };
+    let out = inject::inject(&[source], &options).unwrap_or_else(|e| panic!("{e}"));
+    let proxies = sidecars
+        .renders
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| **p == Part::Proxy)
+        .count();
+    (
+        meshchart::yaml::parse_documents(&out.output).unwrap(),
+        proxies,
+    )
+}
+
+/// The value of the proxy's environment variable `var` in an injected Deployment.
+fn proxy_env(doc: &Value, var: &str) -> Option<Value> {
+    // In `containers`, or as a native sidecar in `initContainers`.
+    let proxy = ["containers", "initContainers"]
+        .iter()
+        .filter_map(
+            |list| match doc.get_path(&["spec", "template", "spec", list]) {
+                Some(Value::Seq(items)) => Some(items),
+                _ => None,
+            },
+        )
+        .flatten()
+        .find(|c| c.get_path(&["name"]) == Some(&Value::from("linkerd-proxy")))
+        .expect("a proxy");
+    let Some(Value::Seq(env)) = proxy.get_path(&["env"]) else {
+        panic!("no env");
+    };
+    env.iter()
+        .find(|v| v.get_path(&["name"]) == Some(&Value::from(var)))
+        .unwrap_or_else(|| panic!("no {var}"))
+        .get_path(&["value"])
+        .cloned()
+}
+
+#[test]
+fn pods_alike_but_for_their_ports_and_other_annotations_share_one_rendering_with_their_own_ports() {
+    let text: String = [
+        deployment_with_ports("a", &[("http", 8080)], "checksum/config: aaa"),
+        deployment_with_ports(
+            "b",
+            &[("http", 8080), ("admin", 9090)],
+            "checksum/config: bbb",
+        ),
+        deployment_with_ports("c", &[("grpc", 7000)], ""),
+        deployment_with_ports("d", &[], ""),
+        deployment_with_ports("e", &[("x", 10000), ("y", 80)], "prometheus.io/port: '80'"),
+    ]
+    .concat();
+    let (docs, proxies) = inject_with_edge_26_8_3(text);
+    // Two samples for the pods with ports, one for the pod without; debug builds render each
+    // pod with ports once more, to check the shortcut against a full rendering.
+    let checks = if cfg!(debug_assertions) { 4 } else { 0 };
+    assert_eq!(proxies, 3 + checks);
+    let inbound: Vec<Option<Value>> = docs
+        .iter()
+        .map(|doc| proxy_env(doc, "LINKERD2_PROXY_INBOUND_PORTS"))
+        .collect();
+    assert_eq!(
+        inbound,
+        [
+            Some("8080".into()),
+            Some("8080,9090".into()),
+            Some("7000".into()),
+            None,
+            Some("10000,80".into()),
+        ]
+    );
+}
+
+#[test]
+fn pods_naming_their_ports_in_an_annotation_each_get_their_own_port_numbers() {
+    let opaque = "config.linkerd.io/opaque-ports: db";
+    let text: String = [
+        deployment_with_ports("a", &[("db", 5432)], opaque),
+        deployment_with_ports("b", &[("db", 3306)], opaque),
+        deployment_with_ports("c", &[("db", 5432)], opaque),
+    ]
+    .concat();
+    let (docs, _) = inject_with_edge_26_8_3(text);
+    let opaque: Vec<Option<Value>> = docs
+        .iter()
+        .map(|doc| {
+            proxy_env(
+                doc,
+                "LINKERD2_PROXY_INBOUND_PORTS_DISABLE_PROTOCOL_DETECTION",
+            )
+        })
+        .collect();
+    assert_eq!(
+        opaque,
+        [
+            Some("5432".into()),
+            Some("3306".into()),
+            Some("5432".into())
+        ]
+    );
+}
+
 #[test]
 fn a_stream_read_document_by_document_gives_the_output_of_the_whole_text() {
     let chart = support::chart();

@@ -11,15 +11,23 @@ mod settings;
 mod unknown;
 
 use setters::{one_of, set, INJECT_VALUES};
-use unknown::{all_settings, setting_values_key, unknown_annotations};
+use unknown::{all_settings, setting_values_key, unknown_annotations, CONFIG_PREFIXES};
 
 use super::error::{InjectError, Origin, WorkloadRef};
+use super::parse::parse_port_range;
 use super::report::Warning;
 use super::workload::truthy;
 use crate::values::{Map, Value};
 
 /// The annotation that turns injection on, off, or on in ingress mode.
 pub(crate) const INJECT_ANNOTATION: &str = "linkerd.io/inject";
+
+/// Whether resolving a pod's configuration reads annotation `key`: `linkerd.io/inject` and the
+/// configuration prefixes' (every setting's key is one; the rest are warned about). Any other
+/// annotation (a checksum, a scrape port) has no effect on the configuration.
+pub(crate) fn reads_annotation(key: &str) -> bool {
+    key == INJECT_ANNOTATION || CONFIG_PREFIXES.iter().any(|p| key.starts_with(p))
+}
 
 /// How a pod asks to be injected (`linkerd.io/inject`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -102,11 +110,67 @@ fn annotation_text(value: &Value) -> String {
     }
 }
 
-/// Facts about the pod that some annotations need.
+/// Facts about the pod that some annotations need. It remembers whether they were read, so a
+/// configuration resolved without them can be shared by pods whose facts differ.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodFacts {
     /// Named container ports of the app containers: name and number.
-    pub named_ports: Vec<(String, i64)>,
+    named_ports: Vec<(String, i64)>,
+    read: std::cell::Cell<bool>,
+}
+
+impl PodFacts {
+    /// The facts of a pod whose app containers have `named_ports` (name and number).
+    pub(crate) fn new(named_ports: Vec<(String, i64)>) -> PodFacts {
+        PodFacts {
+            named_ports,
+            read: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The named container ports (a port list annotation's names resolve to them).
+    pub(crate) fn named_ports(&self) -> &[(String, i64)] {
+        self.read.set(true);
+        &self.named_ports
+    }
+
+    /// The number of the app containers' port named `name`, if one is. Looking up a port
+    /// number or range (a port list's `5432`) finds nothing but a port named like a number,
+    /// which [`PodFacts::numeric_named_ports`] tells: only a lookup that finds a port, or one of a
+    /// real name, counts as reading the named ports.
+    pub(crate) fn port_named(&self, name: &str) -> Option<i64> {
+        let found = self
+            .named_ports
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, port)| *port);
+        if found.is_some() || parse_port_range(name).is_none() {
+            self.read.set(true);
+        }
+        found
+    }
+
+    /// The named ports without recording a read (for a cache key).
+    pub(crate) fn named_ports_unread(&self) -> &[(String, i64)] {
+        &self.named_ports
+    }
+
+    /// The named ports whose names read as a port number or range (Kubernetes allows no such
+    /// name, but a manifest may have one): the one thing besides the annotations that decides
+    /// the configuration when it does not read the named ports.
+    pub(crate) fn numeric_named_ports(&self) -> Vec<(String, i64)> {
+        self.named_ports
+            .iter()
+            .filter(|(name, _)| parse_port_range(name).is_some())
+            .cloned()
+            .collect()
+    }
+
+    /// Whether anything read [`PodFacts::named_ports`]: if not, the pod's configuration does
+    /// not depend on them.
+    pub(crate) fn were_read(&self) -> bool {
+        self.read.get()
+    }
 }
 
 /// One pod's configuration.

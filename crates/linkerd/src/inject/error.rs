@@ -149,6 +149,16 @@ pub enum InjectError {
         /// What went wrong.
         source: Box<SidecarError>,
     },
+    /// The sidecar rendered once for the pod's configuration and given its inbound ports is not
+    /// what rendering it for the pod gives (checked by debug builds only: a bug).
+    #[error(
+        "{workload}: the sidecar rendered for its configuration and given this pod's inbound \
+         ports differs from the one rendered for the pod (a bug in meshchart)"
+    )]
+    FilledSidecarDiffers {
+        /// The workload being injected.
+        workload: Box<WorkloadRef>,
+    },
     /// The chart's inject partial failed, or declared its pod additions in another shape.
     #[error("{workload}: rendering what the chart adds to the pod: {source}")]
     Additions {

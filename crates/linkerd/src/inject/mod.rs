@@ -20,7 +20,8 @@
 //! and after them, then to transform it; stdin is copied to a temporary file for that), each
 //! document is written out as soon as it is finished (documents are transformed in batches of
 //! [`stream::DOCUMENTS_PER_BATCH`] on all cores, written in input order), and workloads with the same effective
-//! configuration share one resolved configuration and one rendering of the sidecar containers.
+//! configuration share one resolved configuration and one rendering of the sidecar containers,
+//! each given its own inbound ports ([`ports_fill`]).
 //! The command holds the output back (in a temporary file) until every document went through,
 //! so a failure never leaves half a stream on stdout. The [`report`] has one entry per resource,
 //! which the command also keeps in a temporary file ([`SpooledReport`]). The input cap applies
@@ -45,6 +46,7 @@ pub mod workload;
 mod list_assembly;
 mod namespaces;
 mod pod_extras;
+mod ports_fill;
 mod stream;
 mod transform;
 mod write;

@@ -105,19 +105,14 @@ pub(super) fn inbound_ports(template: &Map) -> String {
     ports.into_iter().collect::<Vec<_>>().join(",")
 }
 
-/// The values the sidecar partials render with: the pod's configuration plus the pod's
-/// [`PodExtras`] and the workload kind.
+/// The values the sidecar partials render with, but for the inbound ports
+/// ([`with_inbound_ports`]): the pod's configuration plus the pod's [`PodExtras`] and the
+/// workload kind.
 pub(super) fn pod_values(mut values: Value, extras: &PodExtras, kind: &WorkloadKind) -> Value {
     set_path(
         &mut values,
         &["proxy", "workloadKind"],
         Value::from(kind.kind.to_lowercase()),
-    );
-    // Read by the release lines' proxy partials (the 2021 one has no such setting).
-    set_path(
-        &mut values,
-        &["proxy", "podInboundPorts"],
-        Value::from(extras.inbound_ports.as_str()),
     );
     // Both sidecars copy what the first app container dictates.
     for (key, map) in [
@@ -130,6 +125,17 @@ pub(super) fn pod_values(mut values: Value, extras: &PodExtras, kind: &WorkloadK
             }
         }
     }
+    values
+}
+
+/// `values` ([`pod_values`]) with the pod's inbound ports ([`PodExtras::inbound_ports`]), which
+/// the release lines' proxy partials read (the 2021 one has no such setting).
+pub(super) fn with_inbound_ports(mut values: Value, inbound_ports: &str) -> Value {
+    set_path(
+        &mut values,
+        &["proxy", "podInboundPorts"],
+        Value::from(inbound_ports),
+    );
     values
 }
 

@@ -3,14 +3,16 @@
 //! Separate from the streaming, which only feeds documents to a [`Transform`] and writes them out.
 
 use super::config::InjectMode;
-use super::config::{inject_mode, resolve_for_chart, Layers, PodFacts};
+use super::config::{inject_mode, reads_annotation, resolve_for_chart, Layers, PodFacts};
 use super::error::{InjectError, WorkloadRef};
 use super::mutate::{inject_template, Owner, Sidecar};
 use super::namespaces::Namespaces;
 use super::owned::foreign_container_with_owned_name;
 use super::pod_extras::{
-    foreign_sidecar, named_ports, pod_extras, pod_values, selector_labels, uses_udp, PodExtras,
+    foreign_sidecar, named_ports, pod_extras, pod_values, selector_labels, uses_udp,
+    with_inbound_ports, PodExtras,
 };
+use super::ports_fill::{fill_ports, PortsPlan};
 use super::report::{Outcome, SkipReason, Warning};
 use super::sidecar::{Part, SidecarSource};
 use super::uninject::uninject_template;
@@ -46,35 +48,78 @@ pub(super) struct Injector<'a> {
 const MAX_CACHED_CONFIGS: usize = 64;
 
 /// A pod configuration resolved once for every workload that has it: the values its sidecars
-/// render with, and the sidecars, rendered on first use.
+/// render with (but for the pod's inbound ports, given to each rendering), and the sidecars,
+/// rendered on first use.
 pub(super) struct ResolvedPod {
     values: Value,
     debug: bool,
     /// What resolving the annotations had to say (the same for every workload with the key).
     warnings: Vec<Warning>,
-    sidecar: Mutex<Option<Sidecar>>,
+    /// Whether resolving read the pod's named ports (a port list annotation naming ports):
+    /// then pods with other named ports need their own configuration.
+    read_named_ports: bool,
+    /// The sidecar of pods without inbound ports.
+    portless: Mutex<Option<Arc<Sidecar>>>,
+    /// How the sidecar of pods with inbound ports is made.
+    ported: Mutex<Option<Arc<PortsPlan>>>,
 }
 
-/// Everything the pod's values are made of besides the base values: the three layers'
-/// annotations, the pod facts, the workload kind and what the first app container dictates.
-/// Equal keys give equal configurations ([`resolve`] and [`pod_values`] read nothing else;
-/// the workload's name only appears in their error messages).
-fn config_key(layers: &Layers<'_>, facts: &PodFacts, extras: &PodExtras, kind: &str) -> String {
+/// Which of the pod's named ports a configuration key holds.
+#[derive(Clone, Copy)]
+enum PortsInKey {
+    /// Those named like a port number ([`PodFacts::numeric_named_ports`]): enough for a
+    /// configuration that does not read the named ports.
+    Numeric,
+    /// All of them.
+    All,
+}
+
+/// Everything the pod's values are made of besides the base values and the pod's inbound ports:
+/// the three layers' annotations that configure it ([`reads_annotation`]), the workload kind,
+/// what the first app container dictates, and the named ports `ports` says. Equal keys give
+/// equal configurations ([`resolve`] and [`pod_values`] read nothing else; the workload's name
+/// only appears in their error messages). All the named ports only count for configurations
+/// whose annotations name ports ([`ResolvedPod::read_named_ports`]), and the inbound ports only
+/// reach the sidecar renders.
+fn config_key(
+    layers: &Layers<'_>,
+    facts: &PodFacts,
+    ports: PortsInKey,
+    extras: &PodExtras,
+    kind: &str,
+) -> String {
     let layer = |m: Option<&Map>| m.cloned().map_or(Value::Null, Value::Map);
-    let ports = facts
-        .named_ports
-        .iter()
-        .map(|(name, port)| Value::Seq(vec![name.as_str().into(), Value::Int(*port)]))
-        .collect();
+    // Only the annotations resolving reads: a checksum or a scrape port gives no new one.
+    let annotations = |m: Option<&Map>| {
+        m.map_or(Value::Null, |m| {
+            Value::Map(
+                m.iter()
+                    .filter(|(k, _)| reads_annotation(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )
+        })
+    };
+    let list = |ports: &[(String, i64)]| {
+        Value::Seq(
+            ports
+                .iter()
+                .map(|(name, port)| Value::Seq(vec![name.as_str().into(), Value::Int(*port)]))
+                .collect(),
+        )
+    };
+    let (ports_field, ports) = match ports {
+        PortsInKey::Numeric => ("numericNamedPorts", list(&facts.numeric_named_ports())),
+        PortsInKey::All => ("namedPorts", list(facts.named_ports_unread())),
+    };
     let key: Map = [
-        ("namespace", layer(layers.namespace.map(|(_, a)| a))),
-        ("workload", layer(layers.workload)),
-        ("pod", layer(layers.pod)),
-        ("ports", Value::Seq(ports)),
+        ("namespace", annotations(layers.namespace.map(|(_, a)| a))),
+        ("workload", annotations(layers.workload)),
+        ("pod", annotations(layers.pod)),
+        (ports_field, ports),
         ("kind", kind.into()),
         ("capabilities", layer(extras.capabilities.as_ref())),
         ("saMount", layer(extras.sa_mount.as_ref())),
-        ("inboundPorts", extras.inbound_ports.as_str().into()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
@@ -92,13 +137,22 @@ impl Injector<'_> {
         kind: &WorkloadKind,
         at: &WorkloadRef,
     ) -> Result<Arc<ResolvedPod>, InjectError> {
-        let key = config_key(layers, facts, extras, kind.kind);
+        let key_of = |ports| config_key(layers, facts, ports, extras, kind.kind);
+        let key = key_of(PortsInKey::Numeric);
         // Held while resolving, so a configuration is resolved once even when two threads meet
         // it at the same time (a miss is rare; a hit holds the lock only to clone an Arc).
         let mut configs = self.configs.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(found) = configs.get(&key) {
-            return Ok(found.clone());
-        }
+        let key = match configs.get(&key) {
+            Some(found) if !found.read_named_ports => return Ok(found.clone()),
+            Some(_) => {
+                let key = key_of(PortsInKey::All);
+                if let Some(found) = configs.get(&key) {
+                    return Ok(found.clone());
+                }
+                key
+            }
+            None => key,
+        };
         let config = resolve_for_chart(self.values, layers, facts, at, &|path| {
             self.sidecars.declares_value(path)
         })?;
@@ -106,22 +160,70 @@ impl Injector<'_> {
             values: pod_values(config.values, extras, kind),
             debug: config.debug,
             warnings: config.warnings,
-            sidecar: Mutex::new(None),
+            read_named_ports: facts.were_read(),
+            portless: Mutex::new(None),
+            ported: Mutex::new(None),
         });
-        if configs.len() >= MAX_CACHED_CONFIGS {
+        if configs.len() + 2 > MAX_CACHED_CONFIGS {
             configs.clear();
         }
-        configs.insert(key, resolved.clone());
+        if resolved.read_named_ports {
+            // Under the key without named ports it only tells the next pod to look further.
+            configs.insert(key_of(PortsInKey::Numeric), resolved.clone());
+            configs.insert(key_of(PortsInKey::All), resolved.clone());
+        } else {
+            configs.insert(key, resolved.clone());
+        }
         Ok(resolved)
     }
 
-    /// The sidecar containers of `pod`, rendered the first time a workload needs them.
-    fn sidecar(&self, pod: &ResolvedPod, at: &WorkloadRef) -> Result<Sidecar, InjectError> {
-        let mut rendered = pod.sidecar.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(sidecar) = &*rendered {
-            return Ok(sidecar.clone());
+    /// The sidecar containers of `pod` with `inbound_ports`: rendered the first time a workload
+    /// needs them, and for pods with ports, given each pod's ports (see [`super::ports_fill`]).
+    fn sidecar(
+        &self,
+        pod: &ResolvedPod,
+        inbound_ports: &str,
+        at: &WorkloadRef,
+    ) -> Result<Sidecar, InjectError> {
+        let render = |ports: &str| self.render_sidecar(pod, ports, at);
+        if inbound_ports.is_empty() {
+            let mut portless = pod.portless.lock().unwrap_or_else(PoisonError::into_inner);
+            let sidecar = match &*portless {
+                Some(sidecar) => sidecar.clone(),
+                None => portless.insert(Arc::new(render("")?)).clone(),
+            };
+            drop(portless);
+            return Ok(Sidecar::clone(&sidecar));
         }
-        let values = &pod.values;
+        let plan = {
+            let mut ported = pod.ported.lock().unwrap_or_else(PoisonError::into_inner);
+            ported
+                .get_or_insert_with(|| Arc::new(PortsPlan::new(render)))
+                .clone()
+        };
+        match &*plan {
+            PortsPlan::RenderEach => render(inbound_ports),
+            PortsPlan::Fill(sample) => {
+                let sidecar = fill_ports(sample, inbound_ports);
+                // Debug builds (the test suites) check the shortcut against a full rendering.
+                if cfg!(debug_assertions) && sidecar != render(inbound_ports)? {
+                    return Err(InjectError::FilledSidecarDiffers {
+                        workload: Box::new(at.clone()),
+                    });
+                }
+                Ok(sidecar)
+            }
+        }
+    }
+
+    /// The sidecar containers of `pod` with `inbound_ports`, rendered by the chart's partials.
+    fn render_sidecar(
+        &self,
+        pod: &ResolvedPod,
+        inbound_ports: &str,
+        at: &WorkloadRef,
+    ) -> Result<Sidecar, InjectError> {
+        let values = &with_inbound_ports(pod.values.clone(), inbound_ports);
         let render = |part: Part| {
             self.sidecars
                 .render(part, values)
@@ -156,7 +258,7 @@ impl Injector<'_> {
                 None
             },
         };
-        Ok(rendered.insert(sidecar).clone())
+        Ok(sidecar)
     }
 }
 
@@ -202,10 +304,9 @@ impl Transform for Injector<'_> {
         if spec_list(template, "containers").is_empty() {
             return skip(SkipReason::NoContainers);
         }
-        let facts = PodFacts {
-            named_ports: named_ports(template),
-        };
-        let pod = self.resolved(&layers, &facts, &pod_extras(template), kind, at)?;
+        let facts = PodFacts::new(named_ports(template));
+        let extras = pod_extras(template);
+        let pod = self.resolved(&layers, &facts, &extras, kind, at)?;
         let values = &pod.values;
         let identity = !truthy(values, &["proxy", "disableIdentity"]);
         // The proxy proves its identity with the pod's default token unless the chart gives it
@@ -227,7 +328,7 @@ impl Transform for Injector<'_> {
                 workload: Box::new(at.clone()),
             });
         }
-        let sidecar = self.sidecar(&pod, at)?;
+        let sidecar = self.sidecar(&pod, &extras.inbound_ports, at)?;
         let mut warnings = pod.warnings.clone();
         if uses_udp(template) {
             warnings.push(Warning::Udp);

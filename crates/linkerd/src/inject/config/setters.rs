@@ -97,10 +97,14 @@ fn ports_with_names(
 ) -> Result<String, String> {
     let allowed = || {
         let mut message = format!("{PORT_LIST_ALLOWED}, or names of the pod's container ports");
-        if facts.named_ports.is_empty() {
+        if facts.named_ports().is_empty() {
             message.push_str(" (it has none)");
         } else {
-            let names: Vec<&str> = facts.named_ports.iter().map(|(n, _)| n.as_str()).collect();
+            let names: Vec<&str> = facts
+                .named_ports()
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect();
             message.push_str(&format!(" ({})", names.join(", ")));
         }
         message
@@ -113,7 +117,7 @@ fn ports_with_names(
     let mut out = Vec::new();
     for item in trimmed.split(',') {
         let item = item.trim();
-        if let Some((_, port)) = facts.named_ports.iter().find(|(n, _)| n == item) {
+        if let Some(port) = facts.port_named(item) {
             out.push(port.to_string());
         } else if let Some(range) = parse_port_range(item) {
             out.push(range.to_string());

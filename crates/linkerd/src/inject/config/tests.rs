@@ -100,9 +100,7 @@ fn conversions() {
         pod: Some(&pod),
         ..Layers::default()
     };
-    let facts = PodFacts {
-        named_ports: vec![("mysql".into(), 3306)],
-    };
+    let facts = PodFacts::new(vec![("mysql".into(), 3306)]);
     let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
     let v = &config.values;
     let at = |p: &[&str]| v.get_path(p).cloned().unwrap_or_default();
@@ -237,9 +235,7 @@ fn skip_ports_accept_names_of_the_pods_container_ports() {
         pod: Some(&pod),
         ..Layers::default()
     };
-    let facts = PodFacts {
-        named_ports: vec![("admin".into(), 8081), ("db".into(), 5432)],
-    };
+    let facts = PodFacts::new(vec![("admin".into(), 8081), ("db".into(), 5432)]);
     let config = resolve(&base(), &layers, &facts, &workload()).unwrap();
     let at = |p: &[&str]| config.values.get_path(p).cloned().unwrap_or_default();
     assert_eq!(
@@ -251,6 +247,32 @@ fn skip_ports_accept_names_of_the_pods_container_ports() {
         Value::from("5432")
     );
     assert!(config.warnings.is_empty());
+}
+
+#[test]
+fn only_port_lists_naming_ports_make_the_configuration_depend_on_the_named_ports() {
+    let read_with = |list: &str, ports: Vec<(String, i64)>| {
+        let pod = annotations(&[("config.linkerd.io/skip-outbound-ports", list)]);
+        let layers = Layers {
+            pod: Some(&pod),
+            ..Layers::default()
+        };
+        let facts = PodFacts::new(ports);
+        resolve(&base(), &layers, &facts, &workload()).unwrap();
+        facts.were_read()
+    };
+    let http = || vec![("http".to_owned(), 8080)];
+    assert!(!read_with("5432,9000-9100", http()));
+    assert!(read_with("http", http()));
+    assert!(
+        read_with("metrics", http()),
+        "a name no port has depends on them too"
+    );
+    // A port named like a number (no valid Kubernetes name) resolves by its name, and a key
+    // keeps such ports (PodFacts::numeric_named_ports).
+    assert!(read_with("5432", vec![("5432".to_owned(), 80)]));
+    let odd = PodFacts::new(vec![("5432".to_owned(), 80), ("http".to_owned(), 8080)]);
+    assert_eq!(odd.numeric_named_ports(), [("5432".to_owned(), 80)]);
 }
 
 #[test]
@@ -363,4 +385,15 @@ fn identity_conflict() {
     };
     let err = resolve(&base(), &layers, &PodFacts::default(), &workload()).unwrap_err();
     assert!(matches!(err, InjectError::Conflict { .. }), "{err}");
+}
+
+#[test]
+fn every_setting_is_read_under_an_annotation_that_counts_for_the_configuration() {
+    for (setting, _) in all_settings() {
+        for key in std::iter::once(setting.key).chain(setting.aliases.iter().copied()) {
+            assert!(reads_annotation(key), "{key}");
+        }
+    }
+    assert!(reads_annotation(INJECT_ANNOTATION));
+    assert!(!reads_annotation("checksum/config"));
 }

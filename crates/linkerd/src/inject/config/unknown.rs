@@ -24,7 +24,7 @@ pub(super) fn setting_values_key(setting: &Setting) -> Option<&'static str> {
 }
 
 /// The prefixes of Linkerd's configuration annotations (`linkerd.io/inject` is not one).
-const CONFIG_PREFIXES: [&str; 3] = [
+pub(super) const CONFIG_PREFIXES: [&str; 3] = [
     "config.linkerd.io/",
     "config.alpha.linkerd.io/",
     "config.beta.linkerd.io/",
