@@ -35,11 +35,12 @@ pub use helm_functions::{helm_exec_error, helm_parse_error};
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
-use crate::engine::files::Files;
+use crate::engine::files::{FileParts, Files};
 use crate::engine::{OutputReader, RenderError, RenderOptions};
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -190,13 +191,22 @@ pub fn render(
     opts: &RenderOptions,
     reader: &DocumentReader,
 ) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
-    let nodes = dependencies::chart_tree(chart, values).map_err(|e| RenderError::Template {
+    let mut nodes = dependencies::chart_tree(chart, values).map_err(|e| RenderError::Template {
         template: chart.metadata.name.clone(),
         line: None,
         message: e.to_string(),
         source_line: None,
         included_from: Vec::new(),
     })?;
+    // A subchart's files are moved into its `.Files`, read only if a template asks; the
+    // root's are the caller's, so the few a template may read are copied.
+    let files: Vec<objects::FilesObject> = nodes
+        .iter_mut()
+        .map(|node| match &mut node.chart {
+            Cow::Owned(chart) => objects::FilesObject::lazy(FileParts::take_from(chart)),
+            Cow::Borrowed(chart) => objects::FilesObject::new(Files::of(chart)),
+        })
+        .collect();
     let mut set = Templates::new("gotpl");
     set.set_missing_key(MissingKey::Zero);
     helm_functions::register(&mut set);
@@ -217,7 +227,11 @@ pub fn render(
         set.parse(name, owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
-    let data: Vec<Value> = nodes.iter().map(|n| top_level(n, opts)).collect();
+    let data: Vec<Value> = nodes
+        .iter()
+        .zip(files)
+        .map(|(node, files)| top_level(node, opts, files))
+        .collect();
     // `.Subcharts`: each subchart's own data, under its name, in its parent's.
     for (index, node) in nodes.iter().enumerate() {
         let Some((parent_path, name)) = node.path.rsplit_once("/charts/") else {
@@ -254,7 +268,12 @@ pub fn render(
         let output = set
             .execute(name, node_data)
             .map_err(|e| template_error(name, &e, false))?;
-        outputs.insert(name.clone(), output.replace("<no value>", ""));
+        // Most outputs hold no `<no value>`: those are kept as they are, not copied.
+        let output = match output.contains("<no value>") {
+            true => output.replace("<no value>", ""),
+            false => output,
+        };
+        outputs.insert(name.clone(), output);
     }
     let mut in_order: Vec<(String, String)> = outputs.into_iter().collect();
     in_order.sort();
@@ -309,7 +328,11 @@ fn epoch_seconds() -> u64 {
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
 /// `Files`, `Subcharts` (and `Template`, set per template).
-fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
+fn top_level(
+    node: &dependencies::Node,
+    opts: &RenderOptions,
+    files: objects::FilesObject,
+) -> Value {
     let (chart, values) = (&node.chart, &node.values);
     let mut release = Map::new();
     release.insert("Name".into(), Value::from(opts.release_name.as_str()));
@@ -341,10 +364,7 @@ fn top_level(node: &dependencies::Node, opts: &RenderOptions) -> Value {
             api_versions,
         ))),
     );
-    top.insert(
-        "Files".into(),
-        Value::Object(Rc::new(objects::FilesObject::new(Files::of(chart)))),
-    );
+    top.insert("Files".into(), Value::Object(Rc::new(files)));
     top.insert("Subcharts".into(), Value::map(Map::new()));
     objects::chartutil_values(top)
 }
