@@ -113,8 +113,9 @@ pub(crate) enum Arg {
     Bool(usize, bool),
     /// A number or character constant.
     Number(usize, Number),
-    /// A string: its source form and its value.
-    String(usize, String, Rc<str>),
+    /// A string: its source form (`None` for a raw string that is its value in backquotes)
+    /// and its value.
+    String(usize, Option<Box<str>>, Rc<str>),
     /// `.A.B`: the field names joined by dots (`A.B`); one allocation however long.
     Field(usize, Box<str>),
     /// `$x.A.B`: the variable name (with `$`), then field names, joined by dots.
@@ -193,7 +194,8 @@ impl fmt::Display for Arg {
             Arg::Nil(_) => f.write_str("nil"),
             Arg::Bool(_, b) => write!(f, "{b}"),
             Arg::Number(_, n) => f.write_str(&n.text),
-            Arg::String(_, quoted, _) => f.write_str(quoted),
+            Arg::String(_, Some(quoted), _) => f.write_str(quoted),
+            Arg::String(_, None, raw) => write!(f, "`{raw}`"),
             Arg::Field(_, path) => write!(f, ".{path}"),
             Arg::Variable(_, path) => f.write_str(path),
             Arg::Identifier(_, name) => f.write_str(name),

@@ -1,6 +1,8 @@
 //! Literals as Go's parser reads them: `strconv.ParseInt`/`ParseFloat` with base prefixes
 //! and underscores, `strconv.Unquote` for strings and character constants.
 
+use std::rc::Rc;
+
 /// Does Go's `idealConstant` make a float64 of this integer-valued text? (`1e3`, `0x1p4`; not
 /// hex integers such as `0x1E`.)
 pub(super) fn is_float_text(text: &str) -> bool {
@@ -102,8 +104,12 @@ pub(super) fn parse_float(text: &str) -> Option<f64> {
 
 /// Go's `strconv.Unquote` for a double-quoted string. Invalid UTF-8 from `\x` escapes is
 /// replaced (Rust strings are UTF-8; Go's need not be).
-pub(super) fn unquote_double(s: &str) -> Option<String> {
+pub(super) fn unquote_double(s: &str) -> Option<Rc<str>> {
     let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains(['\\', '"', '\n']) {
+        // Nothing to unescape (most strings): the text is the value.
+        return Some(Rc::from(inner));
+    }
     let mut bytes = Vec::with_capacity(inner.len());
     let mut rest = inner;
     while !rest.is_empty() {
@@ -121,7 +127,7 @@ pub(super) fn unquote_double(s: &str) -> Option<String> {
             rest = &rest[c.len_utf8()..];
         }
     }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some(Rc::from(String::from_utf8_lossy(&bytes)))
 }
 
 /// One escape after a backslash: its bytes and the rest.

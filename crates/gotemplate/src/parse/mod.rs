@@ -254,7 +254,7 @@ impl<'t> Parser<'_, 't> {
             if t.kind != Kind::String && t.kind != Kind::RawString {
                 return Err(p.unexpected(&t, context));
             }
-            let name = p.unquote(&t)?;
+            let name = p.unquote(&t)?.to_string();
             p.expect(Kind::RightDelim, context)?;
             let (list, end) = p.item_list()?;
             if !matches!(end, Parsed1::End) {
@@ -406,7 +406,7 @@ impl<'t> Parser<'_, 't> {
 
     fn template_name(&mut self, t: &Item, context: &str) -> PResult<String> {
         match t.kind {
-            Kind::String | Kind::RawString => self.unquote(t),
+            Kind::String | Kind::RawString => self.unquote(t).map(|name| name.to_string()),
             _ => Err(self.unexpected(t, context)),
         }
     }

@@ -178,8 +178,14 @@ impl<'t> Parser<'_, 't> {
                 Arg::Pipe(Box::new(p?))
             }
             Kind::String | Kind::RawString => {
-                let s = self.unquote(&t)?;
-                Arg::String(t.pos, t.val.into_owned(), Rc::from(s))
+                let value = self.unquote(&t)?;
+                // A raw string's source is its value in backquotes unless it held a CR (which
+                // the value drops): kept only then, as charts embed whole dashboards in them.
+                let source = match t.kind {
+                    Kind::RawString if !t.val.contains('\r') => None,
+                    _ => Some(t.val.as_ref().into()),
+                };
+                Arg::String(t.pos, source, value)
             }
             _ => {
                 self.backup();
@@ -189,9 +195,13 @@ impl<'t> Parser<'_, 't> {
         Ok(Some(arg))
     }
 
-    pub(super) fn unquote(&self, t: &Item) -> PResult<String> {
+    pub(super) fn unquote(&self, t: &Item) -> PResult<Rc<str>> {
         let r = if t.kind == Kind::RawString {
-            Some(t.val[1..t.val.len() - 1].replace('\r', ""))
+            let inner = &t.val[1..t.val.len() - 1];
+            Some(match inner.contains('\r') {
+                true => Rc::from(inner.replace('\r', "")),
+                false => Rc::from(inner),
+            })
         } else {
             unquote_double(&t.val)
         };

@@ -19,9 +19,11 @@ impl Chart {
                 continue;
             }
             let prefix = format!("{path}/");
-            let text = self.all_files().into_iter().filter_map(|f| {
+            // Only the subchart's own files are copied (a subchart's folder lies among the
+            // parent's other files; Chart.yaml, templates and values are never under charts/).
+            let text = self.other_files.iter().filter_map(|f| {
                 let inner = f.path.strip_prefix(&prefix)?.to_owned();
-                Some((inner, f.text.into_bytes()))
+                Some((inner, f.text.clone().into_bytes()))
             });
             let binary = self.binary_files.iter().filter_map(|(p, bytes)| {
                 Some((p.strip_prefix(&prefix)?.to_owned(), bytes.clone()))

@@ -31,6 +31,31 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub(crate) struct Files(pub(crate) BTreeMap<String, Arc<[u8]>>);
 
+/// A chart's files other than Chart.yaml and its templates, taken out of a chart that is done
+/// with them, for a [`Files`] made only if a template reads one (a subchart's `crds/` alone
+/// may be megabytes).
+#[derive(Debug, Default)]
+pub(crate) struct FileParts {
+    /// Text files: values files, overlays and the others, in the chart's order.
+    pub(crate) text: Vec<crate::chart::ChartFile>,
+    /// The files that are not text.
+    pub(crate) binary: Vec<(String, Vec<u8>)>,
+}
+
+impl FileParts {
+    /// Moves the files [`Files::of`] would read out of `chart` (its default values stay: they
+    /// are small, and the chart reads them again).
+    pub(crate) fn take_from(chart: &mut Chart) -> FileParts {
+        let mut text: Vec<_> = chart.default_values.iter().cloned().collect();
+        text.append(&mut chart.value_overlays);
+        text.append(&mut chart.other_files);
+        FileParts {
+            text,
+            binary: std::mem::take(&mut chart.binary_files),
+        }
+    }
+}
+
 /// Whether Helm keeps `path` out of `.Files` (it loads those files itself).
 fn kept_by_helm(path: &str) -> bool {
     matches!(path, "Chart.yaml" | "values.yaml" | "values.schema.json")
@@ -41,18 +66,41 @@ fn kept_by_helm(path: &str) -> bool {
 impl Files {
     /// The files of `chart` a template can read.
     pub(crate) fn of(chart: &Chart) -> Files {
+        // Only the files a template may read are copied: Helm's own (templates, subcharts'
+        // folders and archives) are most of a chart's bytes and are left where they are.
+        // Chart.yaml and the templates are never among them, so they are not looked at.
+        let text = chart
+            .default_values
+            .iter()
+            .chain(&chart.value_overlays)
+            .chain(&chart.other_files)
+            .map(|f| (f.path.as_str(), f.text.as_bytes()));
+        let binary = chart
+            .binary_files
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+        Files::readable(text.chain(binary))
+    }
+
+    /// The files a template may read among `files` (a chart's, moved out of it), in the order
+    /// [`Files::of`] takes them: text files first, a later one of a path winning.
+    pub(crate) fn from_parts(files: &FileParts) -> Files {
+        let text = files
+            .text
+            .iter()
+            .map(|f| (f.path.as_str(), f.text.as_bytes()));
+        let binary = files
+            .binary
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+        Files::readable(text.chain(binary))
+    }
+
+    fn readable<'a>(files: impl Iterator<Item = (&'a str, &'a [u8])>) -> Files {
         Files(
-            chart
-                .all_files()
-                .into_iter()
-                .map(|f| (f.path, Arc::from(f.text.into_bytes())))
-                .chain(
-                    chart
-                        .binary_files
-                        .iter()
-                        .map(|(path, bytes)| (path.clone(), Arc::from(bytes.as_slice()))),
-                )
+            files
                 .filter(|(path, _)| !kept_by_helm(path))
+                .map(|(path, bytes)| (path.to_owned(), Arc::from(bytes)))
                 .collect(),
         )
     }

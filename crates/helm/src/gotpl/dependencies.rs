@@ -8,11 +8,13 @@
 use crate::chart::{Chart, ChartError};
 use crate::values::{coalesce, Value as Tree};
 use crate::yaml::Map as TreeMap;
+use std::borrow::Cow;
 
 /// One chart of the tree to render: the root or an enabled subchart.
-pub(super) struct Node {
-    /// The chart (renamed when its dependency has an `alias`).
-    pub chart: Chart,
+pub(super) struct Node<'a> {
+    /// The chart (renamed when its dependency has an `alias`): the root is the caller's,
+    /// not a copy (a chart's files are most of its memory).
+    pub chart: Cow<'a, Chart>,
     /// Its path in template names: `parent` or `parent/charts/sub`.
     pub path: String,
     /// Its values, coalesced (what `.Values` is in its templates).
@@ -105,12 +107,12 @@ fn pass_globals(sub: &mut TreeMap, parent: &Tree) {
 /// The chart tree of `root` with `values` (the root's, coalesced): the root first, then each
 /// enabled subchart after its parent; each parent's values hold its subcharts' coalesced
 /// values under their names, as Helm's do.
-pub(super) fn chart_tree(root: &Chart, values: &Tree) -> Result<Vec<Node>, ChartError> {
+pub(super) fn chart_tree<'a>(root: &'a Chart, values: &Tree) -> Result<Vec<Node<'a>>, ChartError> {
     let mut nodes = Vec::new();
     let top_tags = values.get_path(&["tags"]).cloned();
     let mut root_values = values.clone();
     collect(
-        root.clone(),
+        Cow::Borrowed(root),
         root.metadata.name.clone(),
         &mut root_values,
         top_tags.as_ref(),
@@ -123,12 +125,12 @@ pub(super) fn chart_tree(root: &Chart, values: &Tree) -> Result<Vec<Node>, Chart
 /// How deep subcharts may nest (a chart archive holding itself would never end).
 pub(super) const MAX_DEPTH: usize = 20;
 
-fn collect(
-    chart: Chart,
+fn collect<'a>(
+    chart: Cow<'a, Chart>,
     path: String,
     values: &mut Tree,
     top_tags: Option<&Tree>,
-    nodes: &mut Vec<Node>,
+    nodes: &mut Vec<Node<'a>>,
     depth: usize,
 ) -> Result<(), ChartError> {
     let index = nodes.len();
@@ -165,11 +167,24 @@ fn collect(
                 })
                 .collect()
         };
-        for (name, on) in uses {
-            if !on {
-                continue;
-            }
-            let mut sub_chart = sub.clone();
+        let enabled_names: Vec<String> = uses
+            .into_iter()
+            .filter_map(|(name, on)| on.then_some(name))
+            .collect();
+        // The last use takes the loaded chart; only a chart used under several aliases is
+        // copied.
+        let mut remaining = enabled_names.len();
+        let mut sub = Some(sub);
+        for name in enabled_names {
+            remaining -= 1;
+            let loaded = if remaining == 0 {
+                sub.take()
+            } else {
+                sub.clone()
+            };
+            let Some(mut sub_chart) = loaded else {
+                break;
+            };
             sub_chart.metadata.name = name.clone();
             sub_chart
                 .metadata
@@ -188,7 +203,7 @@ fn collect(
             );
             let sub_path = format!("{path}/charts/{name}");
             collect(
-                sub_chart,
+                Cow::Owned(sub_chart),
                 sub_path,
                 &mut sub_values,
                 top_tags,

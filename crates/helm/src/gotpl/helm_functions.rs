@@ -69,16 +69,26 @@ pub(super) fn register(set: &mut Templates) {
         Arity::Exact(2),
         Rc::new(|ctx: &mut Context<'_, '_>, args: &[Value]| {
             let text = string_arg(args, 0)?;
-            let quoted = quote(text, false);
+            let without_no_value = |out: &str| match out.contains("<no value>") {
+                true => Value::from(out.replace("<no value>", "")),
+                false => Value::from(out),
+            };
+            // Text without an action renders as itself: most values charts pass through `tpl`
+            // are plain strings, which need no parse.
+            if !text.contains("{{") {
+                return Ok(without_no_value(text));
+            }
             // Helm parses the text as a template named like the set ("gotpl") in a copy of the
             // set, and words the two kinds of failure differently.
             match ctx.execute_text("gotpl", text, &args[1]) {
-                Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+                Ok(out) => Ok(without_no_value(&out)),
                 Err(e @ Error::Parse { .. }) => Err(FuncError::Message(format!(
-                    "cannot parse template {quoted}: {e}"
+                    "cannot parse template {}: {e}",
+                    quote(text, false)
                 ))),
                 Err(e) => Err(FuncError::Message(format!(
-                    "error during tpl function execution for {quoted}: {e}"
+                    "error during tpl function execution for {}: {e}",
+                    quote(text, false)
                 ))),
             }
         }),

@@ -48,11 +48,12 @@ pub use named::NamedTemplates;
 pub use objects::{go_to_tree, values_to_go};
 
 use crate::chart::Chart;
-use crate::engine::files::Files;
+use crate::engine::files::{FileParts, Files};
 use crate::engine::{RenderError, RenderOptions};
 use crate::manifest::{DocumentReader, RenderedDocument};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, MissingKey, Templates, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -203,13 +204,22 @@ pub fn render(
     opts: &RenderOptions,
     reader: &DocumentReader,
 ) -> Result<Vec<Vec<RenderedDocument>>, RenderError> {
-    let nodes = dependencies::chart_tree(chart, values).map_err(|e| RenderError::Template {
+    let mut nodes = dependencies::chart_tree(chart, values).map_err(|e| RenderError::Template {
         template: chart.metadata.name.clone(),
         line: None,
         message: e.to_string(),
         source_line: None,
         included_from: Vec::new(),
     })?;
+    // A subchart's files are moved into its `.Files`, read only if a template asks; the
+    // root's are the caller's, so the few a template may read are copied.
+    let files: Vec<objects::FilesObject> = nodes
+        .iter_mut()
+        .map(|node| match &mut node.chart {
+            Cow::Owned(chart) => objects::FilesObject::lazy(FileParts::take_from(chart)),
+            Cow::Borrowed(chart) => objects::FilesObject::new(Files::of(chart)),
+        })
+        .collect();
     let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
     let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
@@ -227,7 +237,8 @@ pub fn render(
     }
     let data: Vec<Value> = nodes
         .iter()
-        .map(|n| top_level(&n.chart, &n.values, opts))
+        .zip(files)
+        .map(|(node, files)| top_level(&node.chart, &node.values, opts, files))
         .collect();
     // `.Subcharts`: each subchart's own data, under its name, in its parent's.
     for (index, node) in nodes.iter().enumerate() {
@@ -265,7 +276,12 @@ pub fn render(
         let output = set
             .execute(name, node_data)
             .map_err(|e| template_error(name, &e, false))?;
-        outputs.insert(name.clone(), output.replace("<no value>", ""));
+        // Most outputs hold no `<no value>`: those are kept as they are, not copied.
+        let output = match output.contains("<no value>") {
+            true => output.replace("<no value>", ""),
+            false => output,
+        };
+        outputs.insert(name.clone(), output);
     }
     let mut in_order: Vec<(String, String)> = outputs.into_iter().collect();
     in_order.sort();
@@ -344,7 +360,12 @@ fn epoch_seconds() -> u64 {
 
 /// The data every template of the chart sees: `Values`, `Release`, `Chart`, `Capabilities`,
 /// `Files`, `Subcharts` (and `Template`, set per template).
-fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
+fn top_level(
+    chart: &Chart,
+    values: &Tree,
+    opts: &RenderOptions,
+    files: objects::FilesObject,
+) -> Value {
     let mut release = Map::new();
     release.insert("Name".into(), Value::from(opts.release_name.as_str()));
     release.insert("Namespace".into(), Value::from(opts.namespace.as_str()));
@@ -375,10 +396,7 @@ fn top_level(chart: &Chart, values: &Tree, opts: &RenderOptions) -> Value {
             api_versions,
         ))),
     );
-    top.insert(
-        "Files".into(),
-        Value::Object(Rc::new(objects::FilesObject::new(Files::of(chart)))),
-    );
+    top.insert("Files".into(), Value::Object(Rc::new(files)));
     top.insert("Subcharts".into(), Value::map(Map::new()));
     objects::chartutil_values(top)
 }

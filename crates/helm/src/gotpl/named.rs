@@ -10,6 +10,7 @@
 
 use super::{dependencies, objects, template_error, template_set, top_level, values_to_go};
 use crate::chart::Chart;
+use crate::engine::files::Files;
 use crate::engine::{RenderError, RenderOptions};
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Map, Templates, Value};
@@ -161,7 +162,8 @@ impl NamedTemplates {
             set.parse(name, text)
                 .map_err(|e| template_error(name, &e, true))?;
         }
-        let top = top_level(&self.root, &Tree::Null, &self.options)
+        let files = objects::FilesObject::new(Files::of(&self.root));
+        let top = top_level(&self.root, &Tree::Null, &self.options, files)
             .as_map()
             .map(|map| map.borrow().clone())
             .unwrap_or_default();

@@ -3,7 +3,7 @@
 //! and the conversions between meshchart's value tree and Go's.
 
 use crate::chart::ChartMetadata;
-use crate::engine::files::Files;
+use crate::engine::files::{FileParts, Files};
 use crate::engine::KubeVersion;
 use crate::values::Value as Tree;
 use meshchart_gotemplate::{Arity, Map, Object, Value};
@@ -399,13 +399,39 @@ impl Object for Capabilities {
 }
 
 /// `.Files`: Helm's `engine.files`, a map of path to bytes with methods (`range` goes over
-/// it as a map of path to text, made on first use).
-pub(super) struct FilesObject(pub Rc<Files>, std::cell::OnceCell<Rc<RefCell<Map>>>);
+/// it as a map of path to text, made on first use). The files themselves may be made on
+/// first use too ([`FilesObject::lazy`]): most templates never read one.
+pub(super) struct FilesObject {
+    files: std::cell::OnceCell<Files>,
+    parts: RefCell<Option<FileParts>>,
+    map: std::cell::OnceCell<Rc<RefCell<Map>>>,
+}
 
 impl FilesObject {
     /// `.Files` holding `files`.
     pub(super) fn new(files: Files) -> FilesObject {
-        FilesObject(Rc::new(files), std::cell::OnceCell::new())
+        FilesObject {
+            files: std::cell::OnceCell::from(files),
+            parts: RefCell::new(None),
+            map: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `.Files` of a chart's files, sorted out when a template first reads them.
+    pub(super) fn lazy(parts: FileParts) -> FilesObject {
+        FilesObject {
+            files: std::cell::OnceCell::new(),
+            parts: RefCell::new(Some(parts)),
+            map: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn files(&self) -> &Files {
+        self.files
+            .get_or_init(|| match self.parts.borrow_mut().take() {
+                Some(parts) => Files::from_parts(&parts),
+                None => Files::default(),
+            })
     }
 }
 
@@ -417,9 +443,9 @@ impl Object for FilesObject {
     fn get(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let path = || args.first().and_then(Value::as_str).unwrap_or_default();
         Some(Ok(match name {
-            "Get" | "GetBytes" => Value::from(self.0.text(path()).into_owned()),
+            "Get" | "GetBytes" => Value::from(self.files().text(path()).into_owned()),
             "Lines" => {
-                let text = self.0.text(path());
+                let text = self.files().text(path());
                 if text.is_empty() {
                     Value::seq(Vec::new())
                 } else {
@@ -427,16 +453,16 @@ impl Object for FilesObject {
                     Value::seq(text.split('\n').map(Value::from).collect())
                 }
             }
-            "Glob" => Value::Object(Rc::new(FilesObject::new(self.0.matching(path())))),
+            "Glob" => Value::Object(Rc::new(FilesObject::new(self.files().matching(path())))),
             "AsConfig" => Value::from(
-                self.0
+                self.files()
                     .as_map(|bytes| String::from_utf8_lossy(bytes).into_owned())
                     .unwrap_or_default(),
             ),
             "AsSecrets" => {
                 use base64::Engine as _;
                 Value::from(
-                    self.0
+                    self.files()
                         .as_map(|bytes| base64::engine::general_purpose::STANDARD.encode(bytes))
                         .unwrap_or_default(),
                 )
@@ -454,10 +480,10 @@ impl Object for FilesObject {
     }
 
     fn as_map(&self) -> Option<&Rc<RefCell<Map>>> {
-        Some(self.1.get_or_init(|| {
+        Some(self.map.get_or_init(|| {
             let map = self
+                .files()
                 .0
-                 .0
                 .iter()
                 .map(|(path, bytes)| {
                     (
@@ -473,7 +499,7 @@ impl Object for FilesObject {
     fn format(&self, out: &mut String) {
         out.push_str("map[");
         let mut first = true;
-        for (path, bytes) in &self.0 .0 {
+        for (path, bytes) in &self.files().0 {
             if !first {
                 out.push(' ');
             }

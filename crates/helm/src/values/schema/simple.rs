@@ -53,11 +53,98 @@ pub(super) fn supports(schema: &Json) -> bool {
                 .as_str()
                 .is_some_and(|pattern| regex::Regex::new(pattern).is_ok()),
             "minimum" | "maximum" => value.is_number(),
-            "$schema" => value.as_str().is_some_and(|uri| {
-                uri.contains("draft-07") || uri.contains("draft-06") || uri.contains("draft-04")
-            }),
-            other => ANNOTATIONS.contains(&other),
+            "$schema" => value.as_str().is_some_and(is_known_draft),
+            // A word no draft defines is no keyword: boon ignores it, as every draft says
+            // (Bitnami's schemas carry `form`, `hidden` and `sliderMax` for their UI).
+            other => ANNOTATIONS.contains(&other) || !DRAFT_KEYWORDS.contains(&other),
         })
+}
+
+/// Every keyword some JSON Schema draft (4 to 2020-12) defines. A schema using one this module
+/// does not check goes to boon.
+const DRAFT_KEYWORDS: &[&str] = &[
+    "$anchor",
+    "$comment",
+    "$defs",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "$id",
+    "$recursiveAnchor",
+    "$recursiveRef",
+    "$ref",
+    "$schema",
+    "$vocabulary",
+    "additionalItems",
+    "additionalProperties",
+    "allOf",
+    "anyOf",
+    "const",
+    "contains",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "default",
+    "definitions",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "deprecated",
+    "description",
+    "else",
+    "enum",
+    "examples",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "format",
+    "id",
+    "if",
+    "items",
+    "maxContains",
+    "maximum",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "minContains",
+    "minimum",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "multipleOf",
+    "not",
+    "oneOf",
+    "pattern",
+    "patternProperties",
+    "prefixItems",
+    "properties",
+    "propertyNames",
+    "readOnly",
+    "required",
+    "then",
+    "title",
+    "type",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "uniqueItems",
+    "writeOnly",
+];
+
+/// Whether `uri` names a draft boon knows as boon reads `$schema` (scheme and an empty
+/// fragment aside): the keywords this module checks mean the same in each of them.
+fn is_known_draft(uri: &str) -> bool {
+    let uri = uri.strip_suffix('#').unwrap_or(uri);
+    let uri = uri
+        .strip_prefix("http://")
+        .or_else(|| uri.strip_prefix("https://"))
+        .unwrap_or(uri);
+    matches!(
+        uri,
+        "json-schema.org/schema"
+            | "json-schema.org/draft/2020-12/schema"
+            | "json-schema.org/draft/2019-09/schema"
+            | "json-schema.org/draft-07/schema"
+            | "json-schema.org/draft-06/schema"
+            | "json-schema.org/draft-04/schema"
+    )
 }
 
 fn boon_type(name: &str) -> Option<boon::Type> {
@@ -336,9 +423,52 @@ mod tests {
             r#"{"pattern": "("}"#,
             r#"{"items": [{"type": "string"}]}"#,
             r#"{"properties": {"a": {"oneOf": [{"type": "string"}]}}}"#,
-            r#"{"$schema": "https://json-schema.org/draft/2020-12/schema"}"#,
+            r#"{"$schema": "https://example.com/draft/2020-12/schema"}"#,
+            r#"{"properties": {"a": {"form": true, "const": 1}}}"#,
         ] {
             assert!(!supports(&serde_json::from_str(other).unwrap()), "{other}");
+        }
+    }
+
+    #[test]
+    fn words_no_draft_defines_and_every_draft_boon_knows_check_as_in_boon() {
+        // As Bitnami's schemas are: the newest draft, and keywords of their own for a UI.
+        for draft in [
+            "http://json-schema.org/schema#",
+            "https://json-schema.org/draft/2020-12/schema",
+            "https://json-schema.org/draft/2019-09/schema",
+            "http://json-schema.org/draft-04/schema#",
+        ] {
+            let schema_text = format!(
+                r#"{{
+                    "$schema": "{draft}",
+                    "type": "object",
+                    "properties": {{
+                        "replicas": {{"type": "integer", "form": true, "sliderMin": 1,
+                                      "minimum": 1, "hidden": {{"value": false, "path": "x"}}}},
+                        "image": {{"type": "object", "additionalProperties": false,
+                                   "properties": {{"tag": {{"type": "string", "render": "x"}}}}}},
+                        "ports": {{"type": "array", "items": {{"enum": [80, 443]}}}}
+                    }}
+                }}"#
+            );
+            let schema: Json = serde_json::from_str(&schema_text).unwrap();
+            assert!(supports(&schema), "{draft}");
+            let boon = SchemaCheck::compile_with_boon(schema).unwrap();
+            let simple = SchemaCheck::compile(&schema_text).unwrap();
+            for yaml in [
+                "replicas: 0\nimage: {tag: 1, digest: x}\nports: [80, 8080]",
+                "replicas: 1.5\nimage: v1\nports: 443",
+                "replicas: 2\nimage: {tag: v1}\nports: [443.0]",
+            ] {
+                let values = parse_document(yaml).unwrap();
+                let ours = simple.check(&values);
+                assert_eq!(ours, boon.check(&values), "{draft}: {yaml}");
+                assert!(
+                    !ours.is_empty() || yaml.starts_with("replicas: 2"),
+                    "{yaml}"
+                );
+            }
         }
     }
 
