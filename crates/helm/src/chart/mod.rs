@@ -257,6 +257,14 @@ impl Chart {
         files
     }
 
+    /// Records that the templates are Jinja (`go: false`) or Go's (`go: true`), for a chart
+    /// whose language its maker knows (the release lines compiled into the binary): otherwise
+    /// the first render works it out by reading every template, a quarter of the instructions
+    /// of a CRD chart's whole render. No effect once worked out or declared.
+    pub fn declare_go_templates(&self, go: bool) {
+        let _ = self.go_templates.set(go);
+    }
+
     /// Builds a chart from its files (paths relative to the chart root).
     pub fn from_files(origin: &str, mut files: Vec<ChartFile>) -> Result<Chart, ChartError> {
         if let Some(bad) = files.iter().find(|f| f.path.chars().any(char::is_control)) {

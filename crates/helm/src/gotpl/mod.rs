@@ -403,7 +403,36 @@ fn top_level(
 
 #[cfg(test)]
 mod tests {
-    use super::has_go_only_action;
+    use super::{has_go_only_action, is_go_template_chart};
+    use crate::chart::{Chart, ChartFile};
+
+    fn chart_with_template(text: &str) -> Chart {
+        let file = |path: &str, text: &str| ChartFile {
+            path: path.to_owned(),
+            text: text.to_owned(),
+        };
+        Chart::from_files(
+            "test",
+            vec![
+                file("Chart.yaml", "apiVersion: v2\nname: t\nversion: 0.1.0\n"),
+                file("templates/a.yaml", text),
+            ],
+        )
+        .expect("a valid chart")
+    }
+
+    #[test]
+    fn a_chart_declared_jinja_is_not_read_for_go_syntax() {
+        let chart = chart_with_template("name: {{ .Release.Name }}\n");
+        chart.declare_go_templates(false);
+        assert!(!is_go_template_chart(&chart));
+    }
+
+    #[test]
+    fn an_undeclared_chart_is_read_for_go_syntax() {
+        let chart = chart_with_template("name: {{ .Release.Name }}\n");
+        assert!(is_go_template_chart(&chart));
+    }
 
     #[test]
     fn a_go_field_reference_marks_a_go_template() {

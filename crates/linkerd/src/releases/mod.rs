@@ -195,10 +195,13 @@ pub fn embedded_line(release: &str, name: &str) -> Result<Chart, ReleaseError> {
         return Err(not_served(row));
     };
     let files = release_chart::release_files(row, set, name)?;
-    Ok(Chart::from_files(
+    let chart = Chart::from_files(
         &format!("{EMBEDDED_ORIGIN}{name} of Linkerd {release}"),
         files,
-    )?)
+    )?;
+    // Our release lines are written in Jinja.
+    chart.declare_go_templates(false);
+    Ok(chart)
 }
 
 /// How an embedded chart's origin starts (`embedded chart linkerd-crds of Linkerd edge-26.8.3`).
