@@ -6,8 +6,8 @@
 //! depth (32), doubling a list with `+` sizes and copies the whole list inside one uncharged
 //! operation. Rather than let such a run take the machine, the binary installs
 //! [`CappedAllocator`] (once the live heap would pass the ceiling, 4 GiB or
-//! `MESHCHART_MAX_MEMORY`, it says so on stderr and stops) and [`start_deadline`] (after 10
-//! minutes, or `MESHCHART_MAX_SECONDS`, likewise). A control-plane render needs under 16 MiB
+//! `MESHCHART_MAX_MEMORY`, plus the arena's fixed 32 MiB region, it says so on stderr and
+//! stops) and [`start_deadline`] (after 10 minutes, or `MESHCHART_MAX_SECONDS`, likewise). A control-plane render needs under 16 MiB
 //! and a few milliseconds. Both stop the process before it writes a partial render.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -40,7 +40,7 @@ thread_local! {
 }
 
 /// The process's allocator: small blocks from [`crate::arena`], the rest from the system's, and
-/// no growing the live heap past the ceiling.
+/// no growing the system's live blocks past the ceiling (the arena adds its fixed region).
 pub struct CappedAllocator;
 
 impl CappedAllocator {
@@ -89,30 +89,26 @@ fn exceeded() -> ! {
     std::process::abort()
 }
 
-/// A block from the arena when it serves the layout ([`crate::arena`]), else from `System`.
-unsafe fn allocate(layout: Layout) -> *mut u8 {
-    let block = crate::arena::alloc(layout);
-    if block.is_null() {
-        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires it.
-        unsafe { System.alloc(layout) }
-    } else {
-        block
-    }
-}
-
 // SAFETY: every block comes from the arena or from `System` and goes back to the one that owns
 // its address, with the layout it was allocated with; the counter only observes sizes.
 unsafe impl GlobalAlloc for CappedAllocator {
+    // Only the system allocator's blocks are counted: the arena is one region of fixed size
+    // (32 MiB), so its blocks cannot grow the heap far, and counting each of them cost a
+    // sixteenth of inject's instructions.
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let block = crate::arena::alloc(layout);
+        if !block.is_null() {
+            return block;
+        }
         Self::admit(layout.size());
-        // SAFETY: forwarded unchanged.
-        unsafe { allocate(layout) }
+        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires it.
+        unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        Self::admit(layout.size());
         let block = crate::arena::alloc(layout);
         if block.is_null() {
+            Self::admit(layout.size());
             // SAFETY: forwarded unchanged.
             return unsafe { System.alloc_zeroed(layout) };
         }
@@ -128,17 +124,17 @@ unsafe impl GlobalAlloc for CappedAllocator {
         } else {
             // SAFETY: a System block, with its layout.
             unsafe { System.dealloc(ptr, layout) }
+            Self::release(layout.size());
         }
-        Self::release(layout.size());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            Self::admit(new_size - layout.size());
-        } else {
-            Self::release(layout.size() - new_size);
-        }
         if !crate::arena::owns(ptr) {
+            if new_size > layout.size() {
+                Self::admit(new_size - layout.size());
+            } else {
+                Self::release(layout.size() - new_size);
+            }
             // SAFETY: a System block, with its layout, as GlobalAlloc::realloc requires.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }
@@ -147,10 +143,10 @@ unsafe impl GlobalAlloc for CappedAllocator {
         }
         // SAFETY: GlobalAlloc::realloc promises new_size, rounded to the alignment, fits a Layout.
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        // SAFETY: a new block for the new layout; the old one is copied (as much as both hold)
-        // and then returned to the arena, which owns it.
+        // SAFETY: a new block for the new layout (counted when the system's); the old one is
+        // copied (as much as both hold) and then returned to the arena, which owns it.
         unsafe {
-            let moved = allocate(new_layout);
+            let moved = self.alloc(new_layout);
             if !moved.is_null() {
                 std::ptr::copy_nonoverlapping(ptr, moved, layout.size().min(new_size));
                 crate::arena::free(ptr, layout);

@@ -344,10 +344,16 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Finds the first NUL byte or invalid UTF-8 in `bytes` (whose first line is `first_line`).
 fn check_text(name: &str, bytes: &[u8], first_line: usize) -> Result<(), InputError> {
+    checked_str(name, bytes, first_line).map(|_| ())
+}
+
+/// `bytes` as text when [`check_text`] passes them, decoded once (the streaming reader used to
+/// decode every line twice: once to check it, once to keep it).
+fn checked_str<'b>(name: &str, bytes: &'b [u8], first_line: usize) -> Result<&'b str, InputError> {
     let valid_up_to = match std::str::from_utf8(bytes) {
         Ok(text) => {
             if !text.contains('\0') {
-                return Ok(());
+                return Ok(text);
             }
             bytes.len()
         }
@@ -501,8 +507,7 @@ impl<'a> GuardedReader<'a> {
                 line = rest;
             }
         }
-        check_text(&self.name, line, self.line)?;
-        buf.push_str(std::str::from_utf8(line).unwrap_or_default());
+        buf.push_str(checked_str(&self.name, line, self.line)?);
         Ok(true)
     }
 
