@@ -474,6 +474,22 @@ impl<'a> GuardedReader<'a> {
 
     /// Appends the next line (with its `\n`, if it has one) to `buf`; `Ok(false)` at the end.
     pub fn read_line(&mut self, buf: &mut String) -> Result<bool, InputError> {
+        // The usual line lies whole in the buffer, within the cap and without a byte order
+        // mark: it is checked there and copied once (inject reads every line of a stream twice).
+        let available = self
+            .inner
+            .fill_buf()
+            .map_err(|e| InputError::io(&self.name, e))?;
+        if let Some(end) = memchr::memchr(b'\n', available) {
+            let line = &available[..=end];
+            if self.read.saturating_add(line.len() as u64) <= self.limit && !line.starts_with(BOM) {
+                buf.push_str(checked_str(&self.name, line, self.line + 1)?);
+                self.read += line.len() as u64;
+                self.line += 1;
+                self.inner.consume(end + 1);
+                return Ok(true);
+            }
+        }
         self.bytes.clear();
         let remaining = self.limit.saturating_sub(self.read);
         let n = (&mut self.inner)

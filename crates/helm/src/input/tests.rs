@@ -113,3 +113,37 @@ fn lines_are_handed_out_one_at_a_time() {
     assert_eq!((buf.as_str(), reader.line()), ("a\nb", 2));
     assert!(!reader.read_line(&mut buf).unwrap());
 }
+
+#[test]
+fn a_line_longer_than_the_read_buffer_comes_out_whole() {
+    // The reader buffers 64 KiB: this line starts in one fill and ends two fills later.
+    let long = "x".repeat(150 * 1024);
+    let stream = format!("a: 1\nb: {long}\nc: 3\n");
+    let mut reader = GuardedReader::new("in", Box::new(stream.as_bytes()), 1 << 20).unwrap();
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() {
+        lines.push(std::mem::take(&mut line));
+    }
+    assert_eq!(lines, ["a: 1\n", format!("b: {long}\n").as_str(), "c: 3\n"]);
+    assert_eq!(reader.line(), 3);
+}
+
+#[test]
+fn a_streamed_line_with_a_nul_is_refused_by_its_line_and_column() {
+    let mut reader = GuardedReader::new("in.yaml", Box::new(&b"a: 1\nb: x\0y\n"[..]), 100).unwrap();
+    let mut line = String::new();
+    assert!(reader.read_line(&mut line).unwrap());
+    let e = reader.read_line(&mut line).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            InputError::Nul {
+                line: 2,
+                column: 5,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}

@@ -28,9 +28,39 @@ pub(super) const SAMPLE_PORTS: [&str; 2] = ["65101", "65202,65303"];
 pub(super) enum PortsPlan {
     /// Rendered once with [`SAMPLE_PORTS`]`[0]`: each pod's copy gets its ports in its place
     /// ([`fill_ports`]).
-    Fill(Sidecar),
+    Fill(SampledSidecar),
     /// The partials do more with the ports than print them: each pod renders in full.
     RenderEach,
+}
+
+/// A sidecar rendered with [`SAMPLE_PORTS`]`[0]`, and where in it the sample stands: found once
+/// per configuration, so that each pod's copy is changed only there (looking through every
+/// value of every pod's copy was a thirtieth of inject's instructions).
+pub(super) struct SampledSidecar {
+    sidecar: Sidecar,
+    samples: Vec<SampleAt>,
+}
+
+/// Where a sample stands: one of the sidecar's values, then the keys and indices down to it.
+struct SampleAt {
+    root: Root,
+    steps: Vec<Step>,
+}
+
+#[derive(Clone)]
+enum Root {
+    Proxy,
+    Init,
+    Debug,
+    Annotation(String),
+    Label(String),
+    Volume(usize),
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
 }
 
 impl PortsPlan {
@@ -40,40 +70,93 @@ impl PortsPlan {
     pub(super) fn new<E>(render: impl Fn(&str) -> Result<Sidecar, E>) -> PortsPlan {
         let [first, second] = SAMPLE_PORTS;
         match (render(first), render(second)) {
-            (Ok(a), Ok(b)) if alike_sidecars(&a, &b) => PortsPlan::Fill(a),
+            (Ok(a), Ok(b)) if alike_sidecars(&a, &b) => PortsPlan::Fill(SampledSidecar {
+                samples: samples_in(&a),
+                sidecar: a,
+            }),
             _ => PortsPlan::RenderEach,
         }
     }
 }
 
-/// A copy of `sidecar` (rendered with [`SAMPLE_PORTS`]`[0]`, see [`PortsPlan::Fill`]) with
-/// `ports` wherever the sample stood.
-pub(super) fn fill_ports(sidecar: &Sidecar, ports: &str) -> Sidecar {
-    let mut sidecar = sidecar.clone();
-    for_each_value_mut(&mut sidecar, &mut |value| replace_sample(value, ports));
+/// A copy of the sampled sidecar with `ports` wherever the sample stood.
+pub(super) fn fill_ports(sampled: &SampledSidecar, ports: &str) -> Sidecar {
+    let mut sidecar = sampled.sidecar.clone();
+    for at in &sampled.samples {
+        if let Some(Value::String(text)) = value_at_mut(&mut sidecar, at) {
+            *text = ports.to_owned();
+        }
+    }
     sidecar
 }
 
-fn replace_sample(value: &mut Value, ports: &str) {
-    match value {
-        Value::String(text) if text == SAMPLE_PORTS[0] => *text = ports.to_owned(),
-        Value::Map(map) => map.values_mut().for_each(|v| replace_sample(v, ports)),
-        Value::Seq(items) => items.iter_mut().for_each(|v| replace_sample(v, ports)),
-        _ => {}
+/// Every string of `sidecar`'s values that is the first sample, found the way [`alike`] pairs
+/// them (values only, never keys).
+fn samples_in(sidecar: &Sidecar) -> Vec<SampleAt> {
+    fn walk(value: &Value, root: &Root, steps: &mut Vec<Step>, out: &mut Vec<SampleAt>) {
+        match value {
+            Value::String(text) if text == SAMPLE_PORTS[0] => out.push(SampleAt {
+                root: root.clone(),
+                steps: steps.clone(),
+            }),
+            Value::Map(map) => {
+                for (key, item) in map {
+                    steps.push(Step::Key(key.clone()));
+                    walk(item, root, steps, out);
+                    steps.pop();
+                }
+            }
+            Value::Seq(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    steps.push(Step::Index(index));
+                    walk(item, root, steps, out);
+                    steps.pop();
+                }
+            }
+            _ => {}
+        }
     }
+    let mut out = Vec::new();
+    let mut steps = Vec::new();
+    walk(&sidecar.proxy, &Root::Proxy, &mut steps, &mut out);
+    if let Some(init) = &sidecar.init {
+        walk(init, &Root::Init, &mut steps, &mut out);
+    }
+    if let Some(debug) = &sidecar.debug {
+        walk(debug, &Root::Debug, &mut steps, &mut out);
+    }
+    if let Some(additions) = &sidecar.additions {
+        for (key, value) in &additions.annotations {
+            walk(value, &Root::Annotation(key.clone()), &mut steps, &mut out);
+        }
+        for (key, value) in &additions.labels {
+            walk(value, &Root::Label(key.clone()), &mut steps, &mut out);
+        }
+        for (index, value) in additions.volumes.iter().enumerate() {
+            walk(value, &Root::Volume(index), &mut steps, &mut out);
+        }
+    }
+    out
 }
 
-/// Every value of the sidecar: the containers and the pod additions' annotation and label values
-/// and volumes.
-fn for_each_value_mut(sidecar: &mut Sidecar, f: &mut dyn FnMut(&mut Value)) {
-    f(&mut sidecar.proxy);
-    sidecar.init.iter_mut().for_each(&mut *f);
-    sidecar.debug.iter_mut().for_each(&mut *f);
-    if let Some(additions) = &mut sidecar.additions {
-        additions.annotations.values_mut().for_each(&mut *f);
-        additions.labels.values_mut().for_each(&mut *f);
-        additions.volumes.iter_mut().for_each(&mut *f);
+/// The value of `sidecar` that `at` names.
+fn value_at_mut<'s>(sidecar: &'s mut Sidecar, at: &SampleAt) -> Option<&'s mut Value> {
+    let mut value = match &at.root {
+        Root::Proxy => &mut sidecar.proxy,
+        Root::Init => sidecar.init.as_mut()?,
+        Root::Debug => sidecar.debug.as_mut()?,
+        Root::Annotation(key) => sidecar.additions.as_mut()?.annotations.get_mut(key)?,
+        Root::Label(key) => sidecar.additions.as_mut()?.labels.get_mut(key)?,
+        Root::Volume(index) => sidecar.additions.as_mut()?.volumes.get_mut(*index)?,
+    };
+    for step in &at.steps {
+        value = match (value, step) {
+            (Value::Map(map), Step::Key(key)) => map.get_mut(key)?,
+            (Value::Seq(items), Step::Index(index)) => items.get_mut(*index)?,
+            _ => return None,
+        };
     }
+    Some(value)
 }
 
 /// Whether `a` (rendered with the first sample) and `b` (the second) differ only in whole
