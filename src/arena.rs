@@ -49,6 +49,10 @@ static NEXT_CHUNK: AtomicUsize = AtomicUsize::new(0);
 /// Per class, a stack of batches threads gave up: each batch's first block holds, in its second
 /// word, the next batch.
 static POOLS: [Mutex<usize>; CLASSES] = [const { Mutex::new(0) }; CLASSES];
+/// Per class, how many batches its pool holds, read without the lock: a thread whose list is
+/// empty (every allocation of a growing heap) looks here before locking. A batch given at that
+/// moment may be missed; the block is then carved fresh, which is only less thrifty.
+static POOLED: [AtomicUsize; CLASSES] = [const { AtomicUsize::new(0) }; CLASSES];
 
 struct ThreadHeap {
     /// Heads of singly linked lists of free blocks; a free block holds the next one's address.
@@ -201,11 +205,15 @@ fn batch_len(bytes: usize) -> u16 {
 
 /// A batch of free blocks of `class` from the shared pool, if there is one.
 fn take_batch(class: usize) -> Option<usize> {
+    if POOLED[class].load(Ordering::Relaxed) == 0 {
+        return None;
+    }
     let mut pool = POOLS[class].lock().unwrap_or_else(PoisonError::into_inner);
     let batch = *pool;
     if batch == 0 {
         return None;
     }
+    POOLED[class].fetch_sub(1, Ordering::Relaxed);
     // SAFETY: a pooled batch's first block holds the next batch in its second word.
     *pool = unsafe { *((batch + size_of::<usize>()) as *const usize) };
     Some(batch)
@@ -232,6 +240,7 @@ impl ThreadHeap {
         // SAFETY: the block is at least 16 bytes; its second word links the pool's batches.
         unsafe { *((first + size_of::<usize>()) as *mut usize) = *pool };
         *pool = first;
+        POOLED[class].fetch_add(1, Ordering::Relaxed);
     }
 
     fn carve(&mut self, bytes: usize) -> *mut u8 {

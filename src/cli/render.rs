@@ -174,6 +174,9 @@ pub fn one(
     if let Some(dir) = &output_dir {
         render::refuse_output_overlap(dir, chart.chart.as_deref(), &request, None)?;
     }
+    // This process renders one chart and exits: what a Go chart's render parsed is left to the
+    // exit, not freed node by node.
+    meshchart_helm::gotpl::keep_until_exit();
     let chosen = render::choose_chart(
         &chart.source(),
         request.overrides(),
@@ -226,6 +229,9 @@ pub fn one(
         }
         None => write_stdout(&outcome.rendered.to_stream())?,
     }
+    // The process exits next: the chart, its values and the rendered documents go with it.
+    std::mem::forget(outcome);
+    std::mem::forget(chosen);
     Ok(ExitCode::SUCCESS)
 }
 

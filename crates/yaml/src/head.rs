@@ -288,7 +288,29 @@ mod tests {
             .filter(|doc| !doc.is_empty())
     }
 
-    /// Every document of the golden outputs (control plane and inject).
+    /// Forms the golden outputs lack but charts and generated CRDs write: plain and quoted
+    /// scalars wrapped over lines (go-yaml wraps long ones at 80 columns), quoted keys, values
+    /// on the line below their key, `- |` items and comments after quoted values.
+    const WRAPPED_AND_QUOTED: &[&str] = &[
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         annotations:\n    \"helm.sh/resource-policy\": keep\n    'x.io/quoted': \"yes\"\n  \
+         name: apps.example.io\nspec:\n  versions:\n  - schema:\n      openAPIV3Schema:\n        \
+         description: Operation contains information about a requested or running\n          \
+         operation\n        properties:\n          refresh:\n            description: 'Refresh \
+         says: the latest revision should\n              be fetched, ''now'' if set'\n            \
+         type: string\n          retry:\n            description: \"Backoff is the \\\"base\\\" \
+         duration, in\n              seconds \\\n              \\ or a \\u00e9 (e.g.\n\n              \
+         \\\"2m\\\")\"\n          duration:\n            description: unit is seconds, or a duration \
+         (e.g.\n              \"2m\", \"1h\") - [or] {more}\n\n              after a blank line\n            \
+         type: string\n    name: v1\n",
+        "kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - args:\n    - -ec\n    - |\n      \
+         echo one\n      echo two\n    - 'single\n      wrapped'\n    - plain\n      wrapped\n    \
+         env:\n    - name: A\n      value: \"x\" # why\n    - name: B\n      value: 'y'  # why\n    \
+         resources:\n      {}\n    securityContext:\n      null\n  strategy:\n    type:\n      \
+         RollingUpdate\n      more\n",
+    ];
+
+    /// Every document of the golden outputs (control plane and inject), and the forms above.
     fn golden_documents() -> Vec<String> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden");
         let mut docs = Vec::new();
@@ -304,7 +326,41 @@ mod tests {
                 }
             }
         }
+        // Several copies, so the random edits below reach them as often as a golden output.
+        for _ in 0..20 {
+            docs.extend(WRAPPED_AND_QUOTED.iter().map(|d| (*d).to_owned()));
+        }
         docs
+    }
+
+    #[test]
+    fn the_fast_path_takes_wrapped_and_quoted_scalars_and_quoted_keys_as_the_reader_does() {
+        for doc in WRAPPED_AND_QUOTED {
+            let fast = fast::block_head(doc);
+            assert!(fast.is_some(), "fast path refused:\n{doc}");
+            assert_fast_path_is_sound(doc);
+        }
+    }
+
+    #[test]
+    fn the_fast_path_leaves_unsure_continuations_to_the_reader() {
+        for doc in [
+            // A comment ends a plain scalar: a deeper line after it is no continuation.
+            "kind: A\nx: one # c\n  two\n",
+            // A continuation line with `: ` would be a key.
+            "kind: A\nx: one\n  two: three\n",
+            // A quoted scalar's next line must be deeper than its map.
+            "kind: A\nx: 'one\ntwo'\n",
+            // Never closed.
+            "kind: A\nx: \"one\n  two\n",
+            // A head field wrapped or below its key is the full reader's to decode.
+            "kind: A\nmetadata:\n  name: long\n    name\n",
+            "kind:\n  A\n",
+            // The same key, once quoted.
+            "kind: A\nx: 1\n\"x\": 2\n",
+        ] {
+            assert!(fast::block_head(doc).is_none(), "{doc}");
+        }
     }
 
     /// A repeatable xorshift source: each call gives a number below its bound.

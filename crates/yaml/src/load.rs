@@ -95,6 +95,18 @@ pub fn parse_values_document(text: &str) -> Result<(Value, Option<usize>), YamlE
     Ok((first, ignored_from))
 }
 
+/// [`parse_document`] of a text that gives every map key once; `None` when one is given twice,
+/// or the text does not read, for the caller to read it again as it needs. One reading where
+/// [`parse_document`] and [`first_duplicate_key_in`] would take two: a chart's default values
+/// are checked for repeated keys on every render.
+pub fn parse_document_if_keys_unique(text: &str) -> Option<Value> {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    // Not `read`: on a repeated key it reads the text again to find the first line.
+    loader.read_events().ok()?;
+    Some(loader.docs.into_iter().next().unwrap_or(Value::Null))
+}
+
 /// Parses the first document of a YAML stream (later ones are ignored, as Helm does for values).
 pub fn parse_document(text: &str) -> Result<Value, YamlError> {
     Ok(parse_documents(text)?

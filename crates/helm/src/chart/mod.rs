@@ -367,7 +367,15 @@ impl Chart {
         }
         let parsed = match &self.default_values {
             None => Value::Map(Default::default()),
-            Some(file) => self.parse_values_file(file)?,
+            // Read once, checking for repeated keys on the way; a file with one (or with an
+            // error) is read again as any values file, and for the warning.
+            Some(file) => match yaml::load::parse_document_if_keys_unique(&file.text) {
+                Some(value) => {
+                    let _ = self.duplicate_key_warning.set(None);
+                    self.values_file_map(file, value)?
+                }
+                None => self.parse_values_file(file)?,
+            },
         };
         Ok(self.parsed_defaults.get_or_init(|| parsed))
     }
@@ -410,6 +418,11 @@ impl Chart {
             file: file.path.clone(),
             source,
         })?;
+        self.values_file_map(file, value)
+    }
+
+    /// The map a values file holds, given its parsed `value`: an empty file is an empty map.
+    fn values_file_map(&self, file: &ChartFile, value: Value) -> Result<Value, ChartError> {
         match value {
             Value::Null => Ok(Value::Map(Default::default())),
             Value::Map(_) => Ok(value),

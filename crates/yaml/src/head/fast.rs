@@ -11,11 +11,14 @@ mod shape;
 mod text;
 
 use super::manifest_head::ManifestHead;
-use scalar::{is_seq_item, is_simple_key, looks_like_block_scalar, scalar, split_entry};
+use scalar::{
+    is_seq_item, is_simple_key, looks_like_block_scalar, plain_scalar_text, quoted_end, scalar,
+    split_entry,
+};
 pub(crate) use shape::same_shape;
 pub use shape::LineShape;
 use shape::{offset_in, Shapes};
-use text::{characters_are_plain, without_indent, Lines};
+use text::{characters_are_plain, without_indent, without_trailing_spaces, Lines};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -61,6 +64,8 @@ fn close_frame<'t>(frames: &mut Vec<Frame<'t>>, spare: &mut Vec<Vec<&'t str>>) {
 struct Pending {
     indent: usize,
     after_dash: bool,
+    /// The node is a head field's value (`kind:` with its value below).
+    head: bool,
 }
 
 #[derive(Default)]
@@ -107,6 +112,19 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
         }
         let is_item = is_seq_item(content);
         if let Some(open) = pending.take() {
+            // `resources:` then `{}` or `null` on a deeper line (toYaml of an empty map,
+            // nindented): a scalar, the node's whole value.
+            if indent > open.indent && !is_item && split_entry(content).is_none() {
+                // A head field's value is read on its own line only.
+                if open.head || looks_like_block_scalar(content) {
+                    return None;
+                }
+                if !quoted_goes_on(content, open.indent, &mut lines, &mut shapes)? {
+                    scalar(content, false)?;
+                    plain_continues(content, open.indent, &mut lines, &mut shapes)?;
+                }
+                continue;
+            }
             if is_item && (indent > open.indent || (indent == open.indent && !open.after_dash)) {
                 open_frame(&mut frames, &mut spare, indent, Kind::Seq);
             } else if indent > open.indent && !is_item {
@@ -137,6 +155,7 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
                 pending = Some(Pending {
                     indent,
                     after_dash: true,
+                    head: false,
                 });
                 continue;
             }
@@ -158,10 +177,18 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
                     )?;
                 }
                 None => {
+                    // `- |` then the script's lines (a container's `args`).
                     if looks_like_block_scalar(rest) {
-                        return None;
+                        block_scalar(indent, &mut lines, &mut shapes)?;
+                        continue;
+                    }
+                    if quoted_goes_on(rest, indent, &mut lines, &mut shapes)? {
+                        continue;
                     }
                     scalar(rest, false)?;
+                    if plain_continues(rest, indent, &mut lines, &mut shapes)? {
+                        continue;
+                    }
                     shapes.amend(LineShape::ItemValue {
                         value_at: offset_in(line, rest)?,
                     });
@@ -208,9 +235,8 @@ fn entry<'t>(
     lines: &mut std::iter::Peekable<Lines<'t>>,
     shapes: &mut Shapes<'_>,
 ) -> Option<Option<Pending>> {
-    if !is_simple_key(key) {
-        return None;
-    }
+    let raw_key = key;
+    let key = simple_or_quoted_key(key)?;
     let depth = frames.len();
     {
         let top = frames.last_mut()?;
@@ -230,6 +256,7 @@ fn entry<'t>(
         return Some(Some(Pending {
             indent,
             after_dash: false,
+            head: slot.is_some(),
         }));
     }
     if looks_like_block_scalar(value) {
@@ -239,15 +266,139 @@ fn entry<'t>(
         block_scalar(indent, lines, shapes)?;
         return Some(None);
     }
+    if quoted_goes_on(value, indent, lines, shapes)? {
+        // Head fields are single-line: a multi-line one is the full reader's to decode.
+        return slot.is_none().then_some(None);
+    }
     let resolved = scalar(value, slot.is_some())?;
     match slot {
         Some(slot) => *slot = Some(resolved?),
-        None => shapes.amend(LineShape::EntryValue {
-            // Just past the `: ` that follows the key.
-            value_at: offset_in(line, key)? + key.len() as u32 + 2,
-        }),
+        None => {
+            if plain_continues(value, indent, lines, shapes)? {
+                return Some(None);
+            }
+            shapes.amend(LineShape::EntryValue {
+                // Just past the `: ` that follows the key.
+                value_at: offset_in(line, raw_key)? + raw_key.len() as u32 + 2,
+            })
+        }
     }
     Some(None)
+}
+
+/// A key the reader takes as exactly this string: a simple plain key, or one of the same
+/// characters in quotes (`"helm.sh/resource-policy": keep`, as generated CRDs and charts write
+/// annotations), given without its quotes.
+fn simple_or_quoted_key(key: &str) -> Option<&str> {
+    if is_simple_key(key) {
+        return Some(key);
+    }
+    let inner = key
+        .strip_prefix('"')
+        .and_then(|k| k.strip_suffix('"'))
+        .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')))?;
+    // Quoted, `null` and YAML's other words are strings like any other.
+    (!inner.is_empty()
+        && inner.len() < 1000
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')))
+    .then_some(inner)
+}
+
+/// Whether the plain scalar `value` (checked on its own line) goes on over the next lines, which
+/// are then consumed: lines indented deeper than `parent` (the column of the map or list that
+/// holds it) continue a plain scalar, folded into it with single spaces, as the
+/// `description:` lines of generated CRDs (go-yaml wraps them at 80 columns). `None` when unsure
+/// such a line is a valid continuation; `Some(false)` when the value ends on its line.
+fn plain_continues<'t>(
+    value: &str,
+    parent: usize,
+    lines: &mut std::iter::Peekable<Lines<'t>>,
+    shapes: &mut Shapes<'_>,
+) -> Option<bool> {
+    let deeper = |line: &str| {
+        let content = without_indent(line);
+        !content.is_empty() && line.len() - content.len() > parent
+    };
+    // Most values end on their line: look past blank lines without consuming them, so the
+    // caller still notes the value's line as the last one read.
+    let next_text = match lines.peek() {
+        Some(next) if !without_indent(next).is_empty() => Some(*next),
+        Some(_) => lines.clone().find(|line| !without_indent(line).is_empty()),
+        None => None,
+    };
+    if !next_text.is_some_and(deeper) {
+        return Some(false);
+    }
+    let first = without_trailing_spaces(value);
+    let is_plain = !matches!(first.as_bytes()[0], b'"' | b'\'' | b'[' | b'{');
+    // A comment ends the scalar: a deeper line after it is not a continuation.
+    let commented = plain_scalar_text(first).is_none_or(|text| text.len() != first.len());
+    let mut continued = false;
+    // Blank lines between continuation lines fold into it; after the last one, the main loop
+    // skips any that follow.
+    while let Some(&next) = lines.peek() {
+        let content = without_indent(next);
+        if content.is_empty() {
+            lines.next();
+            shapes.note(LineShape::Fixed);
+            continue;
+        }
+        if !deeper(next) {
+            break;
+        }
+        if !is_plain || commented || !is_continuation_text(content) {
+            return None;
+        }
+        lines.next();
+        shapes.note(LineShape::Fixed);
+        continued = true;
+    }
+    Some(continued)
+}
+
+/// Whether `value` opens a quoted scalar that its line does not close; its next lines, up to
+/// the one that closes it, are then consumed. They must be indented deeper than `parent` (the
+/// column of the map or list that holds it), as go-yaml writes them (a long description with a
+/// `: ` in it is single-quoted and wrapped); blank lines fold into the text. `None` when unsure.
+fn quoted_goes_on<'t>(
+    value: &str,
+    parent: usize,
+    lines: &mut std::iter::Peekable<Lines<'t>>,
+    shapes: &mut Shapes<'_>,
+) -> Option<bool> {
+    let quote = match value.as_bytes().first() {
+        Some(&q @ (b'"' | b'\'')) => q,
+        _ => return Some(false),
+    };
+    if quoted_end(&value[1..], quote)?.is_some() {
+        return Some(false);
+    }
+    for next in lines.by_ref() {
+        shapes.note(LineShape::Fixed);
+        let content = without_indent(next);
+        if content.is_empty() {
+            continue;
+        }
+        if next.len() - content.len() <= parent {
+            return None;
+        }
+        if quoted_end(content, quote)?.is_some() {
+            return Some(true);
+        }
+    }
+    // The text ended inside the quotes.
+    None
+}
+
+/// A continuation line's text that is certainly more of the plain scalar: not a comment, no
+/// `: ` (a key), no ` #` (a comment) and no final `:`. Indicators (`-`, quotes, brackets) start
+/// a plain scalar's next line freely in block context: only its first line is restricted.
+fn is_continuation_text(content: &str) -> bool {
+    let trimmed = without_trailing_spaces(content);
+    !trimmed.starts_with('#')
+        && plain_scalar_text(trimmed).is_some_and(|text| text.len() == trimmed.len())
 }
 
 /// Where the scalar under the current keys goes in the head, if anywhere.

@@ -264,3 +264,20 @@ fn positions_name_each_leaf() {
     assert_eq!(find(&["l", "0"]), Some(4));
     assert_eq!(find(&["l", "1"]), Some(5));
 }
+
+#[test]
+fn a_text_with_every_key_once_reads_in_one_pass_as_parse_document_reads_it() {
+    let text =
+        "a: 1\nb:\n  c: [x, y]\n  d: &anchor {e: f}\ng: *anchor\nh:\n  <<: *anchor\n  i: j\n";
+    assert_eq!(
+        parse_document_if_keys_unique(text),
+        Some(parse_document(text).expect("valid"))
+    );
+    assert_eq!(parse_document_if_keys_unique(""), Some(Value::Null));
+}
+
+#[test]
+fn a_repeated_key_or_an_error_is_left_to_the_slower_readings() {
+    assert_eq!(parse_document_if_keys_unique("a: 1\nb: 2\na: 3\n"), None);
+    assert_eq!(parse_document_if_keys_unique("a: [1\n"), None);
+}

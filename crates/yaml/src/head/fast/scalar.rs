@@ -10,7 +10,12 @@ use crate::value::Value;
 /// Only a head field needs that string (`want`): every other scalar is checked without
 /// building it.
 pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
-    let value = without_trailing_spaces(value);
+    let mut value = without_trailing_spaces(value);
+    // A quoted scalar may be followed by a comment (`name: "x" # why`): judge the quoted part.
+    if let Some(quote @ (b'"' | b'\'')) = value.bytes().next() {
+        let close = quoted_end(&value[1..], quote)??;
+        value = &value[..close + 2];
+    }
     if value == "{}" || value == "[]" {
         return Some(Some(String::new()));
     }
@@ -184,4 +189,48 @@ pub(super) fn is_simple_key(key: &str) -> bool {
         && (first.is_ascii_alphanumeric() || first == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
         && !matches!(key, "null" | "Null" | "NULL")
+}
+
+/// Where the quoted scalar whose text (after its opening `quote`) starts `segment` closes: the
+/// offset of the closing quote in `segment`, `Some(None)` when the line ends inside the quotes
+/// (the scalar goes on over the next lines), `None` when unsure it is valid (an escape we do not
+/// know, or anything but spaces and a comment after the closing quote).
+pub(super) fn quoted_end(segment: &str, quote: u8) -> Option<Option<usize>> {
+    let bytes = segment.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b == quote {
+            if quote == b'\'' && bytes.get(at + 1) == Some(&b'\'') {
+                at += 2;
+                continue;
+            }
+            let after = &segment[at + 1..];
+            let rest = without_indent(after);
+            let valid_end = rest.is_empty() || (rest.starts_with('#') && rest.len() < after.len());
+            return valid_end.then_some(Some(at));
+        }
+        if quote == b'"' && b == b'\\' {
+            let Some(&escaped) = bytes.get(at + 1) else {
+                // A backslash ending the line escapes the line break.
+                return Some(None);
+            };
+            let digits = match escaped {
+                b'x' => 2,
+                b'u' => 4,
+                b'U' => 8,
+                b'0' | b'a' | b'b' | b't' | b'n' | b'v' | b'f' | b'r' | b'e' | b' ' | b'"'
+                | b'/' | b'\\' | b'N' | b'_' | b'L' | b'P' => 0,
+                _ => return None,
+            };
+            let hex = bytes.get(at + 2..at + 2 + digits)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            at += 2 + digits;
+            continue;
+        }
+        at += 1;
+    }
+    Some(None)
 }

@@ -26,6 +26,7 @@ pub(super) fn without_trailing_spaces(text: &str) -> &str {
 
 /// The lines of a text, as `split('\n')` gives them, found with memchr: this check reads every
 /// line of every rendered manifest.
+#[derive(Clone)]
 pub(super) struct Lines<'t> {
     pub(super) rest: Option<&'t str>,
 }
