@@ -5,7 +5,7 @@
 //! templates usually emit ([`fast`]), an event pass over yaml-rust2 that builds nothing, and the
 //! full reader for aliases and merge keys. Tests hold the first two to the full reader's verdict.
 
-mod fast;
+pub(crate) mod fast;
 mod flow_indent;
 mod manifest_head;
 

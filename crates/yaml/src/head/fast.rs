@@ -6,20 +6,25 @@
 //! complex or quoted keys, tabs, control characters, repeated head keys) gets `None`, and the
 //! caller asks the full scanner, which also produces the error message when there is one.
 
-mod scalar;
+pub(crate) mod scalar;
 mod shape;
-mod text;
+pub(crate) mod text;
 
 use super::manifest_head::ManifestHead;
-use scalar::{is_seq_item, is_simple_key, looks_like_block_scalar, scalar, split_entry};
+use scalar::{
+    is_seq_item, is_simple_key, item, looks_like_block_scalar, scalar, split_entry, Item,
+};
 pub(crate) use shape::same_shape;
 pub use shape::LineShape;
 use shape::{offset_in, Shapes};
 use text::{characters_are_plain, without_indent, Lines};
 
+/// A collection of block YAML.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
+    /// A map.
     Map,
+    /// A list.
     Seq,
 }
 
@@ -58,9 +63,52 @@ fn close_frame<'t>(frames: &mut Vec<Frame<'t>>, spare: &mut Vec<Vec<&'t str>>) {
 
 /// A node opened by `key:` or `-` with nothing after it on the line.
 #[derive(Clone, Copy)]
-struct Pending {
+pub(crate) struct Pending {
     indent: usize,
     after_dash: bool,
+}
+
+impl Pending {
+    /// `-` alone at `indent`.
+    pub(crate) fn after_dash(indent: usize) -> Self {
+        Pending {
+            indent,
+            after_dash: true,
+        }
+    }
+
+    /// `key:` at `indent` with no value on its line.
+    pub(crate) fn after_key(indent: usize) -> Self {
+        Pending {
+            indent,
+            after_dash: false,
+        }
+    }
+
+    /// What the next line of content (at `indent`, a list item or not) opens as the pending
+    /// node; `None` when it opens nothing, and the node is null.
+    pub(crate) fn opens(self, indent: usize, is_item: bool) -> Option<Kind> {
+        if is_item && (indent > self.indent || (indent == self.indent && !self.after_dash)) {
+            Some(Kind::Seq)
+        } else if indent > self.indent && !is_item {
+            Some(Kind::Map)
+        } else {
+            None
+        }
+    }
+}
+
+/// A line's content and its indentation; `None` for a blank line or a comment.
+pub(crate) fn content_of(line: &str) -> Option<(&str, usize)> {
+    let content = without_indent(line);
+    let indent = line.len() - content.len();
+    (!content.is_empty() && !content.starts_with('#')).then_some((content, indent))
+}
+
+/// `---` or `...` at the start of a line: documents begin or end, which the line readers leave
+/// to the full reader.
+pub(crate) fn is_document_marker(content: &str, indent: usize) -> bool {
+    indent == 0 && (content.starts_with("---") || content.starts_with("..."))
 }
 
 #[derive(Default)]
@@ -97,21 +145,15 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
     let mut lines = Lines { rest: Some(text) }.peekable();
     while let Some(line) = lines.next() {
         shapes.note(LineShape::Fixed);
-        let content = without_indent(line);
-        let indent = line.len() - content.len();
-        if content.is_empty() || content.starts_with('#') {
+        let Some((content, indent)) = content_of(line) else {
             continue;
-        }
-        if indent == 0 && (content.starts_with("---") || content.starts_with("...")) {
+        };
+        if is_document_marker(content, indent) {
             return None;
         }
         let is_item = is_seq_item(content);
-        if let Some(open) = pending.take() {
-            if is_item && (indent > open.indent || (indent == open.indent && !open.after_dash)) {
-                open_frame(&mut frames, &mut spare, indent, Kind::Seq);
-            } else if indent > open.indent && !is_item {
-                open_frame(&mut frames, &mut spare, indent, Kind::Map);
-            }
+        if let Some(kind) = pending.take().and_then(|open| open.opens(indent, is_item)) {
+            open_frame(&mut frames, &mut spare, indent, kind);
         }
         while frames.last().is_some_and(|f| f.indent > indent) {
             close_frame(&mut frames, &mut spare);
@@ -132,20 +174,11 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
             if top.kind != Kind::Seq || top.indent != indent {
                 return None;
             }
-            let rest = content.strip_prefix('-')?;
-            if rest.is_empty() {
-                pending = Some(Pending {
-                    indent,
-                    after_dash: true,
-                });
-                continue;
-            }
-            let rest = rest.strip_prefix(' ')?;
-            if rest.starts_with(' ') || is_seq_item(rest) {
-                return None;
-            }
-            match split_entry(rest) {
-                Some((key, value)) => {
+            match item(content)? {
+                Item::Open => {
+                    pending = Some(Pending::after_dash(indent));
+                }
+                Item::Entry(key, value) => {
                     let column = indent + 2;
                     open_frame(&mut frames, &mut spare, column, Kind::Map);
                     pending = entry(
@@ -157,7 +190,7 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
                         &mut shapes,
                     )?;
                 }
-                None => {
+                Item::Scalar(rest) => {
                     if looks_like_block_scalar(rest) {
                         return None;
                     }
@@ -227,10 +260,7 @@ fn entry<'t>(
         None
     };
     if value.is_empty() {
-        return Some(Some(Pending {
-            indent,
-            after_dash: false,
-        }));
+        return Some(Some(Pending::after_key(indent)));
     }
     if looks_like_block_scalar(value) {
         if slot.is_some() {
