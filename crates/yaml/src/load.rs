@@ -5,6 +5,7 @@
 //! layers throw away. Hostile input is bounded: nesting depth and the number of nodes that alias
 //! expansion may create are capped, so an alias bomb or `[[[[...` ends in an error, not a hang.
 
+mod fast;
 mod resolve;
 pub(crate) use resolve::{
     go_parses_as_float, is_str_tag, is_yaml_float, parse_go_integer, parses_finite, resolve_key,
@@ -44,18 +45,69 @@ pub type Positions = Vec<(Vec<String>, Position)>;
 /// Parses every document of a YAML stream; an empty document is `Value::Null`. A map key given
 /// twice keeps its last value, as Helm does when it reads templates' output.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    if let Some(documents) = fast::documents(text, HELM_RULES) {
+        return Ok(documents);
+    }
     Ok(Loader::new(text, false).run()?.0)
 }
+
+/// What [`parse_documents`] reads by.
+const HELM_RULES: fast::Rules = fast::Rules {
+    unique_keys: false,
+    keep_big_integers: false,
+};
+
+/// What [`parse_manifest_documents`] reads by.
+const MANIFEST_RULES: fast::Rules = fast::Rules {
+    unique_keys: true,
+    keep_big_integers: true,
+};
 
 /// Parses a user's manifest stream as kubectl does: a map key given twice is an error naming
 /// both lines (Helm would silently keep the last, hiding typos and merge accidents).
 /// `first_line` is the line of the file that `text` starts on, so errors name lines of the file.
 pub fn parse_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Value>, YamlError> {
+    if let Some(documents) = fast::documents(text, MANIFEST_RULES) {
+        return Ok(documents);
+    }
+    full_manifest_documents(text, first_line)
+}
+
+/// [`parse_manifest_documents`] by the full reader alone.
+fn full_manifest_documents(text: &str, first_line: usize) -> Result<Vec<Value>, YamlError> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
     loader.keep_big_integers = true;
     loader.line_offset = first_line.saturating_sub(1);
     Ok(loader.run()?.0)
+}
+
+/// Both readers of [`parse_documents`] and [`parse_manifest_documents`] apart, for the tests
+/// and the fuzz target that check they agree: the line-based fast path answers only for plain
+/// block YAML it is sure of, and must then give what the full reader gives.
+#[doc(hidden)]
+pub mod readers {
+    use super::{Value, YamlError};
+
+    /// The fast path of [`super::parse_documents`] (`manifest: false`) or
+    /// [`super::parse_manifest_documents`] (`manifest: true`); `None` where it declines.
+    pub fn fast(text: &str, manifest: bool) -> Option<Vec<Value>> {
+        let rules = if manifest {
+            super::MANIFEST_RULES
+        } else {
+            super::HELM_RULES
+        };
+        super::fast::documents(text, rules)
+    }
+
+    /// The full reader of the same function.
+    pub fn full(text: &str, manifest: bool) -> Result<Vec<Value>, YamlError> {
+        if manifest {
+            super::full_manifest_documents(text, 1)
+        } else {
+            Ok(super::Loader::new(text, false).run()?.0)
+        }
+    }
 }
 
 /// The first map key given twice in `text`, a JSON or YAML stream, as the error

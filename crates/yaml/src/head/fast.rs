@@ -6,23 +6,25 @@
 //! complex or quoted keys, tabs, control characters, repeated head keys) gets `None`, and the
 //! caller asks the full scanner, which also produces the error message when there is one.
 
-mod scalar;
+pub(crate) mod scalar;
 mod shape;
-mod text;
+pub(crate) mod text;
 
 use super::manifest_head::ManifestHead;
 use scalar::{
-    is_seq_item, is_simple_key, looks_like_block_scalar, plain_scalar_text, quoted_end, scalar,
-    split_entry,
+    is_seq_item, is_simple_key, item, looks_like_block_scalar, scalar, split_entry, Item,
 };
 pub(crate) use shape::same_shape;
 pub use shape::LineShape;
 use shape::{offset_in, Shapes};
-use text::{characters_are_plain, without_indent, without_trailing_spaces, Lines};
+use text::{characters_are_plain, without_indent, Lines};
 
+/// A collection of block YAML.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
+    /// A map.
     Map,
+    /// A list.
     Seq,
 }
 
@@ -61,11 +63,52 @@ fn close_frame<'t>(frames: &mut Vec<Frame<'t>>, spare: &mut Vec<Vec<&'t str>>) {
 
 /// A node opened by `key:` or `-` with nothing after it on the line.
 #[derive(Clone, Copy)]
-struct Pending {
+pub(crate) struct Pending {
     indent: usize,
     after_dash: bool,
-    /// The node is a head field's value (`kind:` with its value below).
-    head: bool,
+}
+
+impl Pending {
+    /// `-` alone at `indent`.
+    pub(crate) fn after_dash(indent: usize) -> Self {
+        Pending {
+            indent,
+            after_dash: true,
+        }
+    }
+
+    /// `key:` at `indent` with no value on its line.
+    pub(crate) fn after_key(indent: usize) -> Self {
+        Pending {
+            indent,
+            after_dash: false,
+        }
+    }
+
+    /// What the next line of content (at `indent`, a list item or not) opens as the pending
+    /// node; `None` when it opens nothing, and the node is null.
+    pub(crate) fn opens(self, indent: usize, is_item: bool) -> Option<Kind> {
+        if is_item && (indent > self.indent || (indent == self.indent && !self.after_dash)) {
+            Some(Kind::Seq)
+        } else if indent > self.indent && !is_item {
+            Some(Kind::Map)
+        } else {
+            None
+        }
+    }
+}
+
+/// A line's content and its indentation; `None` for a blank line or a comment.
+pub(crate) fn content_of(line: &str) -> Option<(&str, usize)> {
+    let content = without_indent(line);
+    let indent = line.len() - content.len();
+    (!content.is_empty() && !content.starts_with('#')).then_some((content, indent))
+}
+
+/// `---` or `...` at the start of a line: documents begin or end, which the line readers leave
+/// to the full reader.
+pub(crate) fn is_document_marker(content: &str, indent: usize) -> bool {
+    indent == 0 && (content.starts_with("---") || content.starts_with("..."))
 }
 
 #[derive(Default)]
@@ -102,34 +145,15 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
     let mut lines = Lines { rest: Some(text) }.peekable();
     while let Some(line) = lines.next() {
         shapes.note(LineShape::Fixed);
-        let content = without_indent(line);
-        let indent = line.len() - content.len();
-        if content.is_empty() || content.starts_with('#') {
+        let Some((content, indent)) = content_of(line) else {
             continue;
-        }
-        if indent == 0 && (content.starts_with("---") || content.starts_with("...")) {
+        };
+        if is_document_marker(content, indent) {
             return None;
         }
         let is_item = is_seq_item(content);
-        if let Some(open) = pending.take() {
-            // `resources:` then `{}` or `null` on a deeper line (toYaml of an empty map,
-            // nindented): a scalar, the node's whole value.
-            if indent > open.indent && !is_item && split_entry(content).is_none() {
-                // A head field's value is read on its own line only.
-                if open.head || looks_like_block_scalar(content) {
-                    return None;
-                }
-                if !quoted_goes_on(content, open.indent, &mut lines, &mut shapes)? {
-                    scalar(content, false)?;
-                    plain_continues(content, open.indent, &mut lines, &mut shapes)?;
-                }
-                continue;
-            }
-            if is_item && (indent > open.indent || (indent == open.indent && !open.after_dash)) {
-                open_frame(&mut frames, &mut spare, indent, Kind::Seq);
-            } else if indent > open.indent && !is_item {
-                open_frame(&mut frames, &mut spare, indent, Kind::Map);
-            }
+        if let Some(kind) = pending.take().and_then(|open| open.opens(indent, is_item)) {
+            open_frame(&mut frames, &mut spare, indent, kind);
         }
         while frames.last().is_some_and(|f| f.indent > indent) {
             close_frame(&mut frames, &mut spare);
@@ -150,21 +174,11 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
             if top.kind != Kind::Seq || top.indent != indent {
                 return None;
             }
-            let rest = content.strip_prefix('-')?;
-            if rest.is_empty() {
-                pending = Some(Pending {
-                    indent,
-                    after_dash: true,
-                    head: false,
-                });
-                continue;
-            }
-            let rest = rest.strip_prefix(' ')?;
-            if rest.starts_with(' ') || is_seq_item(rest) {
-                return None;
-            }
-            match split_entry(rest) {
-                Some((key, value)) => {
+            match item(content)? {
+                Item::Open => {
+                    pending = Some(Pending::after_dash(indent));
+                }
+                Item::Entry(key, value) => {
                     let column = indent + 2;
                     open_frame(&mut frames, &mut spare, column, Kind::Map);
                     pending = entry(
@@ -176,19 +190,11 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
                         &mut shapes,
                     )?;
                 }
-                None => {
-                    // `- |` then the script's lines (a container's `args`).
+                Item::Scalar(rest) => {
                     if looks_like_block_scalar(rest) {
-                        block_scalar(indent, &mut lines, &mut shapes)?;
-                        continue;
-                    }
-                    if quoted_goes_on(rest, indent, &mut lines, &mut shapes)? {
-                        continue;
+                        return None;
                     }
                     scalar(rest, false)?;
-                    if plain_continues(rest, indent, &mut lines, &mut shapes)? {
-                        continue;
-                    }
                     shapes.amend(LineShape::ItemValue {
                         value_at: offset_in(line, rest)?,
                     });
@@ -235,8 +241,9 @@ fn entry<'t>(
     lines: &mut std::iter::Peekable<Lines<'t>>,
     shapes: &mut Shapes<'_>,
 ) -> Option<Option<Pending>> {
-    let raw_key = key;
-    let key = simple_or_quoted_key(key)?;
+    if !is_simple_key(key) {
+        return None;
+    }
     let depth = frames.len();
     {
         let top = frames.last_mut()?;
@@ -253,11 +260,7 @@ fn entry<'t>(
         None
     };
     if value.is_empty() {
-        return Some(Some(Pending {
-            indent,
-            after_dash: false,
-            head: slot.is_some(),
-        }));
+        return Some(Some(Pending::after_key(indent)));
     }
     if looks_like_block_scalar(value) {
         if slot.is_some() {
@@ -266,139 +269,15 @@ fn entry<'t>(
         block_scalar(indent, lines, shapes)?;
         return Some(None);
     }
-    if quoted_goes_on(value, indent, lines, shapes)? {
-        // Head fields are single-line: a multi-line one is the full reader's to decode.
-        return slot.is_none().then_some(None);
-    }
     let resolved = scalar(value, slot.is_some())?;
     match slot {
         Some(slot) => *slot = Some(resolved?),
-        None => {
-            if plain_continues(value, indent, lines, shapes)? {
-                return Some(None);
-            }
-            shapes.amend(LineShape::EntryValue {
-                // Just past the `: ` that follows the key.
-                value_at: offset_in(line, raw_key)? + raw_key.len() as u32 + 2,
-            })
-        }
+        None => shapes.amend(LineShape::EntryValue {
+            // Just past the `: ` that follows the key.
+            value_at: offset_in(line, key)? + key.len() as u32 + 2,
+        }),
     }
     Some(None)
-}
-
-/// A key the reader takes as exactly this string: a simple plain key, or one of the same
-/// characters in quotes (`"helm.sh/resource-policy": keep`, as generated CRDs and charts write
-/// annotations), given without its quotes.
-fn simple_or_quoted_key(key: &str) -> Option<&str> {
-    if is_simple_key(key) {
-        return Some(key);
-    }
-    let inner = key
-        .strip_prefix('"')
-        .and_then(|k| k.strip_suffix('"'))
-        .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')))?;
-    // Quoted, `null` and YAML's other words are strings like any other.
-    (!inner.is_empty()
-        && inner.len() < 1000
-        && inner
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')))
-    .then_some(inner)
-}
-
-/// Whether the plain scalar `value` (checked on its own line) goes on over the next lines, which
-/// are then consumed: lines indented deeper than `parent` (the column of the map or list that
-/// holds it) continue a plain scalar, folded into it with single spaces, as the
-/// `description:` lines of generated CRDs (go-yaml wraps them at 80 columns). `None` when unsure
-/// such a line is a valid continuation; `Some(false)` when the value ends on its line.
-fn plain_continues<'t>(
-    value: &str,
-    parent: usize,
-    lines: &mut std::iter::Peekable<Lines<'t>>,
-    shapes: &mut Shapes<'_>,
-) -> Option<bool> {
-    let deeper = |line: &str| {
-        let content = without_indent(line);
-        !content.is_empty() && line.len() - content.len() > parent
-    };
-    // Most values end on their line: look past blank lines without consuming them, so the
-    // caller still notes the value's line as the last one read.
-    let next_text = match lines.peek() {
-        Some(next) if !without_indent(next).is_empty() => Some(*next),
-        Some(_) => lines.clone().find(|line| !without_indent(line).is_empty()),
-        None => None,
-    };
-    if !next_text.is_some_and(deeper) {
-        return Some(false);
-    }
-    let first = without_trailing_spaces(value);
-    let is_plain = !matches!(first.as_bytes()[0], b'"' | b'\'' | b'[' | b'{');
-    // A comment ends the scalar: a deeper line after it is not a continuation.
-    let commented = plain_scalar_text(first).is_none_or(|text| text.len() != first.len());
-    let mut continued = false;
-    // Blank lines between continuation lines fold into it; after the last one, the main loop
-    // skips any that follow.
-    while let Some(&next) = lines.peek() {
-        let content = without_indent(next);
-        if content.is_empty() {
-            lines.next();
-            shapes.note(LineShape::Fixed);
-            continue;
-        }
-        if !deeper(next) {
-            break;
-        }
-        if !is_plain || commented || !is_continuation_text(content) {
-            return None;
-        }
-        lines.next();
-        shapes.note(LineShape::Fixed);
-        continued = true;
-    }
-    Some(continued)
-}
-
-/// Whether `value` opens a quoted scalar that its line does not close; its next lines, up to
-/// the one that closes it, are then consumed. They must be indented deeper than `parent` (the
-/// column of the map or list that holds it), as go-yaml writes them (a long description with a
-/// `: ` in it is single-quoted and wrapped); blank lines fold into the text. `None` when unsure.
-fn quoted_goes_on<'t>(
-    value: &str,
-    parent: usize,
-    lines: &mut std::iter::Peekable<Lines<'t>>,
-    shapes: &mut Shapes<'_>,
-) -> Option<bool> {
-    let quote = match value.as_bytes().first() {
-        Some(&q @ (b'"' | b'\'')) => q,
-        _ => return Some(false),
-    };
-    if quoted_end(&value[1..], quote)?.is_some() {
-        return Some(false);
-    }
-    for next in lines.by_ref() {
-        shapes.note(LineShape::Fixed);
-        let content = without_indent(next);
-        if content.is_empty() {
-            continue;
-        }
-        if next.len() - content.len() <= parent {
-            return None;
-        }
-        if quoted_end(content, quote)?.is_some() {
-            return Some(true);
-        }
-    }
-    // The text ended inside the quotes.
-    None
-}
-
-/// A continuation line's text that is certainly more of the plain scalar: not a comment, no
-/// `: ` (a key), no ` #` (a comment) and no final `:`. Indicators (`-`, quotes, brackets) start
-/// a plain scalar's next line freely in block context: only its first line is restricted.
-fn is_continuation_text(content: &str) -> bool {
-    let trimmed = without_trailing_spaces(content);
-    !trimmed.starts_with('#')
-        && plain_scalar_text(trimmed).is_some_and(|text| text.len() == trimmed.len())
 }
 
 /// Where the scalar under the current keys goes in the head, if anywhere.

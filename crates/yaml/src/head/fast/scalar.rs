@@ -5,22 +5,39 @@ use super::text::{without_indent, without_trailing_spaces};
 use crate::load::{resolve_plain, resolve_word};
 use crate::value::Value;
 
-/// Checks a single-line scalar value; the outer option is "sure it is valid", the inner value
-/// is the string the reader would make of it (`None` for non-strings and what we don't decode).
-/// Only a head field needs that string (`want`): every other scalar is checked without
-/// building it.
-pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
-    let mut value = without_trailing_spaces(value);
-    // A quoted scalar may be followed by a comment (`name: "x" # why`): judge the quoted part.
-    if let Some(quote @ (b'"' | b'\'')) = value.bytes().next() {
-        let close = quoted_end(&value[1..], quote)??;
-        value = &value[..close + 2];
+/// A single-line scalar value the line check is sure of, by the form it is written in.
+pub(crate) enum Scalar<'t> {
+    /// `{}`.
+    EmptyMap,
+    /// `[]`.
+    EmptyList,
+    /// A one-line flow list of simple items (`[a, "b"]`).
+    FlowList,
+    /// `"..."`: the text between the quotes, and whether it holds a `\` escape.
+    DoubleQuoted {
+        /// The text between the quotes, escapes undecoded.
+        inner: &'t str,
+        /// It holds at least one (valid) escape.
+        escaped: bool,
+    },
+    /// `'...'`: the text between the quotes, `''` undecoded.
+    SingleQuoted(&'t str),
+    /// A plain scalar's text, without its comment and trailing spaces.
+    Plain(&'t str),
+}
+
+/// What a single-line scalar value is, when the line check is sure it is valid YAML; `None`
+/// when unsure. Shared by the check ([`scalar`]) and the fast loader, which decodes it.
+pub(crate) fn classify(value: &str) -> Option<Scalar<'_>> {
+    let value = without_trailing_spaces(value);
+    if value == "{}" {
+        return Some(Scalar::EmptyMap);
     }
-    if value == "{}" || value == "[]" {
-        return Some(Some(String::new()));
+    if value == "[]" {
+        return Some(Scalar::EmptyList);
     }
     if let Some(items) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-        return flow_list(items).then(|| Some(String::new()));
+        return flow_list(items).then_some(Scalar::FlowList);
     }
     if let Some(body) = value.strip_prefix('"') {
         let inner = body.strip_suffix('"')?;
@@ -48,8 +65,7 @@ pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
                 _ => {}
             }
         }
-        // Escapes would need decoding to give the head the reader's string: let it decide.
-        return Some((want && !escaped).then(|| inner.to_owned()));
+        return Some(Scalar::DoubleQuoted { inner, escaped });
     }
     if let Some(body) = value.strip_prefix('\'') {
         let inner = body.strip_suffix('\'')?;
@@ -57,7 +73,7 @@ pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
         if inner.split("''").any(|part| part.contains('\'')) {
             return None;
         }
-        return Some(want.then(|| inner.replace("''", "'")));
+        return Some(Scalar::SingleQuoted(inner));
     }
     let first = value.chars().next()?;
     if matches!(
@@ -83,23 +99,36 @@ pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
     if matches!(first, '-' | '?' | ':') && value[1..].chars().next().is_none_or(|c| c == ' ') {
         return None;
     }
-    let value = plain_scalar_text(value)?;
-    if !want {
-        // Only the words `.nan`-like spellings YAML reads wrongly fail to resolve.
-        return match resolve_word(value) {
-            Some(Err(_)) => None,
-            _ => Some(None),
-        };
-    }
-    match resolve_plain(value).ok()? {
-        Value::String(s) => Some(Some(s)),
-        _ => Some(Some(String::new())),
-    }
+    plain_scalar_text(value).map(Scalar::Plain)
+}
+
+/// Checks a single-line scalar value; the outer option is "sure it is valid", the inner value
+/// is the string the reader would make of it (`None` for non-strings and what we don't decode).
+/// Only a head field needs that string (`want`): every other scalar is checked without
+/// building it.
+pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
+    Some(match classify(value)? {
+        Scalar::EmptyMap | Scalar::EmptyList | Scalar::FlowList => Some(String::new()),
+        // Escapes would need decoding to give the head the reader's string: let it decide.
+        Scalar::DoubleQuoted { inner, escaped } => (want && !escaped).then(|| inner.to_owned()),
+        Scalar::SingleQuoted(inner) => want.then(|| inner.replace("''", "'")),
+        Scalar::Plain(text) if !want => {
+            // Only the words `.nan`-like spellings YAML reads wrongly fail to resolve.
+            return match resolve_word(text) {
+                Some(Err(_)) => None,
+                _ => Some(None),
+            };
+        }
+        Scalar::Plain(text) => match resolve_plain(text).ok()? {
+            Value::String(s) => Some(s),
+            _ => Some(String::new()),
+        },
+    })
 }
 
 /// A plain scalar's text without its comment (a ` #` starts one), in one pass over its bytes;
 /// `None` when a `: ` or a final `:` before the comment would make it a map.
-pub(super) fn plain_scalar_text(value: &str) -> Option<&str> {
+pub(crate) fn plain_scalar_text(value: &str) -> Option<&str> {
     let bytes = value.as_bytes();
     let mut end = bytes.len();
     for (at, pair) in bytes.windows(2).enumerate() {
@@ -117,7 +146,7 @@ pub(super) fn plain_scalar_text(value: &str) -> Option<&str> {
 }
 
 /// The items of a one-line flow list, when each is a simple word or a simple quoted string.
-pub(super) fn flow_list(items: &str) -> bool {
+pub(crate) fn flow_list(items: &str) -> bool {
     items.split(',').all(|item| {
         let item = item.trim_matches(' ');
         let quoted = |q: char| {
@@ -139,18 +168,45 @@ pub(super) fn flow_list(items: &str) -> bool {
 }
 
 /// `- x` or a lone `-`.
-pub(super) fn is_seq_item(content: &str) -> bool {
+pub(crate) fn is_seq_item(content: &str) -> bool {
     content == "-" || content.starts_with("- ")
 }
 
+/// What a list item's line holds after its dash.
+pub(crate) enum Item<'t> {
+    /// `-` alone: the item is on the next lines.
+    Open,
+    /// `- key: value` (or `- key:`): a map begins two columns right of the dash.
+    Entry(&'t str, &'t str),
+    /// `- value`: a scalar (a slice of the line).
+    Scalar(&'t str),
+}
+
+/// Reads a list item's line, `content` (from its dash on); `None` when unsure (`-  x` with two
+/// spaces, `- - x`, a dash followed by anything but a space).
+pub(crate) fn item(content: &str) -> Option<Item<'_>> {
+    let rest = content.strip_prefix('-')?;
+    if rest.is_empty() {
+        return Some(Item::Open);
+    }
+    let rest = rest.strip_prefix(' ')?;
+    if rest.starts_with(' ') || is_seq_item(rest) {
+        return None;
+    }
+    Some(match split_entry(rest) {
+        Some((key, value)) => Item::Entry(key, value),
+        None => Item::Scalar(rest),
+    })
+}
+
 /// `|`, `|-`, `|+`, `>`, `>-`, `>+`.
-pub(super) fn looks_like_block_scalar(value: &str) -> bool {
+pub(crate) fn looks_like_block_scalar(value: &str) -> bool {
     let value = without_trailing_spaces(value);
     matches!(value, "|" | "|-" | "|+" | ">" | ">-" | ">+")
 }
 
 /// `key: value` or `key:` split at the first `: `.
-pub(super) fn split_entry(content: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_entry(content: &str) -> Option<(&str, &str)> {
     match find_pair(content, b':', b' ') {
         Some(at) => Some((&content[..at], without_indent(&content[at + 2..]))),
         None => content.strip_suffix(':').map(|key| (key, "")),
@@ -159,7 +215,7 @@ pub(super) fn split_entry(content: &str) -> Option<(&str, &str)> {
 
 /// Where `first` followed by `second` starts in `text`. A byte scan: this runs on every line of
 /// every rendered manifest, and a substring search's set-up cost more than the search.
-pub(super) fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
+pub(crate) fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
     let bytes = text.as_bytes();
     // Most keys and values are a few bytes long: a plain loop beats memchr's set-up there.
     if bytes.len() < 32 {
@@ -179,7 +235,7 @@ pub(super) fn find_pair(text: &str, first: u8, second: u8) -> Option<usize> {
 }
 
 /// Keys we are sure the reader takes as the same plain string: no quoting, no YAML words.
-pub(super) fn is_simple_key(key: &str) -> bool {
+pub(crate) fn is_simple_key(key: &str) -> bool {
     // Bytes, not characters: anything outside ASCII fails either way.
     let mut bytes = key.bytes();
     let Some(first) = bytes.next() else {
@@ -189,48 +245,4 @@ pub(super) fn is_simple_key(key: &str) -> bool {
         && (first.is_ascii_alphanumeric() || first == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
         && !matches!(key, "null" | "Null" | "NULL")
-}
-
-/// Where the quoted scalar whose text (after its opening `quote`) starts `segment` closes: the
-/// offset of the closing quote in `segment`, `Some(None)` when the line ends inside the quotes
-/// (the scalar goes on over the next lines), `None` when unsure it is valid (an escape we do not
-/// know, or anything but spaces and a comment after the closing quote).
-pub(super) fn quoted_end(segment: &str, quote: u8) -> Option<Option<usize>> {
-    let bytes = segment.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        if b == quote {
-            if quote == b'\'' && bytes.get(at + 1) == Some(&b'\'') {
-                at += 2;
-                continue;
-            }
-            let after = &segment[at + 1..];
-            let rest = without_indent(after);
-            let valid_end = rest.is_empty() || (rest.starts_with('#') && rest.len() < after.len());
-            return valid_end.then_some(Some(at));
-        }
-        if quote == b'"' && b == b'\\' {
-            let Some(&escaped) = bytes.get(at + 1) else {
-                // A backslash ending the line escapes the line break.
-                return Some(None);
-            };
-            let digits = match escaped {
-                b'x' => 2,
-                b'u' => 4,
-                b'U' => 8,
-                b'0' | b'a' | b'b' | b't' | b'n' | b'v' | b'f' | b'r' | b'e' | b' ' | b'"'
-                | b'/' | b'\\' | b'N' | b'_' | b'L' | b'P' => 0,
-                _ => return None,
-            };
-            let hex = bytes.get(at + 2..at + 2 + digits)?;
-            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            at += 2 + digits;
-            continue;
-        }
-        at += 1;
-    }
-    Some(None)
 }

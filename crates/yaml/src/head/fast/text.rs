@@ -4,7 +4,7 @@
 /// `line` without its leading spaces. Bytes are compared, not characters:
 /// `trim_start_matches(' ')` decoded every indentation byte as UTF-8, a sixth of this check's
 /// time on a CRD.
-pub(super) fn without_indent(line: &str) -> &str {
+pub(crate) fn without_indent(line: &str) -> &str {
     let bytes = line.as_bytes();
     let mut indent = 0;
     // Eight spaces at a time (one 64-bit comparison): CRDs nest twenty levels deep.
@@ -19,7 +19,7 @@ pub(super) fn without_indent(line: &str) -> &str {
 }
 
 /// `text` without its trailing spaces (bytes compared, as in [`without_indent`]).
-pub(super) fn without_trailing_spaces(text: &str) -> &str {
+pub(crate) fn without_trailing_spaces(text: &str) -> &str {
     let trailing = text.bytes().rev().take_while(|&b| b == b' ').count();
     &text[..text.len() - trailing]
 }
@@ -27,8 +27,8 @@ pub(super) fn without_trailing_spaces(text: &str) -> &str {
 /// The lines of a text, as `split('\n')` gives them, found with memchr: this check reads every
 /// line of every rendered manifest.
 #[derive(Clone)]
-pub(super) struct Lines<'t> {
-    pub(super) rest: Option<&'t str>,
+pub(crate) struct Lines<'t> {
+    pub(crate) rest: Option<&'t str>,
 }
 
 impl<'t> Iterator for Lines<'t> {
@@ -47,7 +47,7 @@ impl<'t> Iterator for Lines<'t> {
 }
 
 /// No tabs, carriage returns or characters YAML readers reject or treat specially.
-pub(super) fn characters_are_plain(text: &str) -> bool {
+pub(crate) fn characters_are_plain(text: &str) -> bool {
     // Printable ASCII and newlines, the usual case: a block of bytes at a time, without an
     // early exit inside a block, so the compiler compares 16 bytes per instruction. (Counting
     // the unusual bytes instead widened each byte to 64 bits: half of this check's time.)
