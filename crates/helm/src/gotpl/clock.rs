@@ -11,6 +11,7 @@
 
 use super::go_time::{duration_string, parse_duration, round_to_second, GoTime};
 use super::go_time_parse::parse;
+use super::sprig::string_arg;
 use meshchart_gotemplate::{Arity, Context, FuncError, Object, Templates, Value};
 use std::rc::Rc;
 
@@ -111,15 +112,6 @@ fn time_arg(args: &[Value], index: usize) -> Result<GoTime, FuncError> {
         .ok_or(FuncError::WrongType {
             index,
             expected: "time.Time".into(),
-        })
-}
-
-fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or(FuncError::WrongType {
-            index,
-            expected: "string".into(),
         })
 }
 

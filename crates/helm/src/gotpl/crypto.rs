@@ -8,6 +8,7 @@
 //! decrypts with Sprig's `decryptAES` (a row of DEVIATIONS.md).
 
 use super::random::Stream;
+use super::sprig::string_arg;
 use aes::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use base64::Engine as _;
 use meshchart_gotemplate::{Arity, Context, FuncError, Templates, Value};
@@ -23,15 +24,6 @@ const AES_BLOCK: usize = 16;
 /// The most random bytes one `randBytes` call makes (a template asking for more is a mistake,
 /// and the text would pass every output limit anyway).
 const MAX_RANDOM_BYTES: i64 = 1 << 20;
-
-fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or(FuncError::WrongType {
-            index,
-            expected: "string".into(),
-        })
-}
 
 /// Sprig's `bcrypt`: the password's bcrypt hash (`$2a$10$...`), salted from `stream`; a
 /// password Go's bcrypt refuses gives Sprig's failure text as the result, as Sprig returns it.

@@ -2,6 +2,7 @@
 //! derived from a master password, a user name, a site name and a counter), with Sprig
 //! v3.3.0's templates and characters. It is deterministic, so it gives Helm's text exactly.
 
+use super::sprig::string_arg;
 use meshchart_gotemplate::{Arity, Context, FuncError, Templates, Value};
 use std::rc::Rc;
 
@@ -97,15 +98,6 @@ fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &
             char::from(chars[usize::from(seed[i + 1]) % chars.len()])
         })
         .collect()
-}
-
-fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or(FuncError::WrongType {
-            index,
-            expected: "string".into(),
-        })
 }
 
 /// Adds `derivePassword`.

@@ -13,7 +13,8 @@ pub(super) const ZERO_TIME_UNIX: i64 = -62_135_596_800;
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
-const LONG_MONTHS: [&str; 12] = [
+/// Go's month names (the short forms are their first three letters).
+pub(super) const LONG_MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -27,7 +28,8 @@ const LONG_MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const LONG_DAYS: [&str; 7] = [
+/// Go's weekday names, Sunday first (the short forms are their first three letters).
+pub(super) const LONG_DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",

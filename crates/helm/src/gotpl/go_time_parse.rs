@@ -2,6 +2,7 @@
 //! `mustToDate` call it, with Go's error texts; `time.Local` is UTC (see `go_time`).
 
 use super::go_time::{next_chunk, Chunk, GoTime};
+use super::go_time::{LONG_DAYS, LONG_MONTHS};
 
 /// What the value gave so far.
 #[derive(Default)]
@@ -133,21 +134,7 @@ fn offset(value: &str, colon: bool, short: bool, seconds: bool) -> Option<(i32, 
 }
 
 fn month_by_name(value: &str, long: bool) -> Option<(u8, usize)> {
-    const NAMES: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    NAMES.iter().enumerate().find_map(|(index, name)| {
+    LONG_MONTHS.iter().enumerate().find_map(|(index, name)| {
         let name = if long { name } else { &name[..3] };
         let given = value.get(..name.len())?;
         given
@@ -157,16 +144,7 @@ fn month_by_name(value: &str, long: bool) -> Option<(u8, usize)> {
 }
 
 fn weekday_length(value: &str, long: bool) -> Option<usize> {
-    const NAMES: [&str; 7] = [
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-    ];
-    NAMES.iter().find_map(|name| {
+    LONG_DAYS.iter().find_map(|name| {
         let name = if long { name } else { &name[..3] };
         let given = value.get(..name.len())?;
         given.eq_ignore_ascii_case(name).then_some(name.len())

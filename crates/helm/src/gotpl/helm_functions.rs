@@ -2,6 +2,7 @@
 //! `lookup`, and the YAML/JSON/TOML conversions, with Helm 3.17.1's results and failures.
 
 use super::objects::{go_to_tree, values_to_go};
+use super::sprig::string_arg;
 use meshchart_gotemplate::{quote, Arity, Context, Error, FuncError, Map, Templates, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,15 +16,6 @@ pub(super) const ERROR_END: &str = "HELM_ERR_END";
 
 /// How many times one name may be included inside itself before Helm stops.
 const MAX_NESTED_INCLUDES: usize = 1000;
-
-fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or(FuncError::WrongType {
-            index,
-            expected: "string".into(),
-        })
-}
 
 fn function(
     set: &mut Templates,

@@ -42,7 +42,8 @@ fn strval(value: &Value) -> String {
     }
 }
 
-fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
+/// Argument `index` as a string, else the error naming it (shared by every function set).
+pub(super) fn string_arg(args: &[Value], index: usize) -> Result<&str, FuncError> {
     args.get(index)
         .and_then(Value::as_str)
         .ok_or(FuncError::WrongType {
