@@ -8,9 +8,10 @@
 #           `render --fleet` with --jobs 1 and with --jobs 2 (re-rendering the same fleet, so
 #           after the first round its outputs are unchanged and left as they are; one more row
 #           renders two fleets by turns, so that every output changes and is written)
-#   lines   each modern release line (edge-24.10.2, edge-26.8.3): `meshchart render --linkerd L`
-#           vs `helm template` of upstream's two charts at the tag
-#           (../shared/reference/upstream-charts/L), the same certificates given to both: the
+#   lines   releases of the modern lines (edge-24.10.2, edge-25.8.2 and the default edge-26.8.3;
+#           LINES="R..." for others): `meshchart render --linkerd R` vs `helm template` of
+#           upstream's two charts at the tag (../shared/reference/upstream-charts/R, else
+#           prepared from LINKERD2_GIT), the same certificates given to both: the
 #           whole line (both charts, a process each, back to back; then the same from a bash
 #           script on each side), then the CRD chart and the control plane alone; and the
 #           ceiling of the whole-line and CRD ratios here: the same Helm runs against processes
@@ -37,6 +38,10 @@
 #                     README's install builds (`cargo install --path . --profile dist --locked`
 #                     is `cargo build --profile dist --locked` for this machine: dynamic)
 #   SEED=N            the inject streams' seed (default: a fresh one, printed)
+#   LINES="R..."      the releases `lines` measures (default edge-24.10.2 edge-25.8.2 edge-26.8.3)
+#   LINKERD2_GIT=DIR  a linkerd2 git dir (clone or bare) to prepare upstream's charts of a release
+#                     ../shared/reference/upstream-charts lacks (edge-25.8.2 by default); without
+#                     it such a release is skipped, saying so
 # Needs python3 (with PyYAML built against libyaml for the inject floor: `pip install pyyaml`)
 # and GNU time (/usr/bin/time, Debian package `time`) for peak RSS. No hyperfine needed.
 # The machine is noisy: trust the paired ratios, and note the load (printed first).
@@ -164,7 +169,7 @@ for section in "${sections[@]}"; do
       floor=$work/nothing
     fi
     floor_word=$(printf '%q' "$floor")
-    for line in edge-24.10.2 edge-26.8.3; do
+    for line in ${LINES:-edge-24.10.2 edge-25.8.2 edge-26.8.3}; do
       # edge-24.10.2's chart refuses a caBundle without externalSecret; edge-26.8.3's takes one
       # (and Helm would otherwise generate a certificate per render).
       line_extra=()
@@ -175,6 +180,17 @@ for section in "${sections[@]}"; do
       fi
       line_values_line=$(printf '%q ' "${line_values[@]}" "${line_extra[@]}")
       upstream=$reference/upstream-charts/$line
+      if [[ ! -d $upstream ]]; then
+        # Releases beside the two prepared in ../shared: upstream's charts at the tag, prepared
+        # as tests/reference/releases' renders were, from a linkerd2 clone LINKERD2_GIT names.
+        if [[ -z ${LINKERD2_GIT:-} ]]; then
+          echo
+          echo "== $line: SKIPPED (no upstream charts at $upstream; set LINKERD2_GIT to a linkerd2 git dir to prepare them)"
+          continue
+        fi
+        upstream=$work/upstream-charts/$line
+        ../shared/tools/prepare-upstream-charts.sh "$LINKERD2_GIT" "$line" "$upstream" >/dev/null
+      fi
       echo
       echo "== $line: meshchart render --linkerd $line vs helm template $upstream ($("$helm" version --short))"
       # The whole line, as an install renders it: both charts, one process each, on each side,
