@@ -15,6 +15,7 @@
 //! `Values`, or that keeps missing, is rendered from then on without notes.
 
 use super::context::{ApiVersions, KubeVersion};
+use super::files::Files;
 use minijinja::value::{Enumerator, Object, ObjectExt, Value as JValue, ValueKind};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -505,6 +506,14 @@ fn identical_within(a: &JValue, b: &JValue, depth: usize) -> bool {
         b.downcast_object_ref::<ApiVersions>(),
     ) {
         return x.0 == y.0;
+    }
+    // The chart's files: one object shared by every render of an engine, which every include
+    // hands on to the partial it renders.
+    if let (Some(x), Some(y)) = (
+        a.downcast_object_ref::<Files>(),
+        b.downcast_object_ref::<Files>(),
+    ) {
+        return std::ptr::eq(x, y) || x.0 == y.0;
     }
     if a.kind() != b.kind() {
         return false;

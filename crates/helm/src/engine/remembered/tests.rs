@@ -163,3 +163,35 @@ fn a_template_keeps_at_most_its_share_of_outputs() {
     assert!(render_x(&outputs, &kept_bytes, 0));
     assert!(!render_x(&outputs, &kept_bytes, renders - 1));
 }
+
+/// A context of the chart's `files` beside `values`, as an include hands its partial.
+fn context_with_files(files: &JValue, values: &str) -> JValue {
+    JValue::from_pairs([("Files", files.clone()), ("Values", jinja(values))])
+}
+
+fn chart_files(text: &[u8]) -> JValue {
+    JValue::from_object(Files(BTreeMap::from([(
+        String::from("values/values-ha.yaml"),
+        Arc::from(text),
+    )])))
+}
+
+#[test]
+fn a_read_of_the_charts_files_holds_for_the_next_render_of_the_same_chart() {
+    // Every include reads `Files` to hand it on: a render of a template with includes was
+    // never recalled while the files object compared unequal even to itself.
+    let files = chart_files(b"controllerReplicas: 3\n");
+    let noted = Noted::new(context_with_files(&files, "a: 1")).expect("a map");
+    walk(&noted.context, &vec![JValue::from("Files")]).expect("files");
+    let reads = ReadTree::of(noted.reads().expect("worth keeping"));
+    assert!(reads.holds_for(Some(&context_with_files(&files, "a: 2"))));
+}
+
+#[test]
+fn a_read_of_the_charts_files_fails_for_other_files() {
+    let noted = Noted::new(context_with_files(&chart_files(b"a: 1\n"), "a: 1")).expect("a map");
+    walk(&noted.context, &vec![JValue::from("Files")]).expect("files");
+    let reads = ReadTree::of(noted.reads().expect("worth keeping"));
+    assert!(!reads.holds_for(Some(&context_with_files(&chart_files(b"a: 2\n"), "a: 1"))));
+    assert!(reads.holds_for(Some(&context_with_files(&chart_files(b"a: 1\n"), "a: 1"))));
+}
