@@ -1,10 +1,12 @@
 //! The JSON Schema keywords the embedded charts' `values.schema.json` files use (`type`,
 //! `enum`, `properties`, `additionalProperties`, `items`, `pattern`, `minimum`, `maximum`, and
-//! the annotations `description`, `title`, `$schema`, `default`, `examples`, `$comment`),
+//! the annotations `description`, `title`, `$schema`, `default`, `examples`, `$comment`), and
+//! the few more common charts add (`const`, `required`, a root `$id`, as Traefik's schema has),
 //! checked directly, with boon's semantics and its error kinds (so both checkers word a
-//! violation alike): a failed `type` or `enum` ends the check of that value; then an
-//! object's properties, an array's items, a string's pattern, a number's bounds. A schema
-//! with any other keyword, or one of these malformed, is boon's ([`supports`] says which).
+//! violation alike): a failed `type`, `const` or `enum` ends the check of that value; then an
+//! object's required keys and properties, an array's items, a string's pattern, a number's
+//! bounds. A schema with any other keyword, or one of these malformed, is boon's
+//! ([`supports`] says which).
 
 use super::{to_json, violation, Violation};
 use crate::values::Value;
@@ -24,11 +26,22 @@ const ANNOTATIONS: &[&str] = &[
 /// Whether every (sub)schema of `schema` uses only the keywords this module checks, each
 /// well-formed (a `type` names JSON types, a `pattern` compiles, `minimum` is a number, ...).
 pub(super) fn supports(schema: &Json) -> bool {
+    let draft4 = schema
+        .get("$schema")
+        .and_then(Json::as_str)
+        .is_some_and(is_draft4);
+    supports_level(schema, true, draft4)
+}
+
+/// [`supports`] for one level of the schema (`root`: the whole schema's), in a schema of
+/// draft 4 (`draft4`), which has neither `const` nor `$id`.
+fn supports_level(schema: &Json, root: bool, draft4: bool) -> bool {
     let object = match schema {
         Json::Bool(_) => return true,
         Json::Object(object) => object,
         _ => return false,
     };
+    let supports = |sub: &Json| supports_level(sub, false, draft4);
     object
         .iter()
         .all(|(keyword, value)| match keyword.as_str() {
@@ -53,7 +66,20 @@ pub(super) fn supports(schema: &Json) -> bool {
                 .as_str()
                 .is_some_and(|pattern| regex::Regex::new(pattern).is_ok()),
             "minimum" | "maximum" => value.is_number(),
-            "$schema" => value.as_str().is_some_and(is_known_draft),
+            "const" => !draft4,
+            // boon refuses an empty list in draft 4, and a name given twice in any draft.
+            "required" => value.as_array().is_some_and(|names| {
+                !names.is_empty()
+                    && names
+                        .iter()
+                        .enumerate()
+                        .all(|(i, name)| name.is_string() && !names[..i].contains(name))
+            }),
+            // The whole schema's name: it only matters to `$ref`, which boon resolves.
+            "$id" => root && !draft4 && value.as_str().is_some_and(is_absolute_name),
+            "$schema" => value
+                .as_str()
+                .is_some_and(|uri| is_known_draft(uri) && is_draft4(uri) == draft4),
             // A word no draft defines is no keyword: boon ignores it, as every draft says
             // (Bitnami's schemas carry `form`, `hidden` and `sliderMax` for their UI).
             other => ANNOTATIONS.contains(&other) || !DRAFT_KEYWORDS.contains(&other),
@@ -145,6 +171,25 @@ fn is_known_draft(uri: &str) -> bool {
             | "json-schema.org/draft-06/schema"
             | "json-schema.org/draft-04/schema"
     )
+}
+
+/// Whether `uri` (one [`is_known_draft`] knows) names draft 4.
+fn is_draft4(uri: &str) -> bool {
+    uri.contains("draft-04")
+}
+
+/// Whether a `$id` is an absolute http(s) URL without a fragment: the form boon takes as a
+/// schema's name without a second look.
+fn is_absolute_name(uri: &str) -> bool {
+    let rest = uri
+        .strip_prefix("https://")
+        .or_else(|| uri.strip_prefix("http://"));
+    rest.is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_graphic() && !matches!(c, '#' | '%' | '\\' | '"'))
+    })
 }
 
 fn boon_type(name: &str) -> Option<boon::Type> {
@@ -267,6 +312,13 @@ fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<
             return;
         }
     }
+    if let Some(wanted) = object.get("const") {
+        if !equals(wanted, &to_json(value)) {
+            let kind = boon::ErrorKind::Const { want: wanted };
+            out.push(fail(path, &kind, value, schema));
+            return;
+        }
+    }
     if let Some(Json::Array(allowed)) = object.get("enum") {
         let json = to_json(value);
         if !allowed.iter().any(|a| equals(a, &json)) {
@@ -277,6 +329,17 @@ fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<
     }
     match value {
         Value::Map(map) => {
+            if let Some(Json::Array(required)) = object.get("required") {
+                let missing: Vec<&str> = required
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .filter(|name| !map.contains_key(*name))
+                    .collect();
+                if !missing.is_empty() {
+                    let kind = boon::ErrorKind::Required { want: missing };
+                    out.push(fail(path, &kind, value, schema));
+                }
+            }
             let properties = object.get("properties").and_then(Json::as_object);
             let additional = object.get("additionalProperties");
             let mut extra: Vec<Cow<str>> = Vec::new();
@@ -417,16 +480,57 @@ mod tests {
             assert!(supports(&serde_json::from_str(schema).unwrap()));
         }
         for other in [
-            r#"{"required": ["a"]}"#,
+            r#"{"required": "a"}"#,
+            r#"{"required": ["a", "a"]}"#,
+            r#"{"required": []}"#,
+            r#"{"$schema": "http://json-schema.org/draft-04/schema#", "const": 1}"#,
+            r#"{"properties": {"a": {"$id": "https://example.com/a.json"}}}"#,
+            r#"{"$id": "a.json"}"#,
             r#"{"type": "strng"}"#,
             r#"{"minimum": "5"}"#,
             r#"{"pattern": "("}"#,
             r#"{"items": [{"type": "string"}]}"#,
             r#"{"properties": {"a": {"oneOf": [{"type": "string"}]}}}"#,
             r#"{"$schema": "https://example.com/draft/2020-12/schema"}"#,
-            r#"{"properties": {"a": {"form": true, "const": 1}}}"#,
+            r#"{"properties": {"a": {"form": true, "not": {}}}}"#,
         ] {
             assert!(!supports(&serde_json::from_str(other).unwrap()), "{other}");
+        }
+    }
+
+    #[test]
+    fn const_required_and_a_root_id_check_as_in_boon() {
+        // The shape of Traefik's schema: a named draft 2020-12 schema, a switch that must stay
+        // on, and a map that must name its keys.
+        let schema_text = r#"{
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/chart.schema.json",
+            "type": "object",
+            "properties": {
+                "enabled": {"type": "boolean", "const": true},
+                "mode": {"const": {"kind": "a", "n": 1}},
+                "watch": {
+                    "type": "object",
+                    "required": ["namespaces", "labels"],
+                    "properties": {"namespaces": {"type": "array", "items": {"type": "string"}}}
+                }
+            }
+        }"#;
+        let schema: Json = serde_json::from_str(schema_text).unwrap();
+        assert!(supports(&schema));
+        let boon = SchemaCheck::compile_with_boon(schema).unwrap();
+        let simple = SchemaCheck::compile(schema_text).unwrap();
+        assert!(matches!(simple.engine, super::super::Engine::Simple));
+        for yaml in [
+            "enabled: false\nmode: {kind: a, n: 1.0}\nwatch: {namespaces: [a], labels: {}}",
+            "enabled: 1\nmode: {kind: b, n: 1}\nwatch: {}",
+            "enabled: true\nmode: a\nwatch: {labels: x, namespaces: [1]}",
+            "enabled: true\nwatch: {namespaces: [], labels: []}",
+        ] {
+            let values = parse_document(yaml).unwrap();
+            let ours = simple.check(&values);
+            assert_eq!(ours, boon.check(&values), "{yaml}");
+            assert!(!ours.is_empty() || yaml.ends_with("labels: []}"), "{yaml}");
         }
     }
 
