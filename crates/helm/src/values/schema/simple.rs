@@ -30,21 +30,44 @@ pub(super) fn supports(schema: &Json) -> bool {
         .get("$schema")
         .and_then(Json::as_str)
         .is_some_and(is_draft4);
-    supports_level(schema, true, draft4)
+    supports_level(schema, schema, draft4)
 }
 
-/// [`supports`] for one level of the schema (`root`: the whole schema's), in a schema of
-/// draft 4 (`draft4`), which has neither `const` nor `$id`.
-fn supports_level(schema: &Json, root: bool, draft4: bool) -> bool {
+/// [`supports`] for one level `schema` of the whole schema `root`, of draft 4 (`draft4`),
+/// which has neither `const` nor `$id`.
+fn supports_level(schema: &Json, root: &Json, draft4: bool) -> bool {
     let object = match schema {
         Json::Bool(_) => return true,
         Json::Object(object) => object,
         _ => return false,
     };
-    let supports = |sub: &Json| supports_level(sub, false, draft4);
+    let supports = |sub: &Json| supports_level(sub, root, draft4);
+    if let Some(reference) = object.get("$ref") {
+        // Beside a `$ref` only words that check nothing: then every draft means the same by
+        // it (before 2019-09 a `$ref` hides its siblings; since, both apply).
+        let alone = object.iter().all(|(keyword, _)| {
+            !DRAFT_KEYWORDS.contains(&keyword.as_str())
+                || ANNOTATIONS.contains(&keyword.as_str())
+                || matches!(keyword.as_str(), "$ref" | "$defs" | "definitions")
+                || (keyword == "$id" && std::ptr::eq(schema, root))
+        });
+        let Some(target) = reference.as_str().and_then(|r| local_definition(root, r)) else {
+            return false;
+        };
+        // A definition that is itself only a reference could close a loop that reads no
+        // value: boon reports such a loop; here it would never end.
+        if !alone || target.get("$ref").is_some() {
+            return false;
+        }
+    }
     object
         .iter()
         .all(|(keyword, value)| match keyword.as_str() {
+            // Checked above; the definitions are checked where they are defined.
+            "$ref" => true,
+            "$defs" | "definitions" => value
+                .as_object()
+                .is_some_and(|definitions| definitions.values().all(supports)),
             "type" => match value {
                 Json::String(name) => boon_type(name).is_some(),
                 Json::Array(names) => {
@@ -76,7 +99,11 @@ fn supports_level(schema: &Json, root: bool, draft4: bool) -> bool {
                         .all(|(i, name)| name.is_string() && !names[..i].contains(name))
             }),
             // The whole schema's name: it only matters to `$ref`, which boon resolves.
-            "$id" => root && !draft4 && value.as_str().is_some_and(is_absolute_name),
+            "$id" => {
+                std::ptr::eq(schema, root)
+                    && !draft4
+                    && value.as_str().is_some_and(is_absolute_name)
+            }
             "$schema" => value
                 .as_str()
                 .is_some_and(|uri| is_known_draft(uri) && is_draft4(uri) == draft4),
@@ -171,6 +198,21 @@ fn is_known_draft(uri: &str) -> bool {
             | "json-schema.org/draft-06/schema"
             | "json-schema.org/draft-04/schema"
     )
+}
+
+/// The definition a local `$ref` names: `#/$defs/NAME` or `#/definitions/NAME` in the whole
+/// schema `root`, NAME plain (letters, digits, `-`, `_`, `.`: nothing a JSON pointer or a URL
+/// would escape). Any other reference is boon's to resolve.
+fn local_definition<'s>(root: &'s Json, reference: &str) -> Option<&'s Json> {
+    let (container, name) = reference.strip_prefix("#/")?.split_once('/')?;
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !plain || !matches!(container, "$defs" | "definitions") {
+        return None;
+    }
+    root.get(container)?.get(name)
 }
 
 /// Whether `uri` (one [`is_known_draft`] knows) names draft 4.
@@ -277,14 +319,21 @@ fn compare(x: &Number, y: &Number) -> Option<std::cmp::Ordering> {
 /// check (its certificates and keys copied for every cluster of a fleet); only a value that
 /// fails is converted, for the message.
 pub(super) fn check(schema: &Json, values: &Value, out: &mut Vec<Violation>) {
-    check_at(schema, values, &mut Vec::new(), out);
+    check_at(schema, schema, values, &mut Vec::new(), out);
 }
 
 fn fail(path: &[String], kind: &boon::ErrorKind, value: &Value, schema: &Json) -> Violation {
     violation(path.to_vec(), kind, &to_json(value), Some(schema))
 }
 
-fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<Violation>) {
+/// [`check`] of `value` against `schema`, one level of the whole schema `root`.
+fn check_at(
+    root: &Json,
+    schema: &Json,
+    value: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<Violation>,
+) {
     let object: &Map<String, Json> = match schema {
         Json::Bool(true) => return,
         Json::Bool(false) => {
@@ -294,6 +343,13 @@ fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<
         Json::Object(object) => object,
         _ => return,
     };
+    // `supports` let a `$ref` through only with nothing else to check beside it.
+    if let Some(reference) = object.get("$ref").and_then(Json::as_str) {
+        if let Some(definition) = local_definition(root, reference) {
+            check_at(root, definition, value, path, out);
+        }
+        return;
+    }
     if let Some(listed) = object.get("type") {
         let types: boon::Types = match listed {
             Json::String(name) => boon_type(name).into_iter().collect(),
@@ -356,7 +412,7 @@ fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<
                     },
                 };
                 path.push(key.clone());
-                check_at(sub, child, path, out);
+                check_at(root, sub, child, path, out);
                 path.pop();
             }
             if !extra.is_empty() {
@@ -368,7 +424,7 @@ fn check_at(schema: &Json, value: &Value, path: &mut Vec<String>, out: &mut Vec<
             if let Some(sub) = object.get("items") {
                 for (index, item) in items.iter().enumerate() {
                     path.push(index.to_string());
-                    check_at(sub, item, path, out);
+                    check_at(root, sub, item, path, out);
                     path.pop();
                 }
             }
@@ -486,6 +542,12 @@ mod tests {
             r#"{"$schema": "http://json-schema.org/draft-04/schema#", "const": 1}"#,
             r#"{"properties": {"a": {"$id": "https://example.com/a.json"}}}"#,
             r#"{"$id": "a.json"}"#,
+            r##"{"$defs": {"a": {}}, "properties": {"x": {"$ref": "#/$defs/a", "type": "string"}}}"##,
+            r##"{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {}}, "$ref": "#/$defs/a"}"##,
+            r##"{"properties": {"x": {"$ref": "#/$defs/missing"}}}"##,
+            r##"{"properties": {"a": {}, "x": {"$ref": "#/properties/a"}}}"##,
+            r##"{"$defs": {"a~1b": {}}, "$ref": "#/$defs/a~1b"}"##,
+            r#"{"$ref": "https://example.com/other.json"}"#,
             r#"{"type": "strng"}"#,
             r#"{"minimum": "5"}"#,
             r#"{"pattern": "("}"#,
@@ -531,6 +593,82 @@ mod tests {
             let ours = simple.check(&values);
             assert_eq!(ours, boon.check(&values), "{yaml}");
             assert!(!ours.is_empty() || yaml.ends_with("labels: []}"), "{yaml}");
+        }
+    }
+
+    #[test]
+    fn local_references_check_as_in_boon() {
+        // cert-manager's shape (the whole schema a reference into `$defs`, draft 7), the
+        // Prometheus community's (`definitions`), and the newest draft's.
+        let schemas = [
+            r##"{
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "$ref": "#/$defs/helm-values",
+                "$defs": {
+                    "helm-values": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "replicas": {"$ref": "#/$defs/helm-values.replicas"},
+                            "image": {"$ref": "#/$defs/helm-values.image"},
+                            "extraArgs": {"type": "array", "items": {"$ref": "#/$defs/arg"}}
+                        }
+                    },
+                    "helm-values.replicas": {"type": "integer", "minimum": 1,
+                                             "description": "how many"},
+                    "helm-values.image": {
+                        "type": "object",
+                        "required": ["repository"],
+                        "properties": {"pullPolicy": {"enum": ["Always", "IfNotPresent"]}}
+                    },
+                    "arg": {"type": "string", "pattern": "^--"}
+                }
+            }"##,
+            r##"{
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "definitions": {
+                    "image": {"type": "object", "properties": {"tag": {"type": "string"}}},
+                    "arg": {"type": "string", "pattern": "^--"}
+                },
+                "type": "object",
+                "properties": {
+                    "replicas": {"type": "integer", "minimum": 1},
+                    "image": {"$ref": "#/definitions/image", "description": "the image"},
+                    "extraArgs": {"type": "array", "items": {"$ref": "#/definitions/arg"}}
+                }
+            }"##,
+            r##"{
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$id": "https://example.com/chart.schema.json",
+                "$defs": {
+                    "image": {"type": "object", "additionalProperties": {"$ref": "#/$defs/tag"}},
+                    "tag": {"type": ["string", "null"]},
+                    "arg": {"type": "string", "pattern": "^--"}
+                },
+                "type": "object",
+                "properties": {
+                    "replicas": {"type": "integer", "minimum": 1},
+                    "image": {"$ref": "#/$defs/image"},
+                    "extraArgs": {"type": "array", "items": {"$ref": "#/$defs/arg"}}
+                }
+            }"##,
+        ];
+        for schema_text in schemas {
+            let schema: Json = serde_json::from_str(schema_text).unwrap();
+            assert!(supports(&schema), "{schema_text}");
+            let boon = SchemaCheck::compile_with_boon(schema).unwrap();
+            let simple = SchemaCheck::compile(schema_text).unwrap();
+            assert!(matches!(simple.engine, super::super::Engine::Simple));
+            for yaml in [
+                "replicas: 0\nimage: {tag: 1, pullPolicy: Never}\nextraArgs: [--a, b, 3]",
+                "replicas: two\nimage: v1\nextraArgs: --a\nother: 1",
+                "replicas: 2\nimage: {repository: r, tag: v1, pullPolicy: Always}\nextraArgs: [--a]",
+            ] {
+                let values = parse_document(yaml).unwrap();
+                let ours = simple.check(&values);
+                assert_eq!(ours, boon.check(&values), "{schema_text}: {yaml}");
+                assert!(!ours.is_empty() || yaml.starts_with("replicas: 2"), "{yaml}");
+            }
         }
     }
 
