@@ -342,6 +342,28 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_map_or_list_below_its_key_is_taken_by_the_fast_path() {
+        for doc in [
+            "kind: A\nmetadata:\n  name: a\n  annotations:\n    {}\n  labels:\n    x: y\n",
+            "kind: A\nspec:\n  items:\n  -\n    []\n  - resources:\n      {}  \n    name: b\n",
+            "kind: A\nspec:\n  selector:\n    # nothing chosen\n    {}\n",
+        ] {
+            assert!(fast::block_head(doc).is_some(), "{doc}");
+            assert_fast_path_is_sound(doc);
+        }
+        for doc in [
+            // More after the flow value, a head field so written, a comment after it.
+            "kind: A\nspec:\n  {}\n  more: 1\n",
+            "kind: A\nspec:\n  {}\n    more: 1\n",
+            "kind:\n  {}\n",
+            "kind: A\nmetadata:\n  name:\n    []\n",
+            "kind: A\nspec:\n  {} # c\n",
+        ] {
+            assert_fast_path_is_sound(doc);
+        }
+    }
+
+    #[test]
     fn the_fast_path_leaves_unsure_continuations_to_the_reader() {
         for doc in [
             // A comment ends a plain scalar: a deeper line after it is no continuation.

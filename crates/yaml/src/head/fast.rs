@@ -151,6 +151,23 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
         if is_document_marker(content, indent) {
             return None;
         }
+        // `{}` or `[]` alone on the line below its key or dash (what `toYaml` of an empty
+        // value under `key:` renders): the pending node's whole value. A head field so
+        // written is the full reader's to decode.
+        if let Some(open) = pending.filter(|open| indent > open.indent) {
+            if matches!(content.trim_end_matches(' '), "{}" | "[]") {
+                let depth = frames.len();
+                if !open.after_dash
+                    && depth <= 3
+                    && frames.iter().all(|f| f.kind == Kind::Map)
+                    && head_slot(&mut head, &frames).is_some()
+                {
+                    return None;
+                }
+                pending = None;
+                continue;
+            }
+        }
         let is_item = is_seq_item(content);
         if let Some(kind) = pending.take().and_then(|open| open.opens(indent, is_item)) {
             open_frame(&mut frames, &mut spare, indent, kind);
