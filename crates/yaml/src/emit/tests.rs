@@ -520,3 +520,14 @@ fn ascii_literal_bodies_are_written_as_character_by_character() {
         }
     }
 }
+
+#[test]
+fn the_quiet_byte_table_lets_stand_letters_digits_and_its_marks_only() {
+    // Every byte after the first: quiet when a letter, a digit or one of `_./+=-,@%()~:`.
+    for byte in 0..=255u8 {
+        let rule = byte.is_ascii_alphanumeric() || b"_./+=-,@%()~:".contains(&byte);
+        // Beyond ASCII the character is two bytes of UTF-8, neither of them quiet.
+        let text = format!("a{}b", char::from(byte));
+        assert_eq!(is_quiet(&text), rule, "{byte:#04x}");
+    }
+}

@@ -17,7 +17,8 @@ use super::resolve::{is_integer_text, resolve_key, resolve_plain};
 use super::MAX_DEPTH;
 use crate::events::Position;
 use crate::head::fast::scalar::{
-    classify, is_seq_item, is_simple_key, item, looks_like_block_scalar, split_entry, Item, Scalar,
+    classify, flow_items, is_seq_item, is_simple_key, item, looks_like_block_scalar, split_entry,
+    FlowItem, Item, Scalar,
 };
 use crate::head::fast::text::{
     characters_are_plain, without_indent, without_trailing_spaces, Lines,
@@ -219,19 +220,34 @@ fn scalar_value(value: &str, rules: Rules) -> Option<Value> {
     Some(match classify(without_comment_after_quotes(value))? {
         Scalar::EmptyMap => Value::Map(Map::new()),
         Scalar::EmptyList => Value::Seq(Vec::new()),
-        Scalar::FlowList => return None,
+        Scalar::FlowList => {
+            let text = without_trailing_spaces(value);
+            let inside = text.strip_prefix('[')?.strip_suffix(']')?;
+            let items = flow_items(inside)
+                .map(|item| match item? {
+                    FlowItem::Quoted(inner) => Some(Value::String(inner.to_owned())),
+                    FlowItem::Plain(word) => plain_value(word, rules),
+                })
+                .collect::<Option<Vec<Value>>>()?;
+            Value::Seq(items)
+        }
         Scalar::DoubleQuoted { inner, escaped } => Value::String(if escaped {
             unescape(inner)?
         } else {
             inner.to_owned()
         }),
         Scalar::SingleQuoted(inner) => Value::String(inner.replace("''", "'")),
-        Scalar::Plain(text) => match resolve_plain(text).ok()? {
-            Value::Float(_) if rules.keep_big_integers && is_integer_text(text) => {
-                Value::Number(text.to_owned())
-            }
-            value => value,
-        },
+        Scalar::Plain(text) => plain_value(text, rules)?,
+    })
+}
+
+/// A plain scalar resolved as the full reader resolves it under `rules`.
+fn plain_value(text: &str, rules: Rules) -> Option<Value> {
+    Some(match resolve_plain(text).ok()? {
+        Value::Float(_) if rules.keep_big_integers && is_integer_text(text) => {
+            Value::Number(text.to_owned())
+        }
+        value => value,
     })
 }
 

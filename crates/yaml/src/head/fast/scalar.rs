@@ -147,23 +147,44 @@ pub(crate) fn plain_scalar_text(value: &str) -> Option<&str> {
 
 /// The items of a one-line flow list, when each is a simple word or a simple quoted string.
 pub(crate) fn flow_list(items: &str) -> bool {
-    items.split(',').all(|item| {
+    flow_items(items).all(|item| item.is_some())
+}
+
+/// One item of a one-line flow list the line readers are sure of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlowItem<'t> {
+    /// `"..."` or `'...'` with neither its quote nor a `\` inside: the text between.
+    Quoted(&'t str),
+    /// A plain word (`8080`, `true`, `--port=8080`): to resolve as the full reader does.
+    Plain(&'t str),
+}
+
+/// The items between the brackets of a one-line flow list, each `None` when unsure: quoted
+/// without escapes or inner quotes, or a plain word of letters, digits and `._/-=+` (a `-`
+/// first only before more: `-` alone is no scalar) that resolves. No spaces, colons or
+/// commas inside an item, and no empty item (a trailing comma included).
+pub(crate) fn flow_items(items: &str) -> impl Iterator<Item = Option<FlowItem<'_>>> {
+    items.split(',').map(|item| {
         let item = item.trim_matches(' ');
-        let quoted = |q: char| {
-            item.len() >= 2
-                && item.starts_with(q)
-                && item.ends_with(q)
-                && !item[1..item.len() - 1].contains([q, '\\'])
+        for q in ['"', '\''] {
+            if item.len() >= 2 && item.starts_with(q) && item.ends_with(q) {
+                let inner = &item[1..item.len() - 1];
+                return (!inner.contains([q, '\\'])).then_some(FlowItem::Quoted(inner));
+            }
+        }
+        let bytes = item.as_bytes();
+        let first_ok = match bytes.first() {
+            Some(b) if b.is_ascii_alphanumeric() => true,
+            Some(b'-') => bytes.len() > 1,
+            Some(b'.' | b'_' | b'/' | b'+' | b'=') => true,
+            _ => false,
         };
-        let word = item
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric())
-            && item
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-'))
+        let word = first_ok
+            && bytes.iter().all(|&b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-' | b'=' | b'+')
+            })
             && resolve_plain(item).is_ok();
-        quoted('"') || quoted('\'') || word
+        word.then_some(FlowItem::Plain(item))
     })
 }
 

@@ -137,7 +137,12 @@ fn what_the_fast_path_is_unsure_of_goes_to_the_full_reader() {
     for text in [
         "a: &x 1\nb: *x\n",
         "a: !!str 1\n",
-        "a: [1, 2]\n",
+        "a: [1, [2]]\n",
+        "a: [a b]\n",
+        "a: [x: 1]\n",
+        "a: [1, ]\n",
+        "a: [-]\n",
+        "a: [\"a\\\"b\"]\n",
         "a: {b: 1}\n",
         "<<: {a: 1}\n",
         "a: foo\n  bar\n",
@@ -159,6 +164,34 @@ fn what_the_fast_path_is_unsure_of_goes_to_the_full_reader() {
         assert_eq!(fast(text, true), None, "{text:?}");
         agrees(text);
     }
+}
+
+#[test]
+fn one_line_flow_lists_of_words_and_quoted_items_read_as_the_full_reader_reads_them() {
+    // As workloads write a container's arguments.
+    let doc = read(
+        "args: [\"--store=1\", '--cache=2', --alpha=3, 8080, true, .5, 0x10]\nports: [ a ,b ]\n\
+         list:\n- [x, 'y']\n",
+    );
+    assert_eq!(
+        doc,
+        map(&[
+            (
+                "args",
+                Value::Seq(vec![
+                    s("--store=1"),
+                    s("--cache=2"),
+                    s("--alpha=3"),
+                    Value::Int(8080),
+                    Value::Bool(true),
+                    Value::Float(0.5),
+                    Value::Int(16),
+                ])
+            ),
+            ("ports", Value::Seq(vec![s("a"), s("b")])),
+            ("list", Value::Seq(vec![Value::Seq(vec![s("x"), s("y")])])),
+        ])
+    );
 }
 
 /// Every YAML file under the repository's `tests/`, whole and cut at its `---` lines.
@@ -290,6 +323,8 @@ const SCALARS: &[&str] = &[
     "\"\\0\\a\\b\\v\\f\\r\\e\\ \\/\\N\\_\\L\\P\"",
     "{}",
     "[]",
+    "[\"--store=1\", '--cache=2', --alpha=3]",
+    "[8080, true, .5, 0x10, 012, ~]",
     "# c",
     "9223372036854775808",
     "-9223372036854775809",
@@ -323,6 +358,13 @@ const ODD_SCALARS: &[&str] = &[
     "\"a\" \"b\"",
     "\"a\\\"",
     "[a, b]",
+    "[a, , b]",
+    "[a, b,]",
+    "[-]",
+    "[a:b]",
+    "['a''b']",
+    "[\"a\\tb\"]",
+    "[--x=1, +1, =, _y, /z]",
     "{a: 1}",
     "&a x",
     "*a",
