@@ -283,6 +283,8 @@ struct Outputs<T> {
     /// Held while a slot of `kept` is filled.
     keeping: Mutex<()>,
     given_up: AtomicBool,
+    /// Which kept output [`Outputs::recall`] tries first.
+    next_likely: AtomicUsize,
     recalls: AtomicU32,
     misses: AtomicU32,
 }
@@ -293,6 +295,7 @@ impl<T> Default for Outputs<T> {
             kept: std::array::from_fn(|_| OnceLock::new()),
             keeping: Mutex::new(()),
             given_up: AtomicBool::new(false),
+            next_likely: AtomicUsize::new(0),
             recalls: AtomicU32::new(0),
             misses: AtomicU32::new(0),
         }
@@ -348,11 +351,24 @@ impl<T: Clone + OutputSize> Outputs<T> {
     }
 
     fn recall(&self, context: &JValue) -> Option<T> {
-        self.kept
+        // A partial that several components include is asked for by each in turn, in the same
+        // order for every cluster: the output kept after the last one recalled is the likely
+        // one, tried first (any that holds is the same output).
+        let count = self
+            .kept
             .iter()
-            .map_while(OnceLock::get)
-            .find(|kept| kept.reads.holds_for(Some(context)))
-            .map(|kept| kept.output.clone())
+            .take_while(|kept| kept.get().is_some())
+            .count();
+        let start = self.next_likely.load(Ordering::Relaxed);
+        for offset in 0..count {
+            let at = (start + offset) % count;
+            let kept = self.kept[at].get()?;
+            if kept.reads.holds_for(Some(context)) {
+                self.next_likely.store(at + 1, Ordering::Relaxed);
+                return Some(kept.output.clone());
+            }
+        }
+        None
     }
 
     /// Counts a recall, as far as deciding whether to keep noting can need: the count stops

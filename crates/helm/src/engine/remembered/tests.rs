@@ -94,6 +94,20 @@ fn render_x(outputs: &Outputs<String>, kept_bytes: &AtomicUsize, x: u32) -> bool
 }
 
 #[test]
+fn outputs_asked_for_in_turn_or_out_of_turn_come_back_each_for_its_own_context() {
+    // As a partial that three components include, cluster after cluster; then out of turn.
+    let (outputs, kept_bytes) = (Outputs::default(), AtomicUsize::new(0));
+    for x in [1, 2, 3] {
+        assert!(!render_x(&outputs, &kept_bytes, x));
+    }
+    for x in [1, 2, 3, 1, 2, 3, 3, 1, 1, 2] {
+        // render_x checks the output is this context's.
+        assert!(render_x(&outputs, &kept_bytes, x), "{x}");
+    }
+    assert!(!render_x(&outputs, &kept_bytes, 4));
+}
+
+#[test]
 fn a_context_holding_what_a_render_read_gets_its_output_from_memory() {
     let (outputs, kept_bytes) = (Outputs::default(), AtomicUsize::new(0));
     assert!(!render_x(&outputs, &kept_bytes, 1));

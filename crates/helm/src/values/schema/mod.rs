@@ -136,8 +136,9 @@ pub struct SchemaCheck {
 
 /// What checks the values.
 enum Engine {
-    /// The few keywords the embedded charts' schemas use, checked directly (see [`simple`]).
-    Simple,
+    /// The few keywords the embedded charts' schemas use, checked directly (see [`simple`]);
+    /// `references`: the schema holds a `$ref` somewhere.
+    Simple { references: bool },
     /// Any other schema: the full validator.
     Boon {
         schemas: boon::Schemas,
@@ -155,9 +156,10 @@ impl SchemaCheck {
         let schema: Json =
             serde_json::from_str(schema_text).map_err(|e| format!("not valid JSON: {e}"))?;
         if simple::supports(&schema) {
+            let references = simple::has_references(&schema);
             return Ok(SchemaCheck {
                 schema,
-                engine: Engine::Simple,
+                engine: Engine::Simple { references },
             });
         }
         Self::compile_with_boon(schema)
@@ -220,7 +222,9 @@ impl SchemaCheck {
     pub fn check(&self, values: &Value) -> Vec<Violation> {
         let mut violations = Vec::new();
         match &self.engine {
-            Engine::Simple => simple::check(&self.schema, values, &mut violations),
+            Engine::Simple { references } => {
+                simple::check(&self.schema, *references, values, &mut violations)
+            }
             Engine::Boon { schemas, index } => {
                 let instance = to_json_for(values, &self.schema);
                 if let Err(error) = schemas.validate(&instance, *index) {

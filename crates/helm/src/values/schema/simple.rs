@@ -318,17 +318,30 @@ fn compare(x: &Number, y: &Number) -> Option<std::cmp::Ordering> {
 /// walks the values tree itself: converting a whole tree to JSON first cost more than the
 /// check (its certificates and keys copied for every cluster of a fleet); only a value that
 /// fails is converted, for the message.
-pub(super) fn check(schema: &Json, values: &Value, out: &mut Vec<Violation>) {
-    check_at(schema, schema, values, &mut Vec::new(), out);
+/// `references`: whether any level of `schema` holds a `$ref` ([`has_references`]); without
+/// one no level need look (a fleet checks every cluster against one schema).
+pub(super) fn check(schema: &Json, references: bool, values: &Value, out: &mut Vec<Violation>) {
+    let root = references.then_some(schema);
+    check_at(root, schema, values, &mut Vec::new(), out);
+}
+
+/// Whether any level of `schema` holds a `$ref`.
+pub(super) fn has_references(schema: &Json) -> bool {
+    match schema {
+        Json::Object(object) => object.contains_key("$ref") || object.values().any(has_references),
+        Json::Array(items) => items.iter().any(has_references),
+        _ => false,
+    }
 }
 
 fn fail(path: &[String], kind: &boon::ErrorKind, value: &Value, schema: &Json) -> Violation {
     violation(path.to_vec(), kind, &to_json(value), Some(schema))
 }
 
-/// [`check`] of `value` against `schema`, one level of the whole schema `root`.
+/// [`check`] of `value` against `schema`, one level of the whole schema `root` (`None`: a
+/// schema without references).
 fn check_at(
-    root: &Json,
+    root: Option<&Json>,
     schema: &Json,
     value: &Value,
     path: &mut Vec<String>,
@@ -344,11 +357,13 @@ fn check_at(
         _ => return,
     };
     // `supports` let a `$ref` through only with nothing else to check beside it.
-    if let Some(reference) = object.get("$ref").and_then(Json::as_str) {
-        if let Some(definition) = local_definition(root, reference) {
-            check_at(root, definition, value, path, out);
+    if let Some(root) = root {
+        if let Some(reference) = object.get("$ref").and_then(Json::as_str) {
+            if let Some(definition) = local_definition(root, reference) {
+                check_at(Some(root), definition, value, path, out);
+            }
+            return;
         }
-        return;
     }
     if let Some(listed) = object.get("type") {
         let types: boon::Types = match listed {
@@ -598,7 +613,7 @@ mod tests {
         assert!(supports(&schema), "{schema_text}");
         let boon = SchemaCheck::compile_with_boon(schema).unwrap();
         let simple = SchemaCheck::compile(schema_text).unwrap();
-        assert!(matches!(simple.engine, super::super::Engine::Simple));
+        assert!(matches!(simple.engine, super::super::Engine::Simple { .. }));
         values_texts
             .iter()
             .map(|yaml| {
@@ -729,7 +744,7 @@ mod tests {
             let schema: Json = serde_json::from_str(schema_text).unwrap();
             let boon = SchemaCheck::compile_with_boon(schema).unwrap();
             let simple = SchemaCheck::compile(schema_text).unwrap();
-            assert!(matches!(simple.engine, super::super::Engine::Simple));
+            assert!(matches!(simple.engine, super::super::Engine::Simple { .. }));
             let mut broken = 0;
             for yaml in VALUES {
                 let values = parse_document(yaml).unwrap();
