@@ -156,12 +156,7 @@ fn checked_block_head(text: &str, mut shapes: Shapes<'_>) -> Option<ManifestHead
         // written is the full reader's to decode.
         if let Some(open) = pending.filter(|open| indent > open.indent) {
             if matches!(content.trim_end_matches(' '), "{}" | "[]") {
-                let depth = frames.len();
-                if !open.after_dash
-                    && depth <= 3
-                    && frames.iter().all(|f| f.kind == Kind::Map)
-                    && head_slot(&mut head, &frames).is_some()
-                {
+                if !open.after_dash && head_slot_here(&mut head, &frames).is_some() {
                     return None;
                 }
                 pending = None;
@@ -261,7 +256,6 @@ fn entry<'t>(
     if !is_simple_key(key) {
         return None;
     }
-    let depth = frames.len();
     {
         let top = frames.last_mut()?;
         if top.seen.contains(&key) {
@@ -270,12 +264,7 @@ fn entry<'t>(
         top.seen.push(key);
         top.key = Some(key);
     }
-    // Head fields sit at most three maps deep: deeper entries (most of a CRD) skip the walk.
-    let slot = if depth <= 3 && frames.iter().all(|f| f.kind == Kind::Map) {
-        head_slot(head, frames)
-    } else {
-        None
-    };
+    let slot = head_slot_here(head, frames);
     if value.is_empty() {
         return Some(Some(Pending::after_key(indent)));
     }
@@ -295,6 +284,16 @@ fn entry<'t>(
         }),
     }
     Some(None)
+}
+
+/// [`head_slot`] of the current keys, walked only where a head field can be: at most three
+/// maps deep (deeper entries, most of a CRD, skip the walk).
+fn head_slot_here<'h>(head: &'h mut Slots, frames: &[Frame<'_>]) -> Option<&'h mut Option<String>> {
+    if frames.len() <= 3 && frames.iter().all(|f| f.kind == Kind::Map) {
+        head_slot(head, frames)
+    } else {
+        None
+    }
 }
 
 /// Where the scalar under the current keys goes in the head, if anywhere.
