@@ -220,35 +220,32 @@ fn scalar_value(value: &str, rules: Rules) -> Option<Value> {
     Some(match classify(without_comment_after_quotes(value))? {
         Scalar::EmptyMap => Value::Map(Map::new()),
         Scalar::EmptyList => Value::Seq(Vec::new()),
-        Scalar::FlowList => {
-            let text = without_trailing_spaces(value);
-            let inside = text.strip_prefix('[')?.strip_suffix(']')?;
-            let items = flow_items(inside)
+        Scalar::FlowList(items) => Value::Seq(
+            flow_items(items)
                 .map(|item| match item? {
                     FlowItem::Quoted(inner) => Some(Value::String(inner.to_owned())),
-                    FlowItem::Plain(word) => plain_value(word, rules),
+                    FlowItem::Plain(word, value) => Some(under_rules(word, value, rules)),
                 })
-                .collect::<Option<Vec<Value>>>()?;
-            Value::Seq(items)
-        }
+                .collect::<Option<Vec<Value>>>()?,
+        ),
         Scalar::DoubleQuoted { inner, escaped } => Value::String(if escaped {
             unescape(inner)?
         } else {
             inner.to_owned()
         }),
         Scalar::SingleQuoted(inner) => Value::String(inner.replace("''", "'")),
-        Scalar::Plain(text) => plain_value(text, rules)?,
+        Scalar::Plain(text) => under_rules(text, resolve_plain(text).ok()?, rules),
     })
 }
 
-/// A plain scalar resolved as the full reader resolves it under `rules`.
-fn plain_value(text: &str, rules: Rules) -> Option<Value> {
-    Some(match resolve_plain(text).ok()? {
+/// Plain scalar `text`, which resolved to `value`, as the full reader keeps it under `rules`.
+fn under_rules(text: &str, value: Value, rules: Rules) -> Value {
+    match value {
         Value::Float(_) if rules.keep_big_integers && is_integer_text(text) => {
             Value::Number(text.to_owned())
         }
         value => value,
-    })
+    }
 }
 
 /// A quoted scalar without the comment after it (`"a"  # why`), which the line check leaves

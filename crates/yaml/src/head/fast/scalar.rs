@@ -11,8 +11,9 @@ pub(crate) enum Scalar<'t> {
     EmptyMap,
     /// `[]`.
     EmptyList,
-    /// A one-line flow list of simple items (`[a, "b"]`).
-    FlowList,
+    /// A one-line flow list (`[a, "b"]`): the text between its brackets. Its items are for
+    /// the caller to go through once with [`flow_items`], which says whether each is sure.
+    FlowList(&'t str),
     /// `"..."`: the text between the quotes, and whether it holds a `\` escape.
     DoubleQuoted {
         /// The text between the quotes, escapes undecoded.
@@ -37,7 +38,7 @@ pub(crate) fn classify(value: &str) -> Option<Scalar<'_>> {
         return Some(Scalar::EmptyList);
     }
     if let Some(items) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-        return flow_list(items).then_some(Scalar::FlowList);
+        return Some(Scalar::FlowList(items));
     }
     if let Some(body) = value.strip_prefix('"') {
         let inner = body.strip_suffix('"')?;
@@ -108,7 +109,8 @@ pub(crate) fn classify(value: &str) -> Option<Scalar<'_>> {
 /// building it.
 pub(super) fn scalar(value: &str, want: bool) -> Option<Option<String>> {
     Some(match classify(value)? {
-        Scalar::EmptyMap | Scalar::EmptyList | Scalar::FlowList => Some(String::new()),
+        Scalar::FlowList(items) if !flow_list(items) => return None,
+        Scalar::EmptyMap | Scalar::EmptyList | Scalar::FlowList(_) => Some(String::new()),
         // Escapes would need decoding to give the head the reader's string: let it decide.
         Scalar::DoubleQuoted { inner, escaped } => (want && !escaped).then(|| inner.to_owned()),
         Scalar::SingleQuoted(inner) => want.then(|| inner.replace("''", "'")),
@@ -151,12 +153,12 @@ pub(crate) fn flow_list(items: &str) -> bool {
 }
 
 /// One item of a one-line flow list the line readers are sure of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum FlowItem<'t> {
     /// `"..."` or `'...'` with neither its quote nor a `\` inside: the text between.
     Quoted(&'t str),
-    /// A plain word (`8080`, `true`, `--port=8080`): to resolve as the full reader does.
-    Plain(&'t str),
+    /// A plain word (`8080`, `true`, `--port=8080`) and what the full reader resolves it to.
+    Plain(&'t str, Value),
 }
 
 /// The items between the brackets of a one-line flow list, each `None` when unsure: quoted
@@ -182,9 +184,9 @@ pub(crate) fn flow_items(items: &str) -> impl Iterator<Item = Option<FlowItem<'_
         let word = first_ok
             && bytes.iter().all(|&b| {
                 b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-' | b'=' | b'+')
-            })
-            && resolve_plain(item).is_ok();
-        word.then_some(FlowItem::Plain(item))
+            });
+        let value = resolve_plain(item).ok().filter(|_| word)?;
+        Some(FlowItem::Plain(item, value))
     })
 }
 
