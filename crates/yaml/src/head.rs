@@ -497,6 +497,32 @@ mod tests {
     }
 
     #[test]
+    fn changed_lines_anywhere_are_found_however_far_apart() {
+        let mut shapes = Vec::new();
+        scan_manifest_head_and_shapes(DEPLOYMENT, &mut shapes).expect("valid");
+        // The first changed line, the last one, and both with unchanged hundreds of bytes between.
+        let first = with_value(DEPLOYMENT, "apps/v1", "apps/v2");
+        let last = with_value(
+            DEPLOYMENT,
+            "domain: cluster.local",
+            "domain: c9.example.org",
+        );
+        let both = with_value(&first, "domain: cluster.local", "domain: c9.example.org");
+        for other in [&first, &last, &both] {
+            assert!(same_shape(DEPLOYMENT, &shapes, other), "{other}");
+        }
+        // The last line changed and the final line break gone: one line fewer.
+        assert!(!same_shape(
+            DEPLOYMENT,
+            &shapes,
+            last.trim_end_matches('\n')
+        ));
+        // A changed line that is no longer plain text.
+        let tabbed = with_value(DEPLOYMENT, "replicas: 1", "replicas: 1\t");
+        assert!(!same_shape(DEPLOYMENT, &shapes, &tabbed));
+    }
+
+    #[test]
     fn structure_and_head_fields_must_match_the_reference() {
         let mut shapes = Vec::new();
         scan_manifest_head_and_shapes(DEPLOYMENT, &mut shapes).expect("valid");

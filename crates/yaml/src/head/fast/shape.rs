@@ -2,7 +2,7 @@
 //! document (another cluster's) that then passes too, checked line by line against it.
 
 use super::scalar::{is_seq_item, looks_like_block_scalar, scalar, split_entry};
-use super::text::{characters_are_plain, without_indent, Lines};
+use super::text::{characters_are_plain, without_indent};
 
 /// How one line of a document the check accepted may differ in another document that then
 /// passes too, with the same head: a fleet's documents differ in values, not in structure.
@@ -52,55 +52,103 @@ pub(super) fn offset_in(line: &str, part: &str) -> Option<u32> {
 }
 
 /// Whether `text` passes [`block_head`] with the head `reference` got there, because it differs
-/// from `reference` only as the `shapes` noted for it allow. It reads each line once and
-/// compares it; only changed lines are checked, as the whole check would check them.
+/// from `reference` only as the `shapes` noted for it allow. Only the lines that changed are
+/// looked at: the check jumps from one difference to the next (a fleet's documents differ
+/// from their reference in a few lines of hundreds), counting the lines it passes to find
+/// each changed line's shape; an unchanged line passed as it did in the reference.
 pub(crate) fn same_shape(reference: &str, shapes: &[LineShape], text: &str) -> bool {
-    if !characters_are_plain(text) {
-        return false;
+    let (mut old_rest, mut new_rest) = (reference, text);
+    let mut shapes = shapes.iter();
+    loop {
+        let common = common_prefix(old_rest.as_bytes(), new_rest.as_bytes());
+        if common == old_rest.len() && common == new_rest.len() {
+            // One shape a line, for the lines left (`split('\n')`'s count).
+            return shapes.len() == line_breaks(old_rest) + 1;
+        }
+        // The line the first difference is on starts at the same offset in both.
+        let line_start =
+            memchr::memrchr(b'\n', &old_rest.as_bytes()[..common]).map_or(0, |at| at + 1);
+        let Some(shape) = shapes.nth(line_breaks(&old_rest[..line_start])) else {
+            return false;
+        };
+        let (old, old_after) = split_line(&old_rest[line_start..]);
+        let (new, new_after) = split_line(&new_rest[line_start..]);
+        if old != new && !(characters_are_plain(new) && line_still_valid(*shape, old, new)) {
+            return false;
+        }
+        match (old_after, new_after) {
+            (Some(old_after), Some(new_after)) => (old_rest, new_rest) = (old_after, new_after),
+            // The texts differ, so one has lines the other lacks.
+            _ => return false,
+        }
     }
-    let mut before = Lines {
-        rest: Some(reference),
+}
+
+/// Whether `new`, in place of the reference's line `old` of shape `shape`, still passes.
+fn line_still_valid(shape: LineShape, old: &str, new: &str) -> bool {
+    let same_prefix = |at: u32| {
+        let at = at as usize;
+        old.as_bytes().get(..at).is_some() && old.as_bytes().get(..at) == new.as_bytes().get(..at)
     };
-    let mut now = Lines { rest: Some(text) };
-    for shape in shapes {
-        let (Some(old), Some(new)) = (before.next(), now.next()) else {
-            return false;
-        };
-        if old == new {
-            continue;
+    match shape {
+        LineShape::Fixed => false,
+        LineShape::EntryValue { value_at } => {
+            same_prefix(value_at)
+                && new
+                    .get(value_at as usize..)
+                    .is_some_and(|value| is_single_line_value(without_indent(value)))
         }
-        let same_prefix = |at: u32| {
-            let at = at as usize;
-            old.as_bytes().get(..at).is_some()
-                && old.as_bytes().get(..at) == new.as_bytes().get(..at)
-        };
-        let still_valid = match *shape {
-            LineShape::Fixed => false,
-            LineShape::EntryValue { value_at } => {
-                same_prefix(value_at)
-                    && new
-                        .get(value_at as usize..)
-                        .is_some_and(|value| is_single_line_value(without_indent(value)))
-            }
-            LineShape::ItemValue { value_at } => {
-                same_prefix(value_at)
-                    && new.get(value_at as usize..).is_some_and(|item| {
-                        !item.starts_with(' ')
-                            && !is_seq_item(item)
-                            && split_entry(item).is_none()
-                            && is_single_line_value(item)
-                    })
-            }
-            LineShape::BlockContent { width } => {
-                let content = without_indent(new);
-                !content.is_empty() && new.len() - content.len() == width as usize
-            }
-        };
-        if !still_valid {
-            return false;
+        LineShape::ItemValue { value_at } => {
+            same_prefix(value_at)
+                && new.get(value_at as usize..).is_some_and(|item| {
+                    !item.starts_with(' ')
+                        && !is_seq_item(item)
+                        && split_entry(item).is_none()
+                        && is_single_line_value(item)
+                })
+        }
+        LineShape::BlockContent { width } => {
+            let content = without_indent(new);
+            !content.is_empty() && new.len() - content.len() == width as usize
         }
     }
-    before.next().is_none() && now.next().is_none()
+}
+
+/// How many bytes `a` and `b` share from their start, compared eight at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let length = a.len().min(b.len());
+    let mut at = 0;
+    while at + 8 <= length {
+        let word = |bytes: &[u8]| {
+            let mut word = [0; 8];
+            word.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(word)
+        };
+        let differing = word(a) ^ word(b);
+        if differing != 0 {
+            // Little-endian: the lowest set bit is in the first differing byte.
+            return at + (differing.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + a[at..length]
+        .iter()
+        .zip(&b[at..length])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The line `text` starts with, and the text after its line break (none for the last line).
+fn split_line(text: &str) -> (&str, Option<&str>) {
+    match memchr::memchr(b'\n', text.as_bytes()) {
+        Some(at) => (&text[..at], Some(&text[at + 1..])),
+        None => (text, None),
+    }
+}
+
+/// How many line breaks `text` holds.
+fn line_breaks(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// A value that ends its node on its line: a scalar the check accepts, not a block scalar's
