@@ -329,7 +329,7 @@ pub fn build_package(
             source,
         },
     )?;
-    let sha256 = hex(&crate::digest::sha256(&bytes));
+    let sha256 = crate::digest::hex(&crate::digest::sha256(&bytes));
     Ok(Package {
         file_name: format!("{}-{version}.tgz", metadata.name),
         name: metadata.name,
@@ -356,10 +356,6 @@ pub fn write_package(package: &Package, out_dir: &Utf8Path) -> Result<Utf8PathBu
     let target = out_dir.join(&package.file_name);
     crate::output::write_file(&target, &package.bytes)?;
     Ok(target)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Replaces the top-level `field:` line of Chart.yaml text (and any continuation lines of its old

@@ -6,6 +6,7 @@
 //! chart meant.
 
 use super::args::Args;
+use crate::digest::hex;
 use crate::engine::convert::{from_jinja, to_jinja};
 use crate::values::{Map, Value as Data};
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
@@ -57,14 +58,6 @@ pub(super) fn b64dec(args: &Args) -> Result<Value, Error> {
         Ok(text) => Value::from(text),
         Err(e) => Value::from_bytes(e.into_bytes()),
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
 }
 
 /// `sha256sum(text)`: the SHA-256 digest in lower-case hex.
