@@ -329,16 +329,28 @@ impl<T: Clone + OutputSize> Outputs<T> {
             self.recalled();
             return Ok(output);
         }
-        let Some(noted) = Noted::new(context.clone()) else {
-            return render(&context);
+        // Slots fill in order and are never emptied: with the last one taken, this output
+        // could not be kept, and noting its reads would be work for nothing.
+        let room_left = self.kept.last().is_some_and(|slot| slot.get().is_none());
+        let noted = room_left.then(|| Noted::new(context.clone())).flatten();
+        let Some(noted) = noted else {
+            let output = render(&context)?;
+            if room_left {
+                // Not a map: nothing to note, ever.
+                return Ok(output);
+            }
+            let misses = self.misses.fetch_add(1, Ordering::Relaxed) + 1;
+            if !self.still_worth_noting(misses) {
+                self.given_up.store(true, Ordering::Relaxed);
+            }
+            return Ok(output);
         };
         let output = render(&noted.context)?;
         let misses = self.misses.fetch_add(1, Ordering::Relaxed) + 1;
         let worth_noting = match noted.reads() {
             Some(reads) => {
                 self.keep(reads, &output, kept_bytes);
-                misses < MISSES_BEFORE_GIVING_UP
-                    || self.recalls.load(Ordering::Relaxed) >= 2 * misses
+                self.still_worth_noting(misses)
             }
             None => false,
         };
@@ -348,6 +360,11 @@ impl<T: Clone + OutputSize> Outputs<T> {
             self.given_up.store(true, Ordering::Relaxed);
         }
         Ok(output)
+    }
+
+    /// Whether a template that has missed `misses` times is still recalled often enough.
+    fn still_worth_noting(&self, misses: u32) -> bool {
+        misses < MISSES_BEFORE_GIVING_UP || self.recalls.load(Ordering::Relaxed) >= 2 * misses
     }
 
     fn recall(&self, context: &JValue) -> Option<T> {

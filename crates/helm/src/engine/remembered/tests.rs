@@ -178,6 +178,31 @@ fn a_template_keeps_at_most_its_share_of_outputs() {
     assert!(!render_x(&outputs, &kept_bytes, renders - 1));
 }
 
+#[test]
+fn with_every_slot_taken_a_miss_renders_without_notes() {
+    let (outputs, kept_bytes) = (Outputs::default(), AtomicUsize::new(0));
+    let renders = u32::try_from(KEPT_PER_TEMPLATE).expect("small");
+    let noting = |x: u32| {
+        let mut noted = false;
+        outputs
+            .output(jinja(&format!("x: {x}")), &kept_bytes, |context| {
+                noted = context.downcast_object_ref::<Noting>().is_some();
+                Ok::<_, ()>(
+                    walk(context, &vec![JValue::from("x")])
+                        .expect("x")
+                        .to_string(),
+                )
+            })
+            .expect("renders");
+        noted
+    };
+    for x in 0..renders {
+        assert!(noting(x), "render {x} is noted while a slot is free");
+    }
+    assert!(!noting(renders), "no slot is left for this output");
+    assert_eq!(outputs.misses.load(Ordering::Relaxed), renders + 1);
+}
+
 /// A context of the chart's `files` beside `values`, as an include hands its partial.
 fn context_with_files(files: &JValue, values: &str) -> JValue {
     JValue::from_pairs([("Files", files.clone()), ("Values", jinja(values))])
