@@ -337,23 +337,59 @@ pub(in crate::identity) fn expiry_warning(
     now: i64,
     how: &str,
 ) -> Option<String> {
-    let der = super::super::pem::certificates(pem)
-        .ok()?
-        .into_iter()
-        .next()?;
-    let cert = x509::parse(&der).ok()?;
-    if cert.not_after - now > WARN_DAYS * 86_400 {
+    let not_after = first_not_after(pem)?;
+    if not_after - now > WARN_DAYS * 86_400 {
         return None;
     }
-    let verb = if cert.not_after < now {
+    let verb = if not_after < now {
         "expired"
     } else {
         "expires"
     };
     Some(format!(
         "warning: the {what} in {origin} {verb} at {}: {how}",
-        until(cert.not_after, now)
+        until(not_after, now)
     ))
+}
+
+/// How many certificates' expiry [`first_not_after`] remembers per thread.
+const EXPIRIES_REMEMBERED: usize = 4;
+/// The longest PEM text whose expiry is remembered (a chain of a few certificates).
+const EXPIRY_REMEMBERED_BYTES: usize = 64 << 10;
+
+thread_local! {
+    /// The latest certificates read for their expiry on this thread, and what it was.
+    static EXPIRIES: std::cell::RefCell<Vec<(String, Option<i64>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// When the first certificate in `pem` expires, if it holds one. Remembered for the last few
+/// certificates: a fleet's clusters share their trust anchors and issuer, and decoding and
+/// parsing them again for every cluster was a percent of the fleet's time.
+fn first_not_after(pem: &str) -> Option<i64> {
+    let known = EXPIRIES.with(|known| {
+        known
+            .borrow()
+            .iter()
+            .find(|(seen, _)| seen == pem)
+            .map(|(_, not_after)| *not_after)
+    });
+    if let Some(not_after) = known {
+        return not_after;
+    }
+    let not_after = super::super::pem::certificates(pem)
+        .ok()
+        .and_then(|certificates| certificates.into_iter().next())
+        .and_then(|der| x509::parse(&der).ok().map(|cert| cert.not_after));
+    if pem.len() > EXPIRY_REMEMBERED_BYTES {
+        return not_after;
+    }
+    EXPIRIES.with(|known| {
+        let mut known = known.borrow_mut();
+        known.insert(0, (pem.to_owned(), not_after));
+        known.truncate(EXPIRIES_REMEMBERED);
+    });
+    not_after
 }
 
 /// The error for an issuer in a certs dir that has expired at `now`, naming the command that
@@ -377,4 +413,30 @@ pub(in crate::identity) fn expired_issuer(
             until(cert.not_after, now)
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_not_after;
+
+    fn read(name: &str) -> String {
+        let path = format!("{}/../../tests/certs/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(path).expect("test certificate")
+    }
+
+    fn parsed_not_after(pem: &str) -> i64 {
+        let der = crate::identity::pem::certificates(pem).expect("pem")[0].clone();
+        super::x509::parse(&der).expect("certificate").not_after
+    }
+
+    #[test]
+    fn a_remembered_expiry_is_each_certificates_own() {
+        let (ca, issuer) = (read("ca.crt"), read("issuer.crt"));
+        assert_ne!(parsed_not_after(&ca), parsed_not_after(&issuer));
+        for pem in [&ca, &issuer, &ca, &issuer, &ca] {
+            assert_eq!(first_not_after(pem), Some(parsed_not_after(pem)));
+        }
+        assert_eq!(first_not_after("not a certificate"), None);
+        assert_eq!(first_not_after("not a certificate"), None);
+    }
 }
