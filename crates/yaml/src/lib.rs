@@ -15,8 +15,8 @@ mod timestamp;
 mod value;
 
 pub use emit::{
-    to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_pretty_within, try_to_yaml_within,
-    ToYamlError,
+    in_written_order, to_yaml, to_yaml_document, try_to_yaml, try_to_yaml_pretty_within,
+    try_to_yaml_within, ToYamlError,
 };
 pub use events::line_of;
 pub use head::{

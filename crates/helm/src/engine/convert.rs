@@ -22,7 +22,7 @@ pub fn to_jinja(value: &Value) -> JValue {
 
 /// Most list items and map entries one conversion walks: four lists at the list cap. A lazy
 /// list built with `+` can claim billions of items without holding them.
-const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
+pub(crate) const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
 
 /// A template value as our value; undefined becomes null, map keys become strings. A list or
 /// map longer than [`MAX_LIST_ITEMS`] (or values holding more than four times that in all), or
@@ -30,6 +30,14 @@ const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
 pub fn from_jinja(value: &JValue) -> Result<Value, Error> {
     let mut budget = MAX_CONVERTED_ITEMS;
     convert(value, &mut budget, 0)
+}
+
+/// [`from_jinja`], and how many list items and map entries it walked (of the
+/// [`MAX_CONVERTED_ITEMS`] one conversion may walk).
+pub(crate) fn from_jinja_counting(value: &JValue) -> Result<(Value, usize), Error> {
+    let mut budget = MAX_CONVERTED_ITEMS;
+    let converted = convert(value, &mut budget, 0)?;
+    Ok((converted, MAX_CONVERTED_ITEMS - budget))
 }
 
 fn too_deep() -> Error {

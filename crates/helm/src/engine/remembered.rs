@@ -515,7 +515,7 @@ pub(super) fn included<E>(
 /// Whether two template values are the same data: same kinds, integers apart from floats,
 /// floats bit for bit, strings with the same safety, our own objects by their contents.
 /// Looser equality (`1 == 1.0 == true`) would hand a render another value's output.
-fn identical(a: &JValue, b: &JValue) -> bool {
+pub(in crate::engine) fn identical(a: &JValue, b: &JValue) -> bool {
     identical_within(a, b, MOST_DEPTH)
 }
 

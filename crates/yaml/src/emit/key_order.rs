@@ -16,8 +16,15 @@ use std::sync::OnceLock;
 /// The entries of `map` in go-yaml's key order.
 pub(super) fn ordered(map: &Map) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    merge_sort(&mut entries);
+    merge_sort(&mut entries, |entry| entry.0);
     entries
+}
+
+/// `keys`, given in byte order, in go-yaml's key order.
+pub(super) fn ordered_keys<'k>(keys: &[&'k str]) -> Vec<&'k str> {
+    let mut keys = keys.to_vec();
+    merge_sort(&mut keys, |key| key);
+    keys
 }
 
 /// True when the byte order of `map` already is go-yaml's order (the usual case).
@@ -123,9 +130,9 @@ fn classes() -> &'static (regex::Regex, regex::Regex) {
 }
 
 /// A stable merge sort by [`less`] that cannot panic, whatever the comparison's quirks.
-fn merge_sort(entries: &mut [(&String, &Value)]) {
-    let cmp = |x: &(&String, &Value), y: &(&String, &Value)| {
-        if less(y.0, x.0) {
+fn merge_sort<T: Copy>(entries: &mut [T], key: impl Fn(&T) -> &str) {
+    let cmp = |x: &T, y: &T| {
+        if less(key(y), key(x)) {
             Ordering::Greater
         } else {
             Ordering::Less

@@ -531,3 +531,65 @@ fn the_quiet_byte_table_lets_stand_letters_digits_and_its_marks_only() {
         assert_eq!(is_quiet(&text), rule, "{byte:#04x}");
     }
 }
+
+/// `value`'s text written entry by entry: each entry as a map of its own, in written order.
+fn written_entry_by_entry(value: &Map) -> String {
+    let keys: Vec<&str> = value.keys().map(String::as_str).collect();
+    in_written_order(&keys)
+        .into_iter()
+        .map(|key| to_yaml(&map(&[(key, value[key].clone())])))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_maps_text_is_its_entries_texts_each_written_alone() {
+    // Every map of the golden renders (the charts' values and manifests) and odd keys and values:
+    // keys go-yaml orders apart from byte order, keys and strings needing quotes, long text that
+    // folds, literal blocks, empty collections.
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden");
+    let mut maps = Vec::new();
+    let mut dirs = vec![golden];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).expect("golden folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                let text = std::fs::read_to_string(&path).expect("golden file");
+                for document in text.split("\n---") {
+                    if let Ok(Value::Map(m)) = crate::load::parse_document(document) {
+                        maps.push(m);
+                    }
+                }
+            }
+        }
+    }
+    let long = "word ".repeat(40);
+    let odd = map(&[
+        ("a10", s("x")),
+        ("a9", s("y")),
+        ("a_b", Value::Int(1)),
+        ("aB", Value::Bool(true)),
+        ("", s("")),
+        ("yes", s("no")),
+        ("- dash", s("key: value")),
+        ("multi\nline key", s("line one\nline two\n")),
+        ("folded", s(&long)),
+        ("empty", map(&[])),
+        ("none", seq(&[])),
+        (
+            "nested",
+            map(&[("list", seq(&[s("a"), map(&[("k", s(&long))])]))]),
+        ),
+        ("009100", Value::Null),
+        ("0a9~", Value::Null),
+        ("9b~", Value::Null),
+    ]);
+    let Value::Map(odd) = odd else { unreachable!() };
+    maps.push(odd);
+    assert!(maps.len() > 100, "only {} maps", maps.len());
+    for m in &maps {
+        assert_eq!(to_yaml(&Value::Map(m.clone())), written_entry_by_entry(m));
+    }
+}

@@ -87,7 +87,11 @@ pub(super) fn sha1sum(args: &Args) -> Result<Value, Error> {
 /// ```
 pub(super) fn to_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
-    crate::yaml::try_to_yaml_within(&from_jinja(&args.get(0))?, crate::limits::MAX_STRING_BYTES)
+    let value = args.get(0);
+    if let Some(text) = super::yaml_entries::to_yaml_reusing_entries(&value) {
+        return Ok(Value::from(text));
+    }
+    crate::yaml::try_to_yaml_within(&from_jinja(&value)?, crate::limits::MAX_STRING_BYTES)
         .map(Value::from)
         .map_err(|e| args.error(e))
 }

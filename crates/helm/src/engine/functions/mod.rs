@@ -41,6 +41,7 @@ mod strings;
 #[cfg(test)]
 mod test_support;
 mod text;
+mod yaml_entries;
 
 use minijinja::value::{Rest, Value, ValueOrKwargs};
 use minijinja::{Environment, Error};

@@ -1,0 +1,177 @@
+//! `toYaml` of a large map entry by entry, each entry's text remembered for the next call on
+//! the same thread.
+//!
+//! A fleet's `linkerd-config` holds each cluster's values as YAML: hundreds of entries, of which
+//! a cluster changes a few. Converting and writing all of them again for every cluster was a
+//! twelfth of a fleet's time; comparing an entry with the one written last costs a fraction of
+//! that. A map's text is its entries' texts, each written as a map of its own, in go-yaml's key
+//! order ([`crate::yaml::in_written_order`]), so the remembered texts are the same bytes a
+//! whole conversion writes. Anything unusual (an error, a limit reached, keys that are not
+//! strings) goes the whole way, which says what is wrong exactly as before.
+
+use crate::engine::convert::{from_jinja_counting, MAX_CONVERTED_ITEMS};
+use crate::engine::remembered::identical;
+use crate::limits::MAX_STRING_BYTES;
+use minijinja::value::Value;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// Maps with fewer entries are written whole: there is little to reuse.
+const FEWEST_ENTRIES: usize = 16;
+/// The most text remembered per thread.
+const MOST_REMEMBERED_BYTES: usize = 1 << 20;
+
+/// One entry as last written: its value, its text, and the items converting it walked.
+struct Written {
+    value: Value,
+    text: Rc<str>,
+    items: usize,
+}
+
+/// The last large map written on a thread: its keys in byte order, each entry as written, and
+/// the order go-yaml writes them in (indexes into both).
+#[derive(Default)]
+struct Last {
+    keys: Vec<String>,
+    entries: Vec<Written>,
+    order: Vec<usize>,
+}
+
+thread_local! {
+    static LAST: RefCell<Last> = RefCell::new(Last::default());
+}
+
+/// `toYaml(value)` from the entries written last where they are unchanged; `None` when `value`
+/// is not a large map with string keys, or anything about it needs the whole conversion.
+pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
+    let tree = value.downcast_object_ref::<BTreeMap<Value, Value>>()?;
+    if tree.len() < FEWEST_ENTRIES || !tree.keys().all(|key| key.as_str().is_some()) {
+        return None;
+    }
+    let last = LAST.with(|last| std::mem::take(&mut *last.borrow_mut()));
+    let mut keys = Vec::with_capacity(tree.len());
+    let mut entries = Vec::with_capacity(tree.len());
+    // The map itself counts its entries, as in a whole conversion.
+    let mut items = tree.len();
+    let mut bytes = 0;
+    // Both in byte order: the last map's entries are found walking along it.
+    let mut before = last.keys.iter().zip(&last.entries).peekable();
+    for (key, item) in tree {
+        let key = key.as_str()?;
+        while before.next_if(|(seen, _)| seen.as_str() < key).is_some() {}
+        let written = match before.next_if(|(seen, _)| seen.as_str() == key) {
+            Some((_, seen)) if identical(&seen.value, item) => Written {
+                value: seen.value.clone(),
+                text: seen.text.clone(),
+                items: seen.items,
+            },
+            _ => written_alone(key, item)?,
+        };
+        items += written.items;
+        bytes += written.text.len() + 1;
+        keys.push(key.to_owned());
+        entries.push(written);
+    }
+    if items > MAX_CONVERTED_ITEMS || bytes > MAX_STRING_BYTES {
+        return None;
+    }
+    let order = if keys == last.keys {
+        last.order
+    } else {
+        let by_bytes: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let position: HashMap<&str, usize> =
+            by_bytes.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        crate::yaml::in_written_order(&by_bytes)
+            .into_iter()
+            .map(|key| position[key])
+            .collect()
+    };
+    let mut text = String::with_capacity(bytes);
+    for &at in &order {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&entries[at].text);
+    }
+    if text.len() <= MOST_REMEMBERED_BYTES {
+        LAST.with(|last| {
+            *last.borrow_mut() = Last {
+                keys,
+                entries,
+                order,
+            }
+        });
+    }
+    Some(text)
+}
+
+/// The entry `key: item` written as a map of its own.
+fn written_alone(key: &str, item: &Value) -> Option<Written> {
+    let alone = Value::from_object(BTreeMap::from([(Value::from(key), item.clone())]));
+    let (converted, items) = from_jinja_counting(&alone).ok()?;
+    let text = crate::yaml::try_to_yaml_within(&converted, MAX_STRING_BYTES).ok()?;
+    Some(Written {
+        value: item.clone(),
+        text: text.into(),
+        // The one-entry map's own entry is the whole map's, counted there.
+        items: items - 1,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::convert::{from_jinja, to_jinja};
+
+    fn jinja(yaml: &str) -> Value {
+        to_jinja(&crate::yaml::load::parse_document(yaml).expect("valid YAML"))
+    }
+
+    fn whole(value: &Value) -> String {
+        crate::yaml::to_yaml(&from_jinja(value).expect("converts"))
+    }
+
+    /// A map of `n` entries of several shapes, `changed` giving one of them another value.
+    fn values(n: usize, changed: &str) -> Value {
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!(
+                "key{i}:\n  list: [a{i}, 'yes', {{k: v}}]\n  text: \"line\\nline {i}\"\n  number: {i}\n"
+            ));
+        }
+        text.push_str(&format!("a10: {changed}\na9: {{}}\na_b: []\naB: ~\n"));
+        jinja(&text)
+    }
+
+    #[test]
+    fn a_large_map_written_again_with_changes_is_what_a_whole_conversion_writes() {
+        for value in [
+            values(20, "one"),
+            values(20, "one"),
+            values(20, "two"),
+            values(21, "two"),
+            values(19, "\"2\""),
+            values(20, "[x, {y: z}]"),
+        ] {
+            assert_eq!(to_yaml_reusing_entries(&value), Some(whole(&value)));
+        }
+    }
+
+    #[test]
+    fn small_maps_and_maps_with_other_keys_are_written_whole() {
+        assert_eq!(to_yaml_reusing_entries(&values(3, "x")), None);
+        let numbered: BTreeMap<Value, Value> =
+            (0..20).map(|i| (Value::from(i), Value::from(i))).collect();
+        assert_eq!(to_yaml_reusing_entries(&Value::from_object(numbered)), None);
+    }
+
+    #[test]
+    fn an_entry_that_cannot_be_written_leaves_the_error_to_the_whole_conversion() {
+        let mut tree: BTreeMap<Value, Value> = (0..20)
+            .map(|i| (Value::from(format!("k{i}")), Value::from(i)))
+            .collect();
+        tree.insert(Value::from("bad"), Value::from(f64::NAN));
+        assert_eq!(to_yaml_reusing_entries(&Value::from_object(tree)), None);
+    }
+}
