@@ -94,6 +94,11 @@ pub(super) fn regex_replace_all(args: &Args) -> Result<Value, Error> {
     let text = args.string(1, "text")?;
     let replacement = args.string(2, "replacement")?;
     let regex = compiled(args, &pattern)?;
+    // Most texts a template runs through a replacement have nothing to replace: found without
+    // setting up the captures.
+    if !regex.is_match(&text) {
+        return Ok(Value::from(text));
+    }
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for captures in regex.captures_iter(&text) {
@@ -258,6 +263,18 @@ mod tests {
         assert_eq!(
             ok(r#"{{ regexReplaceAll("a(x*)b", "-ab-axxb-", "${1}W") }}"#),
             "-W-xxW-"
+        );
+    }
+
+    #[test]
+    fn regex_replace_all_without_a_match_gives_the_text_back() {
+        assert_eq!(
+            ok(r#"{{ regexReplaceAll("([a-z0-9])([A-Z])", "inbound", "${1}_${2}") }}"#),
+            "inbound"
+        );
+        assert_eq!(
+            ok(r#"{{ regexReplaceAll("([a-z0-9])([A-Z])", "keepAlive", "${1}_${2}") }}"#),
+            "keep_Alive"
         );
     }
 
