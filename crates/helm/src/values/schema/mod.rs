@@ -132,6 +132,9 @@ pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, Str
 pub struct SchemaCheck {
     schema: Json,
     engine: Engine,
+    /// The last values tree the simple checker found meeting the schema: a fleet's clusters
+    /// differ from each other in a few values.
+    last_clean: std::cell::RefCell<Option<Value>>,
 }
 
 /// What checks the values.
@@ -160,6 +163,7 @@ impl SchemaCheck {
             return Ok(SchemaCheck {
                 schema,
                 engine: Engine::Simple { references },
+                last_clean: Default::default(),
             });
         }
         Self::compile_with_boon(schema)
@@ -180,6 +184,7 @@ impl SchemaCheck {
         Ok(SchemaCheck {
             schema,
             engine: Engine::Boon { schemas, index },
+            last_clean: Default::default(),
         })
     }
 
@@ -223,7 +228,35 @@ impl SchemaCheck {
         let mut violations = Vec::new();
         match &self.engine {
             Engine::Simple { references } => {
-                simple::check(&self.schema, *references, values, &mut violations)
+                let before = self.last_clean.take();
+                let unchanged = simple::check(
+                    &self.schema,
+                    *references,
+                    values,
+                    before.as_ref(),
+                    &mut violations,
+                );
+                if let (true, Value::Map(entries)) = (violations.is_empty(), values) {
+                    // Top-level entries that did not change stay as they are; the others are
+                    // copied.
+                    let mut before = match before {
+                        Some(Value::Map(before)) => before,
+                        _ => Map::new(),
+                    };
+                    let mut unchanged = unchanged.into_iter().peekable();
+                    let kept = entries
+                        .iter()
+                        .enumerate()
+                        .map(|(place, (key, value))| {
+                            let same = unchanged.next_if_eq(&place).is_some();
+                            match before.remove_entry(key) {
+                                Some(entry) if same => entry,
+                                _ => (key.clone(), value.clone()),
+                            }
+                        })
+                        .collect();
+                    self.last_clean.replace(Some(Value::Map(kept)));
+                }
             }
             Engine::Boon { schemas, index } => {
                 let instance = to_json_for(values, &self.schema);
@@ -489,6 +522,45 @@ mod tests {
 
     fn values(yaml: &str) -> Value {
         crate::yaml::parse_document(yaml).unwrap()
+    }
+
+    #[test]
+    fn a_tree_checked_after_a_clean_one_gets_the_violations_a_fresh_check_finds() {
+        let schema = r#"{
+            "type": "object",
+            "required": ["name"],
+            "additionalProperties": false,
+            "properties": {
+                "name": {"type": "string"},
+                "replicas": {"type": "integer", "minimum": 1},
+                "proxy": {
+                    "type": "object",
+                    "required": ["level"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "level": {"enum": ["info", "debug"]},
+                        "cpu": {"type": "object", "properties": {"request": {"type": "string"}}}
+                    }
+                }
+            }
+        }"#;
+        let check = SchemaCheck::compile(schema).unwrap();
+        for tree in [
+            "name: a\nreplicas: 1\nproxy: {level: info, cpu: {request: 1m}}",
+            "name: a\nreplicas: 1\nproxy: {level: info, cpu: {request: 1m}}",
+            "name: a\nreplicas: 0\nproxy: {level: info, cpu: {request: 1m}}",
+            "name: b\nreplicas: 2\nproxy: {level: info, cpu: {request: 1m}}",
+            "name: b\nreplicas: 2\nproxy: {level: loud, cpu: {request: 1m}}",
+            "name: b\nreplicas: 2\nproxy: {level: info, cpu: {request: 2}}",
+            "name: b\nreplicas: 2\nproxy: {cpu: {request: 1m}}",
+            "name: b\nreplicas: 2\nproxy: {level: info, cpu: {request: 1m}, x: 1}",
+            "replicas: 2\nproxy: {level: info}",
+            "name: b\nreplicas: 2\nproxy: {level: info}\nextra: 1",
+            "name: 7\nreplicas: 2\nproxy: {level: info}",
+        ] {
+            let fresh = SchemaCheck::compile(schema).unwrap().check(&values(tree));
+            assert_eq!(check.check(&values(tree)), fresh, "{tree}");
+        }
     }
 
     #[test]

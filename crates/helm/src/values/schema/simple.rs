@@ -320,9 +320,32 @@ fn compare(x: &Number, y: &Number) -> Option<std::cmp::Ordering> {
 /// fails is converted, for the message.
 /// `references`: whether any level of `schema` holds a `$ref` ([`has_references`]); without
 /// one no level need look (a fleet checks every cluster against one schema).
-pub(super) fn check(schema: &Json, references: bool, values: &Value, out: &mut Vec<Violation>) {
+///
+///
+/// Map entries equal to those at the same path of `clean` (a tree that met this schema) are
+/// not checked again: the schema at a path is the same whatever the rest of the tree, so the
+/// same value there breaks nothing. Each map that changed is itself checked (its required and
+/// unknown keys), and its entries as far as they changed. Returns which top-level entries of
+/// `values` (by their place in it) were equal to `clean`'s.
+pub(super) fn check(
+    schema: &Json,
+    references: bool,
+    values: &Value,
+    clean: Option<&Value>,
+    out: &mut Vec<Violation>,
+) -> Vec<usize> {
     let root = references.then_some(schema);
-    check_at(root, schema, values, &mut Vec::new(), out);
+    let mut unchanged = Vec::new();
+    check_level(
+        root,
+        schema,
+        values,
+        &mut Vec::new(),
+        clean,
+        &mut unchanged,
+        out,
+    );
+    unchanged
 }
 
 /// Whether any level of `schema` holds a `$ref`.
@@ -347,6 +370,21 @@ fn check_at(
     path: &mut Vec<String>,
     out: &mut Vec<Violation>,
 ) {
+    check_level(root, schema, value, path, None, &mut Vec::new(), out);
+}
+
+/// [`check_at`], skipping the entries of a map `value` equal to those of the map `clean`
+/// (what a tree that met the schema held at this path), and noting their places in
+/// `unchanged`.
+fn check_level(
+    root: Option<&Json>,
+    schema: &Json,
+    value: &Value,
+    path: &mut Vec<String>,
+    clean: Option<&Value>,
+    unchanged: &mut Vec<usize>,
+    out: &mut Vec<Violation>,
+) {
     let object: &Map<String, Json> = match schema {
         Json::Bool(true) => return,
         Json::Bool(false) => {
@@ -360,7 +398,7 @@ fn check_at(
     if let Some(root) = root {
         if let Some(reference) = object.get("$ref").and_then(Json::as_str) {
             if let Some(definition) = local_definition(root, reference) {
-                check_at(Some(root), definition, value, path, out);
+                check_level(Some(root), definition, value, path, clean, unchanged, out);
             }
             return;
         }
@@ -414,7 +452,7 @@ fn check_at(
             let properties = object.get("properties").and_then(Json::as_object);
             let additional = object.get("additionalProperties");
             let mut extra: Vec<Cow<str>> = Vec::new();
-            for (key, child) in map {
+            for (place, (key, child)) in map.iter().enumerate() {
                 let sub = match properties.and_then(|p| p.get(key)) {
                     Some(sub) => sub,
                     None => match additional {
@@ -426,8 +464,16 @@ fn check_at(
                         None => continue,
                     },
                 };
+                let before = match clean {
+                    Some(Value::Map(entries)) => entries.get(key),
+                    _ => None,
+                };
+                if before == Some(child) {
+                    unchanged.push(place);
+                    continue;
+                }
                 path.push(key.clone());
-                check_at(root, sub, child, path, out);
+                check_level(root, sub, child, path, before, &mut Vec::new(), out);
                 path.pop();
             }
             if !extra.is_empty() {
