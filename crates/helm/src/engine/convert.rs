@@ -20,6 +20,52 @@ pub fn to_jinja(value: &Value) -> JValue {
     }
 }
 
+/// Values trees of up to this many top-level entries have them remembered.
+const MOST_REMEMBERED_ENTRIES: usize = 4096;
+
+thread_local! {
+    /// The top-level entries of the last values tree [`to_jinja_reusing`] converted on this
+    /// thread (in key order), with what they became.
+    static LAST_ENTRIES: std::cell::RefCell<Vec<(String, Value, JValue)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`to_jinja`] of a values tree, each top-level entry equal to the last tree's (on this
+/// thread) given the very template value it became then.
+///
+/// A fleet's clusters share most of their values: converting them again for every cluster
+/// cost a render's worth of work every fifty clusters, and comparing them with what was kept
+/// from earlier renders (see `remembered`) walked them whole. The same template value is
+/// recognised as such at once.
+pub(crate) fn to_jinja_reusing(value: &Value) -> JValue {
+    let Value::Map(map) = value else {
+        return to_jinja(value);
+    };
+    if map.len() > MOST_REMEMBERED_ENTRIES {
+        return to_jinja(value);
+    }
+    let last = LAST_ENTRIES.with(|last| std::mem::take(&mut *last.borrow_mut()));
+    // Both in key order: the last tree's entries are found walking along them.
+    let mut before = last.into_iter().peekable();
+    let mut now = Vec::with_capacity(map.len());
+    for (key, item) in map {
+        while before
+            .next_if(|(seen, _, _)| seen.as_str() < key.as_str())
+            .is_some()
+        {}
+        match before.next_if(|(seen, _, _)| seen == key) {
+            Some(entry) if entry.1 == *item => now.push(entry),
+            _ => now.push((key.clone(), item.clone(), to_jinja(item))),
+        }
+    }
+    let converted = JValue::from_pairs(
+        now.iter()
+            .map(|(key, _, converted)| (key.as_str(), converted.clone())),
+    );
+    LAST_ENTRIES.with(|last| *last.borrow_mut() = now);
+    converted
+}
+
 /// Most list items and map entries one conversion walks: four lists at the list cap. A lazy
 /// list built with `+` can claim billions of items without holding them.
 pub(crate) const MAX_CONVERTED_ITEMS: usize = 4 * MAX_LIST_ITEMS;
@@ -195,6 +241,28 @@ mod tests {
 
     fn yaml(text: &str) -> Value {
         crate::yaml::load::parse_document(text).expect("valid YAML")
+    }
+
+    #[test]
+    fn a_values_tree_converted_again_shares_its_unchanged_entries_only() {
+        let first = to_jinja_reusing(&yaml("a: {x: 1}\nb: [1, 2]\nc: text\n"));
+        let second = to_jinja_reusing(&yaml("a: {x: 1}\nb: [1, 3]\nc: text\nd: new\n"));
+        assert_eq!(
+            from_jinja(&second).expect("converts"),
+            yaml("a: {x: 1}\nb: [1, 3]\nc: text\nd: new\n")
+        );
+        let entry = |tree: &JValue, key: &str| tree.get_attr(key).expect("entry");
+        let same_map = |x: &JValue, y: &JValue| {
+            std::ptr::eq(
+                x.downcast_object_ref::<BTreeMap<JValue, JValue>>()
+                    .expect("a map"),
+                y.downcast_object_ref::<BTreeMap<JValue, JValue>>()
+                    .expect("a map"),
+            )
+        };
+        assert!(same_map(&entry(&first, "a"), &entry(&second, "a")));
+        assert_eq!(entry(&second, "b"), JValue::from(vec![1, 3]));
+        assert_ne!(entry(&first, "b"), entry(&second, "b"));
     }
 
     #[test]

@@ -381,7 +381,7 @@ impl<'source> Engine<'source> {
             ("Revision", JValue::from(1)),
         ]);
         [
-            ("Values", to_jinja(values)),
+            ("Values", convert::to_jinja_reusing(values)),
             ("Release", release),
             ("Chart", self.chart_object.clone()),
             ("Capabilities", Self::capabilities(opts)),

@@ -18,6 +18,7 @@ use super::context::{ApiVersions, KubeVersion};
 use super::files::Files;
 use minijinja::value::{Enumerator, Object, ObjectExt, Value as JValue, ValueKind};
 use std::cell::RefCell;
+use std::cmp::Ordering as KeyOrder;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -98,7 +99,16 @@ impl ReadTree {
             }
             node.checks.push(check);
         }
+        root.sort_children();
         root
+    }
+
+    /// Puts each node's children in their map's key order, for [`ReadTree::holds_for`]'s walk.
+    fn sort_children(&mut self) {
+        self.children.sort_by(|(a, _), (b, _)| key_order(a, b));
+        for (_, child) in &mut self.children {
+            child.sort_children();
+        }
     }
 
     /// Whether `now` (the value at this node's path, if any) holds what the reads saw. Looking
@@ -109,15 +119,43 @@ impl ReadTree {
         }
         // A plain map is read in place; a noting one through its lookups, which note them.
         if let Some(map) = now.and_then(|v| v.downcast_object_ref::<BTreeMap<JValue, JValue>>()) {
-            return self
-                .children
-                .iter()
-                .all(|(key, child)| child.holds_for(map.get(key).filter(|v| !v.is_undefined())));
+            if map.len() > WALK_PER_LOOKUP * self.children.len() {
+                return self.children.iter().all(|(key, child)| {
+                    child.holds_for(map.get(key).filter(|v| !v.is_undefined()))
+                });
+            }
+            // The children are in the map's order: one walk along its entries finds them all,
+            // comparing text with text, where a lookup per child compared template values.
+            let mut entries = map.iter().peekable();
+            return self.children.iter().all(|(key, child)| {
+                while entries
+                    .next_if(|(at, _)| key_order(at, key) == KeyOrder::Less)
+                    .is_some()
+                {}
+                let found = entries
+                    .peek()
+                    .filter(|(at, _)| key_order(at, key) == KeyOrder::Equal)
+                    .map(|(_, value)| *value);
+                child.holds_for(found.filter(|v| !v.is_undefined()))
+            });
         }
         self.children.iter().all(|(key, child)| {
             let next = now.and_then(|map| map.get_item(key).ok().filter(|v| !v.is_undefined()));
             child.holds_for(next.as_ref())
         })
+    }
+}
+
+/// How many entries of a map one child of a [`ReadTree`] may cost to walk past before looking
+/// each child up costs less (a lookup compares about a dozen keys, each dearer than a step).
+const WALK_PER_LOOKUP: usize = 8;
+
+/// The order of map keys, as the engine's maps keep them: strings by their text, compared
+/// directly (most keys are strings), anything else as template values compare.
+fn key_order(a: &JValue, b: &JValue) -> KeyOrder {
+    match (a.as_str(), b.as_str()) {
+        (Some(a), Some(b)) => a.cmp(b),
+        _ => a.cmp(b),
     }
 }
 
@@ -568,6 +606,15 @@ fn identical_within(a: &JValue, b: &JValue, depth: usize) -> bool {
         },
         ValueKind::String => a.as_str() == b.as_str() && a.is_safe() == b.is_safe(),
         ValueKind::Seq if is_plain_seq(a) && is_plain_seq(b) => {
+            if let (Some(x), Some(y)) = (
+                a.downcast_object_ref::<Vec<JValue>>(),
+                b.downcast_object_ref::<Vec<JValue>>(),
+            ) {
+                // One list (a value shared by two renders' contexts) is the same data.
+                if std::ptr::eq(x, y) {
+                    return true;
+                }
+            }
             match (a.try_iter(), b.try_iter()) {
                 (Ok(xs), Ok(ys)) => {
                     a.len() == b.len()
@@ -581,11 +628,13 @@ fn identical_within(a: &JValue, b: &JValue, depth: usize) -> bool {
                 a.downcast_object_ref::<BTreeMap<JValue, JValue>>(),
                 b.downcast_object_ref::<BTreeMap<JValue, JValue>>(),
             ) {
-                // In place: both in key order, no key looked up.
-                return x.len() == y.len()
-                    && x.iter().zip(y).all(|((k, v), (l, w))| {
-                        identical_within(k, l, depth - 1) && identical_within(v, w, depth - 1)
-                    });
+                // One map (a value shared by two renders' contexts) is the same data; others
+                // are compared in place: both in key order, no key looked up.
+                return std::ptr::eq(x, y)
+                    || x.len() == y.len()
+                        && x.iter().zip(y).all(|((k, v), (l, w))| {
+                            identical_within(k, l, depth - 1) && identical_within(v, w, depth - 1)
+                        });
             }
             match (a.try_iter(), b.try_iter()) {
                 (Ok(xs), Ok(ys)) => {

@@ -53,6 +53,33 @@ fn reading_one_key_of_a_map_depends_on_that_key_only() {
 }
 
 #[test]
+fn reads_of_several_keys_hold_wherever_those_keys_fall_in_the_map() {
+    // Read in another order than the map keeps, one key missing: the check walks the map once.
+    let context = "Values: {a: 1, c: 3, e: 5, g: 7, i: 9, k: 11, m: 13}";
+    let noted = Noted::new(jinja(context)).expect("a map");
+    for key in ["k", "zz", "c", "a", "m", "b"] {
+        walk(
+            &noted.context,
+            &vec![JValue::from("Values"), JValue::from(key)],
+        );
+    }
+    let reads = ReadTree::of(noted.reads().expect("worth keeping"));
+    assert!(reads.holds_for(Some(&jinja(context))));
+    assert!(reads.holds_for(Some(&jinja(
+        "Values: {a: 1, c: 3, d: 0, e: 6, k: 11, l: 0, m: 13}"
+    ))));
+    for changed in [
+        "Values: {a: 1, c: 3, e: 5, g: 7, i: 9, k: 11, m: 14}",
+        "Values: {a: 2, c: 3, e: 5, g: 7, i: 9, k: 11, m: 13}",
+        "Values: {a: 1, c: 3, e: 5, g: 7, i: 9, m: 13}",
+        "Values: {a: 1, b: 0, c: 3, e: 5, g: 7, i: 9, k: 11, m: 13}",
+        "Values: {a: 1, c: 3, e: 5, g: 7, i: 9, k: 11, m: 13, zz: 0}",
+    ] {
+        assert!(!reads.holds_for(Some(&jinja(changed))), "{changed}");
+    }
+}
+
+#[test]
 fn iterating_a_map_depends_on_all_of_it() {
     let noted = Noted::new(jinja("Values: {a: {b: 1, c: 2}}")).expect("a map");
     let a = walk(
