@@ -168,7 +168,7 @@ fn is_plain_map(value: &JValue) -> bool {
 }
 
 /// `value` without any noting wrapper (not noted: callers note first).
-fn unwrapped(value: &JValue) -> JValue {
+pub(in crate::engine) fn unwrapped(value: &JValue) -> JValue {
     match value.downcast_object_ref::<Noting>() {
         Some(noting) => unwrapped(&noting.value),
         None => value.clone(),

@@ -88,12 +88,17 @@ pub(super) fn sha1sum(args: &Args) -> Result<Value, Error> {
 pub(super) fn to_yaml(args: &Args) -> Result<Value, Error> {
     args.exactly(1)?;
     let value = args.get(0);
+    if let Some(text) = super::yaml_entries::to_yaml_recent(&value) {
+        return Ok(Value::from(&*text));
+    }
     if let Some(text) = super::yaml_entries::to_yaml_reusing_entries(&value) {
         return Ok(Value::from(text));
     }
-    crate::yaml::try_to_yaml_within(&from_jinja(&value)?, crate::limits::MAX_STRING_BYTES)
-        .map(Value::from)
-        .map_err(|e| args.error(e))
+    let text =
+        crate::yaml::try_to_yaml_within(&from_jinja(&value)?, crate::limits::MAX_STRING_BYTES)
+            .map_err(|e| args.error(e))?;
+    super::yaml_entries::remember_recent(&value, &text);
+    Ok(Value::from(text))
 }
 
 /// `toYamlPretty(value)`: YAML as Helm's `toYamlPretty` writes it (go-yaml v3, two spaces): a

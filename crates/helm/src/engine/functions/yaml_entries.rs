@@ -1,5 +1,5 @@
 //! `toYaml` of a large map entry by entry, each entry's text remembered for the next call on
-//! the same thread.
+//! the same thread; and of a small map or list, remembered whole for the next calls.
 //!
 //! A fleet's `linkerd-config` holds each cluster's values as YAML: hundreds of entries, of which
 //! a cluster changes a few. Converting and writing all of them again for every cluster was a
@@ -10,9 +10,9 @@
 //! strings) goes the whole way, which says what is wrong exactly as before.
 
 use crate::engine::convert::{from_jinja_counting, MAX_CONVERTED_ITEMS};
-use crate::engine::remembered::identical;
+use crate::engine::remembered::{identical, unwrapped};
 use crate::limits::MAX_STRING_BYTES;
-use minijinja::value::Value;
+use minijinja::value::{Value, ValueKind};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -106,6 +106,50 @@ pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
     Some(text)
 }
 
+/// How many small values' texts [`to_yaml_recent`] remembers per thread.
+const RECENT_VALUES: usize = 16;
+/// The longest text of a small value remembered.
+const RECENT_MOST_BYTES: usize = 4096;
+
+thread_local! {
+    /// Small maps and lists written lately on this thread, the latest first, and their text.
+    static RECENT: RefCell<Vec<(Value, Rc<str>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `toYaml(value)` of a map or list written lately on this thread (the same data, as
+/// remembered renders compare values), else `None`.
+///
+/// A fleet's components write the same small maps for every cluster (a pod's annotations, a
+/// node selector, tolerations): converting and writing each took some ten thousand
+/// instructions, comparing it with the recent ones a few hundred, and a value every cluster
+/// shares (see `convert::to_jinja_reusing`) compares at once.
+pub(super) fn to_yaml_recent(value: &Value) -> Option<Rc<str>> {
+    if !matches!(value.kind(), ValueKind::Map | ValueKind::Seq) {
+        return None;
+    }
+    RECENT.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let at = recent.iter().position(|(seen, _)| identical(seen, value))?;
+        let hit = recent.remove(at);
+        let text = hit.1.clone();
+        recent.insert(0, hit);
+        Some(text)
+    })
+}
+
+/// Remembers `text` as `value`'s `toYaml`, for [`to_yaml_recent`].
+pub(super) fn remember_recent(value: &Value, text: &str) {
+    if text.len() > RECENT_MOST_BYTES || !matches!(value.kind(), ValueKind::Map | ValueKind::Seq) {
+        return;
+    }
+    RECENT.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        // Kept without a render's noting wrapper: the render is over.
+        recent.insert(0, (unwrapped(value), text.into()));
+        recent.truncate(RECENT_VALUES);
+    });
+}
+
 /// The entry `key: item` written as a map of its own.
 fn written_alone(key: &str, item: &Value) -> Option<Written> {
     let alone = Value::from_object(BTreeMap::from([(Value::from(key), item.clone())]));
@@ -156,6 +200,27 @@ mod tests {
         ] {
             assert_eq!(to_yaml_reusing_entries(&value), Some(whole(&value)));
         }
+    }
+
+    #[test]
+    fn a_small_value_written_lately_gets_its_own_text_back() {
+        let texts: Vec<(Value, String)> = ["{a: 1}", "{a: 2}", "[x, y]", "{a: 1, b: [2]}", "[]"]
+            .iter()
+            .map(|yaml| {
+                let value = jinja(yaml);
+                let text = whole(&value);
+                (value, text)
+            })
+            .collect();
+        for (value, text) in &texts {
+            remember_recent(value, text);
+        }
+        for (value, text) in texts.iter().rev().chain(&texts) {
+            let again = jinja(&crate::yaml::to_yaml(&from_jinja(value).expect("converts")));
+            assert_eq!(to_yaml_recent(&again).as_deref(), Some(text.as_str()));
+        }
+        assert_eq!(to_yaml_recent(&jinja("{a: 3}")), None);
+        assert_eq!(to_yaml_recent(&Value::from("text")), None);
     }
 
     #[test]
