@@ -12,14 +12,15 @@ thread_local! {
     static INCLUDE_STACK: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Names the top-level objects an included template inherits when no context is passed.
+/// Names the top-level objects an included template inherits when no context is passed, in
+/// the order a map keeps them (the context is built without sorting).
 const INHERITED: &[&str] = &[
-    "Values",
-    "Release",
-    "Chart",
     "Capabilities",
-    "Template",
+    "Chart",
     "Files",
+    "Release",
+    "Template",
+    "Values",
 ];
 
 /// The caller's objects (`Values`, `Release`, ...), as it currently sees them, overrides included.

@@ -352,6 +352,33 @@ impl<'source> Engine<'source> {
     }
 
     fn capabilities(opts: &RenderOptions) -> JValue {
+        type Built = (KubeVersion, Vec<String>, JValue);
+        thread_local! {
+            /// The last `Capabilities` built on this thread, and what it was built from: a
+            /// fleet's renders share one, which remembered renders then compare at once.
+            static LAST: std::cell::RefCell<Option<Built>> = const { std::cell::RefCell::new(None) };
+        }
+        let known = LAST.with_borrow(|last| {
+            last.as_ref()
+                .filter(|(kube, apis, _)| *kube == opts.kube_version && *apis == opts.api_versions)
+                .map(|(_, _, value)| value.clone())
+        });
+        if let Some(value) = known {
+            return value;
+        }
+        let value = Self::build_capabilities(opts);
+        LAST.with_borrow_mut(|last| {
+            *last = Some((
+                opts.kube_version.clone(),
+                opts.api_versions.clone(),
+                value.clone(),
+            ))
+        });
+        value
+    }
+
+    /// `.Capabilities` for `opts`.
+    fn build_capabilities(opts: &RenderOptions) -> JValue {
         let mut versions: Vec<String> = DEFAULT_API_VERSIONS
             .iter()
             .map(|s| (*s).to_owned())

@@ -114,10 +114,14 @@ fn line_still_valid(shape: LineShape, old: &str, new: &str) -> bool {
     }
 }
 
-/// How many bytes `a` and `b` share from their start, compared eight at a time.
+/// How many bytes `a` and `b` share from their start: a block of 64 at a time (one library
+/// comparison), then eight at a time within the block that differs.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let length = a.len().min(b.len());
     let mut at = 0;
+    while at + 64 <= length && a[at..at + 64] == b[at..at + 64] {
+        at += 64;
+    }
     while at + 8 <= length {
         let word = |bytes: &[u8]| {
             let mut word = [0; 8];
