@@ -19,6 +19,8 @@ use std::rc::Rc;
 
 /// Maps with fewer entries are written whole: there is little to reuse.
 const FEWEST_ENTRIES: usize = 16;
+/// Maps with more entries are written whole: remembering them costs more than it saves.
+const MOST_ENTRIES: usize = 4096;
 /// The most text remembered per thread.
 const MOST_REMEMBERED_BYTES: usize = 1 << 20;
 
@@ -46,7 +48,8 @@ thread_local! {
 /// is not a large map with string keys, or anything about it needs the whole conversion.
 pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
     let tree = value.downcast_object_ref::<BTreeMap<Value, Value>>()?;
-    if tree.len() < FEWEST_ENTRIES || !tree.keys().all(|key| key.as_str().is_some()) {
+    let size = FEWEST_ENTRIES..=MOST_ENTRIES;
+    if !size.contains(&tree.len()) || !tree.keys().all(|key| key.as_str().is_some()) {
         return None;
     }
     let last = LAST.with(|last| std::mem::take(&mut *last.borrow_mut()));

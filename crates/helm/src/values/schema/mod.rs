@@ -127,6 +127,10 @@ pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, Str
     Ok(SchemaCheck::compile(schema_text)?.check(values))
 }
 
+/// Values trees of up to this many top-level entries are remembered as the last clean one
+/// (a copy of a larger tree would cost more memory than a fleet's checks are worth).
+const MOST_REMEMBERED_ENTRIES: usize = 4096;
+
 /// A chart's `values.schema.json`, compiled once and checked against many values trees (a
 /// fleet checks every cluster's against its line's schema).
 pub struct SchemaCheck {
@@ -236,7 +240,8 @@ impl SchemaCheck {
                     before.as_ref(),
                     &mut violations,
                 );
-                if let (true, Value::Map(entries)) = (violations.is_empty(), values) {
+                let small = matches!(values, Value::Map(m) if m.len() <= MOST_REMEMBERED_ENTRIES);
+                if let (true, true, Value::Map(entries)) = (violations.is_empty(), small, values) {
                     // Top-level entries that did not change stay as they are; the others are
                     // copied.
                     let mut before = match before {
