@@ -100,11 +100,11 @@ pub fn try_to_yaml_within(value: &Value, limit: usize) -> Result<String, ToYamlE
     emit(value, limit, BEST_WIDTH, false)
 }
 
-/// The keys of a map, given in byte order, in the order [`to_yaml`] writes them (go-yaml's,
-/// which is not byte order: see `key_order`). A map's text is its entries' texts in this
-/// order, each written as a map of its own, joined by line breaks.
-pub fn in_written_order<'k>(keys: &[&'k str]) -> Vec<&'k str> {
-    key_order::ordered_keys(keys)
+/// The places of a map's keys, given in byte order, in the order [`to_yaml`] writes them
+/// (go-yaml's, which is not byte order: see `key_order`). The text of a map with entries is its
+/// entries' texts in this order, each written as a map of its own, joined by line breaks.
+pub fn in_written_order(keys: &[&str]) -> Vec<usize> {
+    key_order::ordered_places(keys)
 }
 
 /// Helm's `toYamlPretty` (go-yaml v3 with two-space indentation): as [`try_to_yaml_within`],

@@ -20,11 +20,11 @@ pub(super) fn ordered(map: &Map) -> Vec<(&String, &Value)> {
     entries
 }
 
-/// `keys`, given in byte order, in go-yaml's key order.
-pub(super) fn ordered_keys<'k>(keys: &[&'k str]) -> Vec<&'k str> {
-    let mut keys = keys.to_vec();
-    merge_sort(&mut keys, |key| key);
-    keys
+/// The places of `keys` (given in byte order) in go-yaml's key order.
+pub(super) fn ordered_places(keys: &[&str]) -> Vec<usize> {
+    let mut places: Vec<usize> = (0..keys.len()).collect();
+    merge_sort(&mut places, |&place| keys[place]);
+    places
 }
 
 /// True when the byte order of `map` already is go-yaml's order (the usual case).
@@ -130,7 +130,7 @@ fn classes() -> &'static (regex::Regex, regex::Regex) {
 }
 
 /// A stable merge sort by [`less`] that cannot panic, whatever the comparison's quirks.
-fn merge_sort<T: Copy>(entries: &mut [T], key: impl Fn(&T) -> &str) {
+fn merge_sort<'k, T: Copy>(entries: &mut [T], key: impl Fn(&T) -> &'k str) {
     let cmp = |x: &T, y: &T| {
         if less(key(y), key(x)) {
             Ordering::Greater

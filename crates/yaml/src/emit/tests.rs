@@ -537,7 +537,7 @@ fn written_entry_by_entry(value: &Map) -> String {
     let keys: Vec<&str> = value.keys().map(String::as_str).collect();
     in_written_order(&keys)
         .into_iter()
-        .map(|key| to_yaml(&map(&[(key, value[key].clone())])))
+        .map(|place| to_yaml(&map(&[(keys[place], value[keys[place]].clone())])))
         .collect::<Vec<_>>()
         .join("\n")
 }

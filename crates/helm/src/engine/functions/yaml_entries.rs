@@ -14,7 +14,7 @@ use crate::engine::remembered::{identical, unwrapped};
 use crate::limits::MAX_STRING_BYTES;
 use minijinja::value::{Value, ValueKind};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// Maps with fewer entries are written whole: there is little to reuse.
@@ -25,6 +25,7 @@ const MOST_ENTRIES: usize = 4096;
 const MOST_REMEMBERED_BYTES: usize = 1 << 20;
 
 /// One entry as last written: its value, its text, and the items converting it walked.
+#[derive(Clone)]
 struct Written {
     value: Value,
     text: Rc<str>,
@@ -64,11 +65,7 @@ pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
         let key = key.as_str()?;
         while before.next_if(|(seen, _)| seen.as_str() < key).is_some() {}
         let written = match before.next_if(|(seen, _)| seen.as_str() == key) {
-            Some((_, seen)) if identical(&seen.value, item) => Written {
-                value: seen.value.clone(),
-                text: seen.text.clone(),
-                items: seen.items,
-            },
+            Some((_, seen)) if identical(&seen.value, item) => seen.clone(),
             _ => written_alone(key, item)?,
         };
         items += written.items;
@@ -83,12 +80,7 @@ pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
         last.order
     } else {
         let by_bytes: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let position: HashMap<&str, usize> =
-            by_bytes.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         crate::yaml::in_written_order(&by_bytes)
-            .into_iter()
-            .map(|key| position[key])
-            .collect()
     };
     let mut text = String::with_capacity(bytes);
     for &at in &order {
