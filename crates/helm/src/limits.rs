@@ -12,6 +12,11 @@ pub const MAX_STRING_BYTES: usize = 10 * 1024 * 1024;
 /// same 10 MiB cap as a string.
 pub const MAX_LIST_ITEMS: usize = MAX_STRING_BYTES / 32;
 
+/// The most top-level entries of a values tree (or a map written with `toYaml`) that is kept
+/// for the next render on the thread to reuse (see `engine::convert::to_jinja_reusing`): a copy
+/// of a larger one would cost more memory than the reuse is worth.
+pub const MOST_REMEMBERED_ENTRIES: usize = 4096;
+
 /// How many bytes of data one template render may build in all (strings and lists made by
 /// operators, literals and function results, and its output), as minijinja's fuel counts them.
 /// Three times [`MAX_STRING_BYTES`]: a string or list doubled with `~` or `+` stops before it

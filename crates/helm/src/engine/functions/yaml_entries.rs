@@ -11,7 +11,7 @@
 
 use crate::engine::convert::{from_jinja_counting, MAX_CONVERTED_ITEMS};
 use crate::engine::remembered::{identical, unwrapped};
-use crate::limits::MAX_STRING_BYTES;
+use crate::limits::{MAX_STRING_BYTES, MOST_REMEMBERED_ENTRIES};
 use minijinja::value::{Value, ValueKind};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -19,8 +19,6 @@ use std::rc::Rc;
 
 /// Maps with fewer entries are written whole: there is little to reuse.
 const FEWEST_ENTRIES: usize = 16;
-/// Maps with more entries are written whole: remembering them costs more than it saves.
-const MOST_ENTRIES: usize = 4096;
 /// The most text remembered per thread.
 const MOST_REMEMBERED_BYTES: usize = 1 << 20;
 
@@ -49,7 +47,7 @@ thread_local! {
 /// is not a large map with string keys, or anything about it needs the whole conversion.
 pub(super) fn to_yaml_reusing_entries(value: &Value) -> Option<String> {
     let tree = value.downcast_object_ref::<BTreeMap<Value, Value>>()?;
-    let size = FEWEST_ENTRIES..=MOST_ENTRIES;
+    let size = FEWEST_ENTRIES..=MOST_REMEMBERED_ENTRIES;
     if !size.contains(&tree.len()) || !tree.keys().all(|key| key.as_str().is_some()) {
         return None;
     }

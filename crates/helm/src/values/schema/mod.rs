@@ -6,6 +6,7 @@
 
 mod simple;
 
+use crate::limits::MOST_REMEMBERED_ENTRIES;
 use crate::values::{Map, Value};
 use serde_json::Value as Json;
 
@@ -126,10 +127,6 @@ impl boon::UrlLoader for NoRemoteSchemas {
 pub fn validate(schema_text: &str, values: &Value) -> Result<Vec<Violation>, String> {
     Ok(SchemaCheck::compile(schema_text)?.check(values))
 }
-
-/// Values trees of up to this many top-level entries are remembered as the last clean one
-/// (a copy of a larger tree would cost more memory than a fleet's checks are worth).
-const MOST_REMEMBERED_ENTRIES: usize = 4096;
 
 /// A chart's `values.schema.json`, compiled once and checked against many values trees (a
 /// fleet checks every cluster's against its line's schema).
