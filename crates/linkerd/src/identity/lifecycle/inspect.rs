@@ -352,44 +352,23 @@ pub(in crate::identity) fn expiry_warning(
     ))
 }
 
-/// How many certificates' expiry [`first_not_after`] remembers per thread.
-const EXPIRIES_REMEMBERED: usize = 4;
-/// The longest PEM text whose expiry is remembered (a chain of a few certificates).
-const EXPIRY_REMEMBERED_BYTES: usize = 64 << 10;
-
-thread_local! {
-    /// The latest certificates read for their expiry on this thread, and what it was.
-    static EXPIRIES: std::cell::RefCell<Vec<(String, Option<i64>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// When the first certificate in `pem` expires, if it holds one. Remembered for the last few
-/// certificates: a fleet's clusters share their trust anchors and issuer, and decoding and
-/// parsing them again for every cluster was a percent of the fleet's time.
+/// When the first certificate in `pem` expires, if it holds one. Remembered for the latest
+/// certificates read on the thread ([`recent`](super::super::recent)): a fleet's clusters share
+/// their trust anchors and issuer, and decoding and parsing them again for every cluster was a
+/// percent of the fleet's time.
 fn first_not_after(pem: &str) -> Option<i64> {
-    let known = EXPIRIES.with(|known| {
-        known
-            .borrow()
-            .iter()
-            .find(|(seen, _)| seen == pem)
-            .map(|(_, not_after)| *not_after)
-    });
-    if let Some(not_after) = known {
-        return not_after;
+    thread_local! {
+        static EXPIRIES: super::super::recent::Passes<i64> =
+            const { std::cell::RefCell::new(Vec::new()) };
     }
-    let not_after = super::super::pem::certificates(pem)
-        .ok()
-        .and_then(|certificates| certificates.into_iter().next())
-        .and_then(|der| x509::parse(&der).ok().map(|cert| cert.not_after));
-    if pem.len() > EXPIRY_REMEMBERED_BYTES {
-        return not_after;
-    }
-    EXPIRIES.with(|known| {
-        let mut known = known.borrow_mut();
-        known.insert(0, (pem.to_owned(), not_after));
-        known.truncate(EXPIRIES_REMEMBERED);
-    });
-    not_after
+    super::super::recent::passed(&EXPIRIES, &[pem], || {
+        let der = super::super::pem::certificates(pem)
+            .ok()
+            .and_then(|certificates| certificates.into_iter().next())
+            .ok_or(())?;
+        x509::parse(&der).map(|cert| cert.not_after).map_err(|_| ())
+    })
+    .ok()
 }
 
 /// The error for an issuer in a certs dir that has expired at `now`, naming the command that
@@ -400,17 +379,13 @@ pub(in crate::identity) fn expired_issuer(
     now: i64,
     how: &str,
 ) -> Option<IdentityError> {
-    let der = super::super::pem::certificates(pem)
-        .ok()?
-        .into_iter()
-        .next()?;
-    let cert = x509::parse(&der).ok()?;
-    (cert.not_after < now).then(|| IdentityError::InvalidIssuer {
+    let not_after = first_not_after(pem)?;
+    (not_after < now).then(|| IdentityError::InvalidIssuer {
         origin: origin.to_owned(),
         reason: format!(
             "the issuer certificate expired at {}, before the render's instant (SOURCE_DATE_EPOCH, \
              or the clock when that is unset): {how}",
-            until(cert.not_after, now)
+            until(not_after, now)
         ),
     })
 }
