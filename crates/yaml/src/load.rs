@@ -116,6 +116,7 @@ pub mod readers {
 pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
+    loader.keys_only = true;
     loader.line_offset = first_line.saturating_sub(1);
     match loader.read() {
         Err(e) if loader.found_duplicate => Some(e),
@@ -128,6 +129,7 @@ pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
 pub fn first_duplicate_key_in(text: &str) -> Option<DuplicateKey> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
+    loader.keys_only = true;
     match loader.read() {
         Err(_) if loader.found_duplicate => loader.duplicate,
         _ => None,
@@ -177,6 +179,9 @@ enum Frame {
     Seq {
         items: Vec<Value>,
         anchor: usize,
+        /// Its items are kept even when the loader keeps only keys: it is what a merge key
+        /// `<<` takes in (or lies within that), whose maps' keys count.
+        keep_items: bool,
     },
     Map {
         map: Map,
@@ -205,6 +210,11 @@ struct Loader<'a> {
     positions: Positions,
     /// Refuse a map key given twice.
     unique_keys: bool,
+    /// Only the keys matter (a check for keys given twice): a finished value is dropped once
+    /// its map has its key, except what a merge key `<<` takes in, so the loader holds the
+    /// maps being read and not the whole document. A generated CRD of 1.4 MB otherwise became
+    /// a tree of 4 MB just to be checked.
+    keys_only: bool,
     /// Keep a plain integer beyond 64 bits as written ([`Value::Number`]), for a manifest
     /// written back; values files and templates' output read it as a float, as Helm does.
     keep_big_integers: bool,
@@ -252,6 +262,7 @@ impl<'a> Loader<'a> {
             path: Vec::new(),
             positions: Vec::new(),
             unique_keys: false,
+            keys_only: false,
             keep_big_integers: false,
             first_only: false,
             ignored_from: None,
@@ -278,6 +289,7 @@ impl<'a> Loader<'a> {
         };
         let mut again = Loader::new(self.text, self.track_positions);
         again.unique_keys = self.unique_keys;
+        again.keys_only = self.keys_only;
         again.keep_big_integers = self.keep_big_integers;
         again.first_only = self.first_only;
         again.line_offset = self.line_offset;
@@ -389,9 +401,16 @@ impl<'a> Loader<'a> {
                 }
                 Event::SequenceStart(anchor, _) => {
                     self.check_depth(at)?;
+                    let keep_items = !self.keys_only
+                        || match self.stack.last() {
+                            Some(Frame::Map { merging, .. }) => *merging,
+                            Some(Frame::Seq { keep_items, .. }) => *keep_items,
+                            None => false,
+                        };
                     self.stack.push(Frame::Seq {
                         items: Vec::new(),
                         anchor,
+                        keep_items,
                     });
                     if self.track_positions {
                         self.path.push("0".to_owned());
@@ -414,7 +433,7 @@ impl<'a> Loader<'a> {
                     if self.track_positions {
                         self.path.pop();
                     }
-                    let Some(Frame::Seq { items, anchor }) = self.stack.pop() else {
+                    let Some(Frame::Seq { items, anchor, .. }) = self.stack.pop() else {
                         return Err(err(at, "unbalanced sequence end"));
                     };
                     let value = Value::Seq(items);
@@ -546,8 +565,10 @@ impl<'a> Loader<'a> {
     fn push_value(&mut self, value: Value, at: Position) -> Result<Option<Value>, YamlError> {
         match self.stack.last_mut() {
             None => Ok(Some(value)),
-            Some(Frame::Seq { items, .. }) => {
-                items.push(value);
+            Some(Frame::Seq {
+                items, keep_items, ..
+            }) => {
+                items.push(if *keep_items { value } else { Value::Null });
                 if self.track_positions {
                     if let Some(last) = self.path.last_mut() {
                         *last = items.len().to_string();
@@ -569,6 +590,8 @@ impl<'a> Loader<'a> {
                         }
                         if *merging && matches!(value, Value::Map(_) | Value::Seq(_)) {
                             merges.push(value);
+                        } else if self.keys_only {
+                            map.insert(k, Value::Null);
                         } else {
                             map.insert(k, value);
                         }

@@ -281,3 +281,67 @@ fn a_repeated_key_or_an_error_is_left_to_the_slower_readings() {
     assert_eq!(parse_document_if_keys_unique("a: 1\nb: 2\na: 3\n"), None);
     assert_eq!(parse_document_if_keys_unique("a: [1\n"), None);
 }
+
+/// The duplicate-key check with every value kept, as it was before keys-only loading.
+fn duplicate_with_values_kept(text: &str) -> (Option<DuplicateKey>, Option<String>) {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    let outcome = loader.read();
+    (loader.duplicate, outcome.err().map(|e| e.to_string()))
+}
+
+fn duplicate_keys_only(text: &str) -> (Option<DuplicateKey>, Option<String>) {
+    let mut loader = Loader::new(text, false);
+    loader.unique_keys = true;
+    loader.keys_only = true;
+    let outcome = loader.read();
+    (loader.duplicate, outcome.err().map(|e| e.to_string()))
+}
+
+#[test]
+fn checking_keys_only_finds_what_keeping_every_value_finds() {
+    let texts = [
+        // A repeat deep in a document, after large siblings.
+        "a:\n  b:\n    c: 1\n    d: [1, 2, {e: 3}]\n  f:\n    g: 1\n    g: 2\n",
+        // Merge keys take in anchored maps, alone and in a list, inline or by alias.
+        "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  x: 3\n",
+        "one: &o {x: 1}\ntwo: &t {y: 2}\nm:\n  <<: [*o, *t]\n  z: 1\n  z: 2\n",
+        "m:\n  <<: [{p: 1}, {q: 2}]\n  p: 3\n",
+        "m:\n  <<: {p: 1, p: 2}\n",
+        // A merge of something that is no map is an error of its own, not a repeat.
+        "s: &s [1, 2]\nm:\n  <<: *s\n",
+        "v: &v 1\nm:\n  <<: *v\n",
+        // Anchored values reused as values and inside lists after being dropped from their map.
+        "a: &a {k: [1, 2]}\nb: *a\nc: [*a, *a]\nd: {k: 1, k: 1}\n",
+        "- &x {a: 1}\n- *x\n- {a: 1, b: 2, a: 3}\n",
+        // Quoted merge-like keys, repeats across documents and in flow maps.
+        "m:\n  '<<': 1\n  <<: {a: 1}\n  '<<': 2\n",
+        "a: 1\n---\na: 1\na: 2\n",
+        "{a: 1, b: {c: 1, c: 2}}\n",
+        "plain: 1\n",
+    ];
+    for text in texts {
+        assert_eq!(
+            duplicate_keys_only(text),
+            duplicate_with_values_kept(text),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn checking_keys_only_keeps_no_values_of_the_document() {
+    let mut loader = Loader::new("a:\n  b: [1, 2]\n  c: {d: text}\n", false);
+    loader.unique_keys = true;
+    loader.keys_only = true;
+    loader.read().unwrap();
+    let map = |pairs: &[(&str, Value)]| {
+        Value::Map(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    };
+    assert_eq!(loader.docs, vec![map(&[("a", Value::Null)])]);
+}
