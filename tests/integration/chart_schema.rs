@@ -72,7 +72,7 @@ fn the_schema_file_is_as_the_generator_writes_it() {
     // Hand edits stay, but the layout is serde_json's, so `schema --write` never reformats it.
     let (text, added) = meshchart::lint::schema::complete_schema(&chart()).unwrap();
     assert!(added.is_empty(), "{added:?}");
-    assert_eq!(text, chart().file(SCHEMA_FILE).unwrap().text);
+    assert_eq!(text, &*chart().file(SCHEMA_FILE).unwrap().text);
 }
 
 #[test]

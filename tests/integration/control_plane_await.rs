@@ -262,7 +262,7 @@ fn shuffled_files(chart: &Chart, seed: u64) -> Vec<ChartFile> {
         .collect();
     files.push(ChartFile {
         path: "Chart.yaml".into(),
-        text: chart.chart_yaml.clone(),
+        text: chart.chart_yaml.as_str().into(),
     });
     let mut state = seed;
     for i in (1..files.len()).rev() {

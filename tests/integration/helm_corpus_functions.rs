@@ -204,7 +204,7 @@ fn render(jinja: &str, files: &BTreeMap<String, String>, values: &Value) -> Resu
     ];
     chart_files.extend(files.iter().map(|(path, text)| ChartFile {
         path: path.clone(),
-        text: text.clone(),
+        text: text.as_str().into(),
     }));
     let chart = Chart::from_files("corpus", chart_files).map_err(|e| e.to_string())?;
     let engine = Engine::new(&chart).map_err(|e| e.to_string())?;

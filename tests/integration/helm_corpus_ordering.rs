@@ -26,7 +26,7 @@ fn the_ordering_chart_renders_exactly_as_helm_does() {
         .iter()
         .map(|f| ChartFile {
             path: f["path"].as_str().unwrap().to_owned(),
-            text: f["content"].as_str().unwrap().to_owned(),
+            text: f["content"].as_str().unwrap().into(),
         })
         .collect();
     let chart = Chart::from_files("order", files).unwrap();

@@ -241,7 +241,7 @@ pub fn with_ha_overlay(chart: &Chart, overrides: &mut ValueOverrides) -> Result<
     };
     overrides
         .already_read
-        .insert(name.clone(), overlay.text.clone());
+        .insert(name.clone(), overlay.text.to_string());
     overrides.files.insert(0, name);
     Ok(())
 }

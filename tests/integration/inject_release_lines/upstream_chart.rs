@@ -110,7 +110,7 @@ fn the_binary_injects_with_an_upstream_chart_folder_as_with_its_archive() {
 fn chart_files(chart: &Chart) -> Vec<ChartFile> {
     let mut files = vec![ChartFile {
         path: "Chart.yaml".into(),
-        text: chart.chart_yaml.clone(),
+        text: chart.chart_yaml.as_str().into(),
     }];
     let under = |dir: &str, list: &[ChartFile]| {
         list.iter()
@@ -172,7 +172,7 @@ fn with_partials_file(name: &str, text: &str) -> Chart {
         .iter_mut()
         .find(|f| f.path == path)
         .unwrap_or_else(|| panic!("the chart has {path}"));
-    file.text = text.to_owned();
+    file.text = text.into();
     Chart::from_files("edited-chart", files).expect("the edited chart loads")
 }
 

@@ -224,7 +224,7 @@ pub fn get<'a>(value: &'a Value, path: &str) -> &'a Value {
 pub fn chart_of(name: &str, files: &[(&str, &str)]) -> Chart {
     let mut all = vec![ChartFile {
         path: "Chart.yaml".into(),
-        text: format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
+        text: format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n").into(),
     }];
     all.extend(files.iter().map(|(path, text)| ChartFile {
         path: (*path).into(),

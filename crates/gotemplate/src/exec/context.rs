@@ -44,7 +44,9 @@ impl Context<'_, '_> {
         let s = &*self.state;
         s.check_depth()?;
         let funcs = &s.set.funcs;
-        let parsed = crate::parse::parse(name, text, &|n| funcs.contains_key(n))?;
+        let parsed = crate::parse::parse(name, &std::sync::Arc::from(text), &|n| {
+            funcs.contains_key(n)
+        })?;
         let mut trees = HashMap::new();
         for t in parsed.trees {
             add_tree(&mut trees, t);

@@ -5,6 +5,7 @@
 //! keeping the same buffer keeps the same line numbers (`tests/cases/parse_error_line`).
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree};
 use crate::error::Error;
@@ -52,7 +53,7 @@ impl std::fmt::Display for Parsed1 {
 
 struct Parser<'f, 't> {
     file: Rc<str>,
-    text: Rc<str>,
+    text: Arc<str>,
     items: Vec<Item<'t>>,
     next_item: usize,
     token: [Item<'t>; 3],
@@ -73,7 +74,7 @@ type PResult<T> = Result<T, Error>;
 /// Go, calling an unknown function is a parse error.
 pub(crate) fn parse(
     file: &str,
-    text: &str,
+    text: &Arc<str>,
     has_function: &dyn Fn(&str) -> bool,
 ) -> Result<Parsed, Error> {
     let blank = Item {
@@ -83,7 +84,7 @@ pub(crate) fn parse(
     };
     let mut p = Parser {
         file: Rc::from(file),
-        text: Rc::from(text),
+        text: text.clone(),
         items: lex(text),
         next_item: 0,
         token: [blank.clone(), blank.clone(), blank],
@@ -216,7 +217,7 @@ impl<'t> Parser<'_, 't> {
     }
 
     fn parse_top(&mut self) -> PResult<List> {
-        let mut root = List::default();
+        let mut nodes = Vec::new();
         while self.peek().kind != Kind::Eof {
             if self.peek().kind == Kind::LeftDelim {
                 let delim = self.next();
@@ -227,11 +228,13 @@ impl<'t> Parser<'_, 't> {
                 self.backup2(delim);
             }
             match self.text_or_action()? {
-                Parsed1::Node(n) => root.nodes.push(n),
+                Parsed1::Node(n) => nodes.push(n),
                 other => return Err(self.error(format!("unexpected {other}"))),
             }
         }
-        Ok(root)
+        Ok(List {
+            nodes: nodes.into_boxed_slice(),
+        })
     }
 
     /// Runs `f` as the parse of a separate tree (a define's or a block's body): fresh
@@ -265,11 +268,16 @@ impl<'t> Parser<'_, 't> {
     }
 
     fn item_list(&mut self) -> PResult<(List, Parsed1)> {
-        let mut list = List::default();
+        let mut nodes = Vec::new();
         while self.peek_non_space().kind != Kind::Eof {
             match self.text_or_action()? {
-                Parsed1::Node(n) => list.nodes.push(n),
-                other => return Ok((list, other)),
+                Parsed1::Node(n) => nodes.push(n),
+                other => {
+                    let list = List {
+                        nodes: nodes.into_boxed_slice(),
+                    };
+                    return Ok((list, other));
+                }
             }
         }
         Err(self.error("unexpected EOF".into()))
@@ -299,13 +307,13 @@ impl<'t> Parser<'_, 't> {
                 self.expect(Kind::RightDelim, "end")?;
                 return Ok(Parsed1::End);
             }
-            Kind::If => Node::If(self.parse_control("if")?),
-            Kind::Range => Node::Range(self.parse_control("range")?),
+            Kind::If => Node::If(Box::new(self.parse_control("if")?)),
+            Kind::Range => Node::Range(Box::new(self.parse_control("range")?)),
             Kind::Template => self.template_control()?,
-            Kind::With => Node::With(self.parse_control("with")?),
+            Kind::With => Node::With(Box::new(self.parse_control("with")?)),
             _ => {
                 self.backup();
-                Node::Action(self.pipeline("command", Kind::RightDelim)?)
+                Node::Action(Box::new(self.pipeline("command", Kind::RightDelim)?))
             }
         };
         Ok(Parsed1::Node(node))
@@ -381,13 +389,13 @@ impl<'t> Parser<'_, 't> {
                 self.next();
                 let inner = self.parse_control("if")?;
                 else_list = Some(List {
-                    nodes: vec![Node::If(inner)],
+                    nodes: Box::new([Node::If(Box::new(inner))]),
                 });
             } else if context == "with" && self.peek().kind == Kind::With {
                 self.next();
                 let inner = self.parse_control("with")?;
                 else_list = Some(List {
-                    nodes: vec![Node::With(inner)],
+                    nodes: Box::new([Node::With(Box::new(inner))]),
                 });
             } else {
                 let (l, next) = self.item_list()?;
@@ -421,11 +429,11 @@ impl<'t> Parser<'_, 't> {
         } else {
             None
         };
-        Ok(Node::Template(TemplateCall {
+        Ok(Node::Template(Box::new(TemplateCall {
             pos: t.pos,
             name,
             pipe,
-        }))
+        })))
     }
 
     fn block_control(&mut self) -> PResult<Node> {
@@ -443,11 +451,11 @@ impl<'t> Parser<'_, 't> {
         });
         self.depth -= 1;
         self.add(name.clone(), body?)?;
-        Ok(Node::Template(TemplateCall {
+        Ok(Node::Template(Box::new(TemplateCall {
             pos: t.pos,
             name,
             pipe: Some(pipe),
-        }))
+        })))
     }
 }
 

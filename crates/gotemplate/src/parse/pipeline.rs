@@ -9,8 +9,9 @@ impl<'t> Parser<'_, 't> {
             pos: token.pos,
             is_assign: false,
             decl: Vec::new(),
-            cmds: Vec::new(),
+            cmds: Box::default(),
         };
+        let mut cmds = Vec::new();
         // Declarations: `$x :=`, `$x =`, and in range `$i, $x :=`.
         loop {
             let v = self.peek_non_space();
@@ -49,6 +50,7 @@ impl<'t> Parser<'_, 't> {
             let t = self.next_non_space();
             match t.kind {
                 k if k == end => {
+                    pipe.cmds = cmds.into_boxed_slice();
                     self.check_pipeline(&pipe, context)?;
                     return Ok(pipe);
                 }
@@ -66,7 +68,7 @@ impl<'t> Parser<'_, 't> {
                 | Kind::LeftParen => {
                     self.backup();
                     let cmd = self.command()?;
-                    pipe.cmds.push(cmd);
+                    cmds.push(cmd);
                 }
                 _ => return Err(self.unexpected(&t, context)),
             }
@@ -93,14 +95,11 @@ impl<'t> Parser<'_, 't> {
 
     pub(super) fn command(&mut self) -> PResult<Command> {
         let pos = self.peek_non_space().pos;
-        let mut cmd = Command {
-            pos,
-            args: Vec::new(),
-        };
+        let mut args = Vec::new();
         loop {
             self.peek_non_space();
             if let Some(op) = self.operand()? {
-                cmd.args.push(op);
+                args.push(op);
             }
             let t = self.next();
             match t.kind {
@@ -111,10 +110,13 @@ impl<'t> Parser<'_, 't> {
             }
             break;
         }
-        if cmd.args.is_empty() {
+        if args.is_empty() {
             return Err(self.error("empty command".into()));
         }
-        Ok(cmd)
+        Ok(Command {
+            pos,
+            args: args.into_boxed_slice(),
+        })
     }
 
     pub(super) fn operand(&mut self) -> PResult<Option<Arg>> {
@@ -169,7 +171,7 @@ impl<'t> Parser<'_, 't> {
             Kind::Bool => Arg::Bool(t.pos, t.val == "true"),
             Kind::CharConstant | Kind::Complex | Kind::Number => {
                 let n = self.number(&t)?;
-                Arg::Number(t.pos, n)
+                Arg::Number(t.pos, Box::new(n))
             }
             Kind::LeftParen => {
                 self.nest()?;

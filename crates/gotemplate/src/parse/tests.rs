@@ -3,7 +3,9 @@
 use super::*;
 
 fn p(text: &str) -> Result<Parsed, Error> {
-    parse("t", text, &|name| matches!(name, "printf" | "len"))
+    parse("t", &std::sync::Arc::from(text), &|name| {
+        matches!(name, "printf" | "len")
+    })
 }
 
 fn msg(text: &str) -> String {
@@ -39,9 +41,9 @@ fn defines_become_separate_trees_before_the_file() {
 #[test]
 fn number_literals_follow_go() {
     let n = |s: &str| match p(&format!("{{{{ {s} }}}}"))
-        .map(|mut p| p.trees.remove(0).root.nodes.remove(0))
+        .map(|mut p| p.trees.remove(0).root.nodes.into_vec().remove(0))
     {
-        Ok(Node::Action(mut pipe)) => match pipe.cmds.remove(0).args.remove(0) {
+        Ok(Node::Action(pipe)) => match pipe.cmds.into_vec().remove(0).args.into_vec().remove(0) {
             Arg::Number(_, n) => n.value,
             _ => Err("not a number".into()),
         },

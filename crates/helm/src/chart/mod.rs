@@ -144,7 +144,7 @@ pub struct ChartFile {
     /// Path relative to the chart root, e.g. `templates/identity.yaml`.
     pub path: String,
     /// The file's text.
-    pub text: String,
+    pub text: std::sync::Arc<str>,
 }
 
 /// A loaded chart.
@@ -244,7 +244,7 @@ impl Chart {
     pub fn all_files(&self) -> Vec<ChartFile> {
         let mut files = vec![ChartFile {
             path: "Chart.yaml".to_owned(),
-            text: self.chart_yaml.clone(),
+            text: self.chart_yaml.as_str().into(),
         }];
         files.extend(self.templates.iter().map(|t| ChartFile {
             path: format!("templates/{}", t.path),
@@ -281,7 +281,7 @@ impl Chart {
                 origin: origin.to_owned(),
             })?
             .text
-            .clone();
+            .to_string();
         let metadata = ChartMetadata::parse(origin, &chart_yaml)?;
         let has_root_values = files.iter().any(|f| f.path == "values.yaml");
         let mut chart = Chart {
@@ -471,7 +471,7 @@ fn text_files(
         let decoded = input::decode(&format!("{origin}/{path}"), bytes)?;
         text.push(ChartFile {
             path,
-            text: decoded,
+            text: decoded.into(),
         });
     }
     Ok((text, binary))

@@ -19,19 +19,27 @@ impl Chart {
                 continue;
             }
             let prefix = format!("{path}/");
-            // Only the subchart's own files are copied (a subchart's folder lies among the
+            // Only the subchart's own files are taken (a subchart's folder lies among the
             // parent's other files; Chart.yaml, templates and values are never under charts/).
+            // Their texts are shared with the parent, not copied: a subchart of CRDs holds
+            // megabytes. Each was decoded as the parent's file, and is again under its own
+            // path (the one rule that could differ: a second byte-order mark is dropped too).
             let text = self.other_files.iter().filter_map(|f| {
                 let inner = f.path.strip_prefix(&prefix)?.to_owned();
-                Some((inner, f.text.clone().into_bytes()))
+                let text = match f.text.strip_prefix('\u{feff}') {
+                    Some(rest) => rest.into(),
+                    None => f.text.clone(),
+                };
+                Some(super::ChartFile { path: inner, text })
             });
             let binary = self.binary_files.iter().filter_map(|(p, bytes)| {
                 Some((p.strip_prefix(&prefix)?.to_owned(), bytes.clone()))
             });
-            loaded.push(Chart::from_read_files(
-                &origin,
-                text.chain(binary).collect(),
-            )?);
+            let (mut files, binary) = super::text_files(&origin, binary.collect())?;
+            files.extend(text);
+            let mut chart = Chart::from_files(&origin, files)?;
+            chart.binary_files = binary;
+            loaded.push(chart);
         }
         Ok(loaded)
     }

@@ -223,7 +223,7 @@ impl RenderError {
                 .templates
                 .iter()
                 .find(|t| t.path == name)
-                .map(|t| t.text.clone())
+                .map(|t| t.text.to_string())
         })
     }
 }

@@ -156,7 +156,7 @@ impl<'source> Engine<'source> {
                 .iter()
                 .map(|t| {
                     let source = static_text::lift(&t.text, &mut lifted_texts)
-                        .unwrap_or_else(|| t.text.clone());
+                        .unwrap_or_else(|| t.text.to_string());
                     (t.path.clone(), source)
                 })
                 .collect(),

@@ -236,17 +236,17 @@ pub fn render(
         .collect();
     let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
-    let mut owner: HashMap<String, (usize, &str)> = HashMap::new();
+    let mut owner: HashMap<String, (usize, &std::sync::Arc<str>)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
         for template in &node.chart.templates {
             let name = format!("{}/templates/{}", node.path, template.path);
-            owner.insert(name, (index, template.text.as_str()));
+            owner.insert(name, (index, &template.text));
         }
     }
     let mut names: Vec<String> = owner.keys().cloned().collect();
     helm_order(&mut names);
     for name in &names {
-        set.parse(name, owner[name].1)
+        set.parse_shared(name, owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
     let data: Vec<Value> = nodes
@@ -427,7 +427,7 @@ mod tests {
     fn chart_with_template(text: &str) -> Chart {
         let file = |path: &str, text: &str| ChartFile {
             path: path.to_owned(),
-            text: text.to_owned(),
+            text: text.into(),
         };
         Chart::from_files(
             "test",

@@ -44,7 +44,7 @@ pub struct NamedTemplates {
     root: Chart,
     /// Every template file of the chart tree, by full name (`chart/charts/sub/templates/x`),
     /// in Helm's parse order.
-    files: Vec<(String, String)>,
+    files: Vec<(String, std::sync::Arc<str>)>,
     /// The names of every template the files define, and the files themselves.
     names: BTreeSet<String>,
     options: RenderOptions,
@@ -68,7 +68,7 @@ impl NamedTemplates {
             .map_err(|e| chart_error(e.to_string()))?;
         let nodes =
             dependencies::chart_tree(chart, defaults).map_err(|e| chart_error(e.to_string()))?;
-        let mut files: Vec<(String, String)> = nodes
+        let mut files: Vec<(String, std::sync::Arc<str>)> = nodes
             .iter()
             .flat_map(|node| {
                 node.chart.templates.iter().map(|template| {
@@ -159,7 +159,7 @@ impl NamedTemplates {
     fn compile(&self) -> Result<Compiled, RenderError> {
         let mut set = template_set(&self.root, &self.options);
         for (name, text) in &self.files {
-            set.parse(name, text)
+            set.parse_shared(name, text)
                 .map_err(|e| template_error(name, &e, true))?;
         }
         let files = objects::FilesObject::new(Files::of(&self.root));
@@ -195,7 +195,7 @@ mod tests {
     fn chart(files: &[(&str, &str)]) -> Chart {
         let file = |path: &str, text: &str| ChartFile {
             path: path.to_owned(),
-            text: text.to_owned(),
+            text: text.into(),
         };
         let mut all = vec![file(
             "Chart.yaml",

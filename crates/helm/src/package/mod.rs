@@ -177,7 +177,7 @@ pub fn files_from_chart(chart: &Chart) -> PackageFiles {
     let mut files: PackageFiles = chart
         .all_files()
         .into_iter()
-        .map(|f| (f.path, f.text.into_bytes()))
+        .map(|f| (f.path, f.text.as_bytes().to_vec()))
         .chain(chart.binary_files.iter().cloned())
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));

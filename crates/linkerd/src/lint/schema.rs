@@ -273,7 +273,7 @@ pub fn complete_schema(chart: &crate::chart::Chart) -> Result<(String, Vec<Strin
             let added = existing.add_missing(&inferred);
             if added.is_empty() {
                 // Nothing to add: the file stays exactly as written.
-                return Ok((file.text.clone(), added));
+                return Ok((file.text.to_string(), added));
             }
             let text = serde_json::to_string_pretty(&existing).map_err(|e| e.to_string())? + "\n";
             Ok((text, added))
