@@ -14,7 +14,7 @@ pub(crate) struct Tree {
     /// The file it was parsed from (Go's `ParseName`), named in error locations.
     pub file: Rc<str>,
     /// The whole text of that file, to turn node offsets into lines and columns.
-    pub text: std::sync::Arc<str>,
+    pub text: std::sync::Arc<String>,
     /// Its body.
     pub root: List,
 }

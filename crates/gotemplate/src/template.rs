@@ -119,12 +119,12 @@ impl Templates {
     /// earlier one of the same name, except that an empty body never replaces a non-empty one
     /// (Go's rule; Helm parses files so that the one parsed last wins).
     pub fn parse(&mut self, file: &str, text: &str) -> Result<(), Error> {
-        self.parse_shared(file, &std::sync::Arc::from(text))
+        self.parse_shared(file, &std::sync::Arc::new(text.to_owned()))
     }
 
     /// [`Templates::parse`] of a text the caller keeps too: the trees share it (a chart's
     /// templates stay loaded while they render) instead of holding a copy.
-    pub fn parse_shared(&mut self, file: &str, text: &std::sync::Arc<str>) -> Result<(), Error> {
+    pub fn parse_shared(&mut self, file: &str, text: &std::sync::Arc<String>) -> Result<(), Error> {
         let funcs = &self.funcs;
         let parsed = crate::parse::parse(file, text, &|n| funcs.contains_key(n))?;
         for tree in parsed.trees {

@@ -44,7 +44,7 @@ impl Context<'_, '_> {
         let s = &*self.state;
         s.check_depth()?;
         let funcs = &s.set.funcs;
-        let parsed = crate::parse::parse(name, &std::sync::Arc::from(text), &|n| {
+        let parsed = crate::parse::parse(name, &std::sync::Arc::new(text.to_owned()), &|n| {
             funcs.contains_key(n)
         })?;
         let mut trees = HashMap::new();

@@ -53,7 +53,7 @@ impl std::fmt::Display for Parsed1 {
 
 struct Parser<'f, 't> {
     file: Rc<str>,
-    text: Arc<str>,
+    text: Arc<String>,
     items: Vec<Item<'t>>,
     next_item: usize,
     token: [Item<'t>; 3],
@@ -74,7 +74,7 @@ type PResult<T> = Result<T, Error>;
 /// Go, calling an unknown function is a parse error.
 pub(crate) fn parse(
     file: &str,
-    text: &Arc<str>,
+    text: &Arc<String>,
     has_function: &dyn Fn(&str) -> bool,
 ) -> Result<Parsed, Error> {
     let blank = Item {

@@ -3,7 +3,7 @@
 use super::*;
 
 fn p(text: &str) -> Result<Parsed, Error> {
-    parse("t", &std::sync::Arc::from(text), &|name| {
+    parse("t", &std::sync::Arc::new(text.to_owned()), &|name| {
         matches!(name, "printf" | "len")
     })
 }

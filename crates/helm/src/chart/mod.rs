@@ -144,7 +144,46 @@ pub struct ChartFile {
     /// Path relative to the chart root, e.g. `templates/identity.yaml`.
     pub path: String,
     /// The file's text.
-    pub text: std::sync::Arc<str>,
+    pub text: SharedText,
+}
+
+/// A chart file's text, shared instead of copied: the subcharts in a parent's folder, the Go
+/// front end's list of templates and its parse trees all hold the chart's own text (a chart of
+/// CRDs holds megabytes), and a file read as bytes becomes one without a copy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedText(std::sync::Arc<String>);
+
+impl SharedText {
+    /// The shared text itself, for a holder that keeps it (parse trees).
+    pub fn shared(&self) -> &std::sync::Arc<String> {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for SharedText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SharedText {
+    fn from(text: String) -> Self {
+        SharedText(std::sync::Arc::new(text))
+    }
+}
+
+impl From<&str> for SharedText {
+    fn from(text: &str) -> Self {
+        SharedText(std::sync::Arc::new(text.to_owned()))
+    }
+}
+
+impl PartialEq<str> for SharedText {
+    fn eq(&self, other: &str) -> bool {
+        self.0.as_str() == other
+    }
 }
 
 /// A loaded chart.
@@ -244,7 +283,7 @@ impl Chart {
     pub fn all_files(&self) -> Vec<ChartFile> {
         let mut files = vec![ChartFile {
             path: "Chart.yaml".to_owned(),
-            text: self.chart_yaml.as_str().into(),
+            text: self.chart_yaml.clone().into(),
         }];
         files.extend(self.templates.iter().map(|t| ChartFile {
             path: format!("templates/{}", t.path),

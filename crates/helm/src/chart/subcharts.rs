@@ -44,3 +44,67 @@ impl Chart {
         Ok(loaded)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::ChartFile;
+    use super::*;
+
+    fn file(path: &str, text: &str) -> ChartFile {
+        ChartFile {
+            path: path.to_owned(),
+            text: text.into(),
+        }
+    }
+
+    fn parent_with(sub_files: &[(&str, &str)]) -> Chart {
+        let mut files = vec![file(
+            "Chart.yaml",
+            "apiVersion: v2\nname: top\nversion: 0.1.0\n",
+        )];
+        files.extend(
+            sub_files
+                .iter()
+                .map(|(path, text)| file(&format!("charts/sub/{path}"), text)),
+        );
+        Chart::from_files("test", files).expect("the parent loads")
+    }
+
+    #[test]
+    fn a_folder_subchart_shares_its_files_texts_with_the_parent() {
+        let parent = parent_with(&[
+            ("Chart.yaml", "apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+            ("crds/big.yaml", "kind: CustomResourceDefinition\n"),
+        ]);
+        let subs = parent.load_subcharts().expect("the subchart loads");
+        let in_parent = parent
+            .other_files
+            .iter()
+            .find(|f| f.path == "charts/sub/crds/big.yaml")
+            .expect("the parent holds it");
+        let in_sub = subs[0]
+            .other_files
+            .iter()
+            .find(|f| f.path == "crds/big.yaml")
+            .expect("the subchart holds it");
+        assert!(std::sync::Arc::ptr_eq(
+            in_parent.text.shared(),
+            in_sub.text.shared()
+        ));
+    }
+
+    #[test]
+    fn a_folder_subchart_file_loses_a_second_byte_order_mark_as_when_decoded_twice() {
+        let parent = parent_with(&[
+            ("Chart.yaml", "apiVersion: v2\nname: sub\nversion: 0.1.0\n"),
+            ("files/marked.txt", "\u{feff}text\n"),
+        ]);
+        let subs = parent.load_subcharts().expect("the subchart loads");
+        let marked = subs[0]
+            .other_files
+            .iter()
+            .find(|f| f.path == "files/marked.txt")
+            .expect("the subchart holds it");
+        assert_eq!(&*marked.text, "text\n");
+    }
+}

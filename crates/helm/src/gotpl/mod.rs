@@ -236,11 +236,11 @@ pub fn render(
         .collect();
     let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
-    let mut owner: HashMap<String, (usize, &std::sync::Arc<str>)> = HashMap::new();
+    let mut owner: HashMap<String, (usize, &std::sync::Arc<String>)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
         for template in &node.chart.templates {
             let name = format!("{}/templates/{}", node.path, template.path);
-            owner.insert(name, (index, &template.text));
+            owner.insert(name, (index, template.text.shared()));
         }
     }
     let mut names: Vec<String> = owner.keys().cloned().collect();

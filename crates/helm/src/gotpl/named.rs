@@ -44,7 +44,7 @@ pub struct NamedTemplates {
     root: Chart,
     /// Every template file of the chart tree, by full name (`chart/charts/sub/templates/x`),
     /// in Helm's parse order.
-    files: Vec<(String, std::sync::Arc<str>)>,
+    files: Vec<(String, std::sync::Arc<String>)>,
     /// The names of every template the files define, and the files themselves.
     names: BTreeSet<String>,
     options: RenderOptions,
@@ -68,13 +68,13 @@ impl NamedTemplates {
             .map_err(|e| chart_error(e.to_string()))?;
         let nodes =
             dependencies::chart_tree(chart, defaults).map_err(|e| chart_error(e.to_string()))?;
-        let mut files: Vec<(String, std::sync::Arc<str>)> = nodes
+        let mut files: Vec<(String, std::sync::Arc<String>)> = nodes
             .iter()
             .flat_map(|node| {
                 node.chart.templates.iter().map(|template| {
                     (
                         format!("{}/templates/{}", node.path, template.path),
-                        template.text.clone(),
+                        template.text.shared().clone(),
                     )
                 })
             })

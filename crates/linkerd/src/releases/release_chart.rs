@@ -43,7 +43,7 @@ pub(super) fn release_files(
     };
     let mut files = Vec::with_capacity(embedded.files.len());
     for (path, text) in embedded.files {
-        let text: std::sync::Arc<str> = match *path {
+        let text: String = match *path {
             "Chart.yaml" => {
                 let mut text = retag_header(text, "description:", set.name, row.release, None);
                 for (key, value) in [
@@ -54,7 +54,7 @@ pub(super) fn release_files(
                     text = set_scalar(&text, &[key], &value)
                         .ok_or_else(|| misfit(path, key.into()))?;
                 }
-                text.into()
+                text
             }
             "values/values.yaml" => {
                 let mut text = retag_header(
@@ -81,14 +81,13 @@ pub(super) fn release_files(
                     };
                     text = edited.ok_or_else(|| misfit(path, (*key).into()))?;
                 }
-                text.into()
+                text
             }
-            // Copied once, from the binary's data straight into the shared text.
-            _ => (*text).into(),
+            _ => (*text).to_owned(),
         };
         files.push(ChartFile {
             path: (*path).to_owned(),
-            text,
+            text: text.into(),
         });
     }
     Ok(files)

@@ -35,7 +35,7 @@ fn charts_without_the_proxy_partial_get_no_proxy_notes() {
         "test chart",
         vec![crate::chart::ChartFile {
             path: "Chart.yaml".into(),
-            text: "apiVersion: v2\nname: other\nversion: 0.1.0\n".into(),
+            text: String::from("apiVersion: v2\nname: other\nversion: 0.1.0\n").into(),
         }],
     )
     .unwrap();
