@@ -74,6 +74,15 @@ fn heap_of<T>(work: impl FnOnce() -> T) -> (Heap, T) {
     (heap, result)
 }
 
+/// Fails unless `bytes` (the heap's `what`: peak or kept) is under `most` times `input` bytes.
+fn within_times(bytes: usize, input: usize, most: f64, what: &str) {
+    let ratio = bytes as f64 / input as f64;
+    assert!(
+        ratio < most,
+        "{what} {bytes} bytes, {ratio:.2} times the input (at most {most})"
+    );
+}
+
 /// A values file of `keys` top-level keys, `k0: 0` to `k{keys-1}: {keys-1}` (the #39 probe).
 fn many_keys(keys: usize) -> String {
     (0..keys).map(|i| format!("k{i}: {i}\n")).collect()
@@ -122,12 +131,7 @@ fn values_with_the_embedded_chart_holds_one_tree_of_the_values_at_a_time() {
     assert!(printed.contains("\nk49999: 49999\n"));
     // The tree of the values is about eight times their text; with the text kept, the chart
     // and the printed values beside it, one tree fits under fourteen (two did not).
-    let ratio = heap.peak as f64 / text.len() as f64;
-    assert!(
-        ratio < 14.0,
-        "peak {} bytes, {ratio:.1} times the input",
-        heap.peak
-    );
+    within_times(heap.peak, text.len(), 14.0, "peak");
 }
 
 #[test]
@@ -138,12 +142,7 @@ fn values_explain_holds_a_few_times_the_input_not_a_path_per_leaf() {
     assert!(printed.contains("\nk49999: 49999  # <stdin>:50000\n"));
     // The values' tree (about eight times their text), the printed text, its annotated copy
     // and a compact path and origin per leaf.
-    let ratio = heap.peak as f64 / text.len() as f64;
-    assert!(
-        ratio < 25.0,
-        "peak {} bytes, {ratio:.1} times the input",
-        heap.peak
-    );
+    within_times(heap.peak, text.len(), 25.0, "peak");
 }
 
 /// Output that is only counted: what lint prints must not add to what it holds.
@@ -193,12 +192,7 @@ fn lint_of_many_unknown_keys_prints_as_it_goes_and_holds_a_few_times_the_input()
     // printed as it goes, not kept.
     assert_eq!(printed.lines, 1 + KEYS + 2);
     assert!(printed.bytes > 5 * text.len());
-    let ratio = heap.peak as f64 / text.len() as f64;
-    assert!(
-        ratio < 20.0,
-        "peak {} bytes, {ratio:.1} times the input",
-        heap.peak
-    );
+    within_times(heap.peak, text.len(), 20.0, "peak");
 }
 
 #[test]
@@ -247,12 +241,7 @@ fn parsed_go_templates_hold_a_few_times_their_text() {
     // the larger node kinds boxed, this text's trees (and the text they keep) take 5.7 times
     // it; they took 13.5 when every node was as large as the largest kind and vectors grew by
     // doubling.
-    let ratio = heap.kept as f64 / text.len() as f64;
-    assert!(
-        ratio < 7.0,
-        "kept {} bytes, {ratio:.1} times the text",
-        heap.kept
-    );
+    within_times(heap.kept, text.len(), 7.0, "kept");
 }
 
 #[test]
@@ -268,10 +257,5 @@ fn checking_a_large_document_for_repeated_keys_does_not_build_its_tree() {
     assert!(repeated.is_none());
     // Building the whole tree to find a repeat took 11.3 times the text at its peak; holding
     // only the maps being read (and the parser's own state), 1.6.
-    let ratio = heap.peak as f64 / text.len() as f64;
-    assert!(
-        ratio < 3.0,
-        "peak {} bytes, {ratio:.2} times the text",
-        heap.peak
-    );
+    within_times(heap.peak, text.len(), 3.0, "peak");
 }
