@@ -180,12 +180,6 @@ impl From<&str> for SharedText {
     }
 }
 
-impl PartialEq<str> for SharedText {
-    fn eq(&self, other: &str) -> bool {
-        self.0.as_str() == other
-    }
-}
-
 /// A loaded chart.
 #[derive(Clone, Debug)]
 pub struct Chart {

@@ -78,14 +78,10 @@ mod tests {
         ]);
         let subs = parent.load_subcharts().expect("the subchart loads");
         let in_parent = parent
-            .other_files
-            .iter()
-            .find(|f| f.path == "charts/sub/crds/big.yaml")
+            .file("charts/sub/crds/big.yaml")
             .expect("the parent holds it");
         let in_sub = subs[0]
-            .other_files
-            .iter()
-            .find(|f| f.path == "crds/big.yaml")
+            .file("crds/big.yaml")
             .expect("the subchart holds it");
         assert!(std::sync::Arc::ptr_eq(
             in_parent.text.shared(),
@@ -101,9 +97,7 @@ mod tests {
         ]);
         let subs = parent.load_subcharts().expect("the subchart loads");
         let marked = subs[0]
-            .other_files
-            .iter()
-            .find(|f| f.path == "files/marked.txt")
+            .file("files/marked.txt")
             .expect("the subchart holds it");
         assert_eq!(&*marked.text, "text\n");
     }
