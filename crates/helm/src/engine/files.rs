@@ -19,7 +19,7 @@
 //!   {{- Files.Glob("config/*.conf").AsConfig() | nindent(2) }}
 //! ```
 
-use crate::chart::Chart;
+use crate::chart::{Chart, SharedText};
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value};
 use minijinja::{Error, ErrorKind, State};
 use std::collections::BTreeMap;
@@ -29,7 +29,34 @@ use std::sync::Arc;
 /// and those that are not text alike (`Files.Get` reads the latter as Go's string of their
 /// bytes would print, invalid UTF-8 replaced).
 #[derive(Debug, Default)]
-pub(crate) struct Files(pub(crate) BTreeMap<String, Arc<[u8]>>);
+pub(crate) struct Files(pub(crate) BTreeMap<String, FileBytes>);
+
+/// One file's bytes, held with the chart rather than copied: a chart's readable files (a
+/// subchart's `crds/` alone may be megabytes) would otherwise be in memory twice while it renders.
+#[derive(Clone, Debug)]
+pub(crate) enum FileBytes {
+    /// A text file: the chart's own text.
+    Text(SharedText),
+    /// A file that is not text.
+    Binary(Arc<[u8]>),
+}
+
+impl PartialEq for FileBytes {
+    fn eq(&self, other: &FileBytes) -> bool {
+        **self == **other
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Text(text) => text.as_bytes(),
+            FileBytes::Binary(bytes) => bytes,
+        }
+    }
+}
 
 /// A chart's files other than Chart.yaml and its templates, taken out of a chart that is done
 /// with them, for a [`Files`] made only if a template reads one (a subchart's `crds/` alone
@@ -74,11 +101,13 @@ impl Files {
             .iter()
             .chain(&chart.value_overlays)
             .chain(&chart.other_files)
-            .map(|f| (f.path.as_str(), f.text.as_bytes()));
-        let binary = chart
-            .binary_files
-            .iter()
-            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+            .map(|f| (f.path.as_str(), FileBytes::Text(f.text.clone())));
+        let binary = chart.binary_files.iter().map(|(path, bytes)| {
+            (
+                path.as_str(),
+                FileBytes::Binary(Arc::from(bytes.as_slice())),
+            )
+        });
         Files::readable(text.chain(binary))
     }
 
@@ -88,19 +117,21 @@ impl Files {
         let text = files
             .text
             .iter()
-            .map(|f| (f.path.as_str(), f.text.as_bytes()));
-        let binary = files
-            .binary
-            .iter()
-            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()));
+            .map(|f| (f.path.as_str(), FileBytes::Text(f.text.clone())));
+        let binary = files.binary.iter().map(|(path, bytes)| {
+            (
+                path.as_str(),
+                FileBytes::Binary(Arc::from(bytes.as_slice())),
+            )
+        });
         Files::readable(text.chain(binary))
     }
 
-    fn readable<'a>(files: impl Iterator<Item = (&'a str, &'a [u8])>) -> Files {
+    fn readable<'a>(files: impl Iterator<Item = (&'a str, FileBytes)>) -> Files {
         Files(
             files
                 .filter(|(path, _)| !kept_by_helm(path))
-                .map(|(path, bytes)| (path.to_owned(), Arc::from(bytes)))
+                .map(|(path, bytes)| (path.to_owned(), bytes))
                 .collect(),
         )
     }
@@ -112,17 +143,17 @@ impl Files {
             self.0
                 .iter()
                 .filter(|(path, _)| glob.matches(path))
-                .map(|(p, t)| (p.clone(), Arc::clone(t)))
+                .map(|(p, t)| (p.clone(), t.clone()))
                 .collect(),
         )
     }
 
     pub(crate) fn text(&self, path: &str) -> std::borrow::Cow<'_, str> {
-        self.0
-            .get(path)
-            .map_or(std::borrow::Cow::Borrowed(""), |bytes| {
-                String::from_utf8_lossy(bytes)
-            })
+        match self.0.get(path) {
+            None => std::borrow::Cow::Borrowed(""),
+            Some(FileBytes::Text(text)) => std::borrow::Cow::Borrowed(text),
+            Some(FileBytes::Binary(bytes)) => String::from_utf8_lossy(bytes),
+        }
     }
 
     pub(crate) fn bytes(&self, path: &str) -> &[u8] {
@@ -362,7 +393,8 @@ fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Glob;
+    use super::{FileBytes, Files, Glob};
+    use crate::chart::{Chart, ChartFile};
 
     fn glob(pattern: &str, path: &str) -> bool {
         Glob::parse(pattern).expect("a valid glob").matches(path)
@@ -387,5 +419,35 @@ mod tests {
         assert!(!glob("f[!0-9].txt", "f7.txt"));
         assert!(glob("{a,b}/x?", "b/x1"));
         assert!(!glob("{a,b}/x?", "c/x1"));
+    }
+
+    fn chart_with_file(path: &str, text: &str) -> Chart {
+        let file = |path: &str, text: &str| ChartFile {
+            path: path.to_owned(),
+            text: text.into(),
+        };
+        Chart::from_files(
+            "test",
+            vec![
+                file("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+                file(path, text),
+            ],
+        )
+        .expect("a valid chart")
+    }
+
+    #[test]
+    fn a_charts_text_files_are_shared_with_the_chart_not_copied() {
+        let chart = chart_with_file(
+            "crds/big.yaml",
+            &"kind: CustomResourceDefinition\n".repeat(99),
+        );
+        let files = Files::of(&chart);
+        let held = &chart.file("crds/big.yaml").expect("the file").text;
+        match files.0.get("crds/big.yaml") {
+            Some(FileBytes::Text(text)) => assert!(std::ptr::eq(text.as_ptr(), held.as_ptr())),
+            other => panic!("crds/big.yaml should be the chart's text, is {other:?}"),
+        }
+        assert_eq!(files.text("crds/big.yaml"), **held);
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::files::FileBytes;
 
 /// The value at `path` in `context`, if any.
 fn walk(context: &JValue, path: &Path) -> Option<JValue> {
@@ -238,7 +239,7 @@ fn context_with_files(files: &JValue, values: &str) -> JValue {
 fn chart_files(text: &[u8]) -> JValue {
     JValue::from_object(Files(BTreeMap::from([(
         String::from("values/values-ha.yaml"),
-        Arc::from(text),
+        FileBytes::Binary(Arc::from(text)),
     )])))
 }
 
