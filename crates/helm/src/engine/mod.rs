@@ -19,7 +19,7 @@ pub use error::RenderError;
 pub use include::MAX_INCLUDE_DEPTH;
 pub use run::{OutputProblem, OutputReader, RenderWork};
 
-use crate::chart::Chart;
+use crate::chart::{Chart, SharedText};
 use crate::values::Value;
 use minijinja::value::Value as JValue;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
@@ -150,13 +150,16 @@ impl<'source> Engine<'source> {
         // Templates come through a loader rather than `add_template`: minijinja then compiles
         // each one on first use, outside its lock, so several threads can compile at once.
         let mut lifted_texts = Vec::new();
-        let sources: Arc<HashMap<String, String>> = Arc::new(
+        let sources: Arc<HashMap<String, SharedText>> = Arc::new(
             chart
                 .templates
                 .iter()
                 .map(|t| {
-                    let source = static_text::lift(&t.text, &mut lifted_texts)
-                        .unwrap_or_else(|| t.text.to_string());
+                    let source = match static_text::lift(&t.text, &mut lifted_texts) {
+                        Some(lifted) => SharedText::from(lifted),
+                        // Shared, not copied: minijinja's loader takes a copy of its own.
+                        None => t.text.clone(),
+                    };
                     (t.path.clone(), source)
                 })
                 .collect(),
@@ -166,7 +169,7 @@ impl<'source> Engine<'source> {
             .add_global(static_text::TABLE, static_text::table_value(lifted_texts));
         engine
             .env
-            .set_loader(move |name| Ok(sources.get(name).cloned()));
+            .set_loader(move |name| Ok(sources.get(name).map(|source| source.to_string())));
         engine
     }
 
@@ -228,7 +231,11 @@ impl<'source> Engine<'source> {
                 minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
                     .with_source(e)
             };
-            // Most printed values are strings: they are written without a copy.
+            // Most printed values are strings: they are written without a copy, as are the
+            // template's own lifted runs of text.
+            if let Some(lifted) = value.downcast_object_ref::<static_text::LiftedText>() {
+                return out.write_str(lifted.text()).map_err(write_failed);
+            }
             let mut built = String::new();
             let text = match (value.kind(), value.as_str()) {
                 (minijinja::value::ValueKind::String, Some(text)) => text,

@@ -13,8 +13,11 @@
 //! this scanner is unsure about (a `{% raw %}` block, a tag that does not end) is compiled as
 //! written: the scanner mirrors minijinja's default syntax, which the engine uses.
 
+use crate::chart::SharedText;
 use memchr::memmem;
+use minijinja::value::{Object, ObjectRepr};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The global holding the lifted texts, indexed by the expressions that replace them.
 pub(super) const TABLE: &str = "__meshchart_static_text";
@@ -22,15 +25,41 @@ pub(super) const TABLE: &str = "__meshchart_static_text";
 /// Runs shorter than this stay in place: lifting them saves less than the lookup costs.
 const SHORTEST_LIFTED: usize = 256;
 
-/// The global [`TABLE`] for `texts`: a list of string values, each made once from its text,
-/// so a lookup hands out a reference to it.
+/// The global [`TABLE`] for `texts`: a list of [`LiftedText`]s, so a lookup hands out a
+/// reference to one.
 pub(super) fn table_value(texts: Vec<minijinja::Value>) -> minijinja::Value {
     minijinja::Value::from(texts)
 }
 
-/// `source` with its long text runs replaced by lookups into `table` (their texts appended
-/// there); `None` when nothing was lifted.
-pub(super) fn lift(source: &str, table: &mut Vec<minijinja::Value>) -> Option<String> {
+/// A lifted run of text: a range of its template's own text, which the table refers to instead
+/// of holding a copy (a CRD chart's lifted runs are hundreds of kilobytes). It prints as that text.
+#[derive(Debug)]
+pub(super) struct LiftedText {
+    template: SharedText,
+    range: Range<usize>,
+}
+
+impl LiftedText {
+    /// The text it prints.
+    pub(super) fn text(&self) -> &str {
+        &self.template[self.range.clone()]
+    }
+}
+
+impl Object for LiftedText {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// `template` with its long text runs replaced by lookups into `table` (a [`LiftedText`] of
+/// each appended there); `None` when nothing was lifted.
+pub(super) fn lift(template: &SharedText, table: &mut Vec<minijinja::Value>) -> Option<String> {
+    let source: &str = template;
     if !mostly_long_text(source.as_bytes()) {
         return None;
     }
@@ -49,7 +78,10 @@ pub(super) fn lift(source: &str, table: &mut Vec<minijinja::Value>) -> Option<St
         lifted.push_str(&format!("[{}]", table.len()));
         lifted.extend(std::iter::repeat_n('\n', newlines));
         lifted.push_str(" }}");
-        table.push(minijinja::Value::from(text));
+        table.push(minijinja::Value::from_object(LiftedText {
+            template: template.clone(),
+            range: middle.clone(),
+        }));
         copied = middle.end;
     }
     if copied == 0 {
@@ -208,7 +240,7 @@ mod tests {
     fn render(source: &str) -> String {
         let mut env = environment();
         let mut table = Vec::new();
-        let lifted = lift(source, &mut table);
+        let lifted = lift(&SharedText::from(source), &mut table);
         env.add_global(TABLE, table_value(table));
         env.add_template_owned("t", lifted.unwrap_or_else(|| source.to_owned()))
             .expect("compiles");
@@ -237,10 +269,23 @@ mod tests {
     fn a_long_run_between_tags_is_lifted_and_renders_the_same() {
         let source = format!("a: {{{{ x }}}}\n{}b: {{{{ x }}}}\n", block(40));
         let mut table = Vec::new();
-        let lifted = lift(&source, &mut table).expect("lifted");
+        let lifted = lift(&SharedText::from(source.as_str()), &mut table).expect("lifted");
         assert_eq!(table.len(), 1);
         assert_eq!(lifted.lines().count(), source.lines().count());
         assert_eq!(render(&source), plain(&source));
+    }
+
+    #[test]
+    fn a_lifted_run_refers_to_the_templates_text_instead_of_a_copy() {
+        let template = SharedText::from(format!("a: {{{{ x }}}}\n{}b: {{{{ x }}}}\n", block(40)));
+        let mut table = Vec::new();
+        lift(&template, &mut table).expect("lifted");
+        let lifted = table[0]
+            .downcast_object_ref::<LiftedText>()
+            .expect("a lifted text");
+        let held = template.as_bytes().as_ptr_range();
+        assert!(held.contains(&lifted.text().as_ptr()));
+        assert!(template.contains(lifted.text()));
     }
 
     #[test]
@@ -254,7 +299,10 @@ mod tests {
             format!("{{# c -#}}\n{}\n  \n{{#- c #}}", block(30)),
             format!("{{% for i in items %}}\n{}{{% endfor %}}", block(30)),
         ] {
-            assert!(lift(&source, &mut Vec::new()).is_some(), "{source}");
+            assert!(
+                lift(&SharedText::from(source.as_str()), &mut Vec::new()).is_some(),
+                "{source}"
+            );
             assert_eq!(render(&source), plain(&source), "{source}");
         }
     }
@@ -313,7 +361,8 @@ mod tests {
             for _ in 0..open_ifs {
                 source.push_str("{% endif %}");
             }
-            lifted_some += usize::from(lift(&source, &mut Vec::new()).is_some());
+            lifted_some +=
+                usize::from(lift(&SharedText::from(source.as_str()), &mut Vec::new()).is_some());
             assert_eq!(render(&source), plain(&source), "{source:?}");
         }
         assert!(
@@ -334,19 +383,28 @@ mod tests {
     #[test]
     fn a_raw_block_leaves_the_template_as_written() {
         let source = format!("{{% raw %}}{{{{ x }}}}\n{}{{% endraw %}}\n", block(30));
-        assert_eq!(lift(&source, &mut Vec::new()), None);
+        assert_eq!(
+            lift(&SharedText::from(source.as_str()), &mut Vec::new()),
+            None
+        );
     }
 
     #[test]
     fn a_tag_that_never_ends_leaves_the_template_as_written() {
         let source = format!("{}{{{{ x ", block(30));
-        assert_eq!(lift(&source, &mut Vec::new()), None);
+        assert_eq!(
+            lift(&SharedText::from(source.as_str()), &mut Vec::new()),
+            None
+        );
     }
 
     #[test]
     fn short_runs_stay_in_place() {
         assert_eq!(
-            lift("a: {{ x }}\nb: c\nd: {{ x }}\n", &mut Vec::new()),
+            lift(
+                &SharedText::from("a: {{ x }}\nb: c\nd: {{ x }}\n"),
+                &mut Vec::new()
+            ),
             None
         );
     }
