@@ -18,13 +18,14 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
-    let cli = cli::parse();
     // The work runs on a thread with room for deeply nested template values (see
-    // meshchart::parallel), as do the threads render, fleet and inject start.
+    // meshchart::parallel), as do the threads render, fleet and inject start. The flags are
+    // parsed there too: the blocks clap frees go back to that thread's lists in the arena,
+    // and the command reuses them.
     let worker = std::thread::Builder::new()
         .name("meshchart".into())
         .stack_size(meshchart::parallel::STACK_BYTES)
-        .spawn(move || cli::run(cli.command));
+        .spawn(|| cli::run(cli::parse().command));
     let outcome = match worker {
         Ok(worker) => worker.join().unwrap_or_else(|_| {
             Err(meshchart::Error::Usage(
