@@ -227,7 +227,16 @@ pub fn one(
                 ))?;
             }
         }
-        None => write_stdout(&outcome.rendered.to_stream())?,
+        None => {
+            // Through a buffer of its own (std's stdout flushes at every newline it holds),
+            // small enough to come from the arena's chunks.
+            let mut stdout = std::io::BufWriter::with_capacity(32 << 10, std::io::stdout().lock());
+            outcome
+                .rendered
+                .write_stream(&mut stdout)
+                .and_then(|()| stdout.flush())
+                .map_err(Error::io("<stdout>"))?;
+        }
     }
     // The process exits next: the chart, its values and the rendered documents go with it.
     std::mem::forget(outcome);

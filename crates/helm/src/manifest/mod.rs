@@ -219,6 +219,20 @@ impl Rendered {
         out
     }
 
+    /// Writes [`Rendered::to_stream`]'s text to `out` a document at a time, without building
+    /// it: a CRD chart's stream is a quarter of a megabyte, a block of fresh memory to fault in.
+    pub fn write_stream(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for doc in &self.documents {
+            write!(out, "---\n# Source: {}/{}\n", self.chart_name, doc.template)?;
+            out.write_all(doc.text.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        if self.documents.is_empty() {
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
     /// One file per template, as `--output-dir` writes them: (path under the dir, contents).
     pub fn files(&self) -> Vec<(String, String)> {
         let mut files: Vec<(String, String)> = Vec::new();
@@ -449,6 +463,35 @@ mod tests {
         let stream = rendered.to_stream();
         assert_eq!(stream.capacity(), stream.len());
         assert!(stream.ends_with("# Source: linkerd-crds/templates/b.yaml\nb: 2\n"));
+    }
+
+    #[test]
+    fn the_stream_written_a_document_at_a_time_is_the_stream_built_whole() {
+        let document = |template: &str, text: &str| RenderedDocument {
+            template: template.to_owned(),
+            text: text.to_owned(),
+            kind: String::new(),
+            name: String::new(),
+            namespace: String::new(),
+            hook: None,
+        };
+        let mut rendered = Rendered {
+            chart_name: "c".to_owned(),
+            documents: vec![
+                document("templates/a.yaml", "a: 1"),
+                document("templates/b.yaml", "b: {}\n# c"),
+            ],
+            notes: Vec::new(),
+        };
+        for _ in 0..2 {
+            let mut written = Vec::new();
+            rendered.write_stream(&mut written).expect("written");
+            assert_eq!(
+                String::from_utf8(written).expect("text"),
+                rendered.to_stream()
+            );
+            rendered.documents.clear();
+        }
     }
 
     #[test]
