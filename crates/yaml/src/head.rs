@@ -31,8 +31,7 @@ fn scan_manifest_head_strictly(text: &str) -> Result<ManifestHead, YamlError> {
     if let Some(head) = fast::block_head(text) {
         return Ok(head);
     }
-    check_keys_given_once(text)?;
-    match scan_head_events(text)? {
+    match checked_head_events(text)? {
         Some(head) => Ok(head),
         // Aliases and merge keys need the full reader's expansion rules.
         None => head_by_full_reader(text),
@@ -68,15 +67,15 @@ fn scan_manifest_head_and_shapes_strictly(
         return Ok(head);
     }
     shapes.clear();
-    check_keys_given_once(text)?;
-    match scan_head_events(text)? {
+    match checked_head_events(text)? {
         Some(head) => Ok(head),
         None => head_by_full_reader(text),
     }
 }
 
-/// The error for the first map key `text` gives twice, if any: for the documents the quick line
-/// check leaves to the full reader, among them every one with a key given twice.
+/// The error for the first map key `text` gives twice, if any: what [`checked_head_events`]
+/// finds on its pass, checked on a pass of its own (the tests' oracle).
+#[cfg(test)]
 fn check_keys_given_once(text: &str) -> Result<(), YamlError> {
     match super::load::first_duplicate_key(text, 1) {
         Some(e) => Err(e),
@@ -114,57 +113,114 @@ fn head_by_full_reader(text: &str) -> Result<ManifestHead, YamlError> {
 
 /// The event pass behind [`scan_manifest_head`]; `None` asks for the full reader.
 fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
-    // One entry per open collection: the map's current key (None for a list, or between keys).
-    let mut path: Vec<Option<String>> = Vec::new();
-    let mut expecting_key: Vec<bool> = Vec::new();
-    let mut head = HeadSlots::default();
-    let mut documents = 0;
+    let mut scan = HeadScan::default();
     let mut events = crate::events::Events::new(text);
     loop {
         let (event, at) = events.next_event().map_err(|e| YamlError {
             position: e.position,
             message: e.message,
         })?;
-        let in_key_position = expecting_key.last() == Some(&true);
+        match scan.feed(&event, at)? {
+            Fed::More => {}
+            Fed::FullReaderNeeded => return Ok(None),
+            Fed::End => return Ok(Some(scan.head())),
+        }
+    }
+}
+
+/// [`check_keys_given_once`] then [`scan_head_events`], in one pass over the events: for
+/// the documents the quick line check leaves to the full reader (CRDs with multi-line
+/// descriptions, most of all), parsing them twice was most of a render.
+///
+/// The outcome is the two passes' in every case: a repeated key wins over any other finding;
+/// else the head scan's own error, or its need of the full reader, as it met them; and where
+/// the key check stopped early on something else (a syntax error, an alias it cannot follow),
+/// before the head scan had decided, the head scan runs again on its own, as before.
+fn checked_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
+    let mut scan = HeadScan::default();
+    let mut decided: Option<Result<Fed, YamlError>> = None;
+    let repeated = super::load::first_duplicate_key_observed(text, 1, &mut |event, at| {
+        if decided.is_none() {
+            match scan.feed(event, at) {
+                Ok(Fed::More) => {}
+                outcome => decided = Some(outcome),
+            }
+        }
+    });
+    if let Some(e) = repeated {
+        return Err(e);
+    }
+    match decided {
+        Some(Err(e)) => Err(e),
+        Some(Ok(Fed::FullReaderNeeded)) => Ok(None),
+        Some(Ok(Fed::End)) => Ok(Some(scan.head())),
+        Some(Ok(Fed::More)) | None => scan_head_events(text),
+    }
+}
+
+/// What [`HeadScan::feed`] made of an event.
+enum Fed {
+    /// Undecided: more events, please.
+    More,
+    /// An alias or a merge key: only the full reader's expansion rules can tell the head.
+    FullReaderNeeded,
+    /// The stream ended: [`HeadScan::head`] is the head.
+    End,
+}
+
+/// The head of a document, worked out event by event.
+#[derive(Default)]
+struct HeadScan {
+    /// One entry per open collection: the map's current key (None for a list, or between keys).
+    path: Vec<Option<String>>,
+    expecting_key: Vec<bool>,
+    head: HeadSlots,
+    documents: usize,
+}
+
+impl HeadScan {
+    fn feed(&mut self, event: &Event, at: crate::events::Position) -> Result<Fed, YamlError> {
+        let in_key_position = self.expecting_key.last() == Some(&true);
         match event {
-            Event::StreamEnd => break,
+            Event::StreamEnd => return Ok(Fed::End),
             Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
             // Only the first document's head counts, as in parse_document; the rest must parse.
-            Event::DocumentStart => documents += 1,
-            Event::Alias(_) => return Ok(None),
+            Event::DocumentStart => self.documents += 1,
+            Event::Alias(_) => return Ok(Fed::FullReaderNeeded),
             Event::Scalar(value, style, _, tag) => {
+                let style = *style;
                 if in_key_position {
                     if style == TScalarStyle::Plain && value == "<<" {
-                        return Ok(None);
+                        return Ok(Fed::FullReaderNeeded);
                     }
-                    let key = resolve_key(&value, style, tag.as_ref(), at)?;
-                    if documents <= 1 {
-                        forget_replaced(&mut head, &path, &key);
+                    let key = resolve_key(value, style, tag.as_ref(), at)?;
+                    if self.documents <= 1 {
+                        forget_replaced(&mut self.head, &self.path, &key);
                     }
-                    if let Some(slot) = path.last_mut() {
+                    if let Some(slot) = self.path.last_mut() {
                         *slot = Some(key);
                     }
-                    if let Some(flag) = expecting_key.last_mut() {
+                    if let Some(flag) = self.expecting_key.last_mut() {
                         *flag = false;
                     }
-                    continue;
+                    return Ok(Fed::More);
                 }
                 if style == TScalarStyle::Plain
                     && !is_str_tag(tag.as_ref())
-                    && could_be_special_float(&value)
+                    && could_be_special_float(value)
                 {
-                    resolve_plain(&value).map_err(|m| err(at, m))?;
+                    resolve_plain(value).map_err(|m| err(at, m))?;
                 }
-                if documents <= 1 {
-                    if let Some(slot) = head_slot(&mut head, &path) {
+                if self.documents <= 1 {
+                    if let Some(slot) = head_slot(&mut self.head, &self.path) {
                         // Record the scalar as the reader resolves it: `name: n` is a boolean.
-                        *slot = Some(match resolve_scalar(&value, style, tag.as_ref(), at)? {
+                        *slot = Some(match resolve_scalar(value, style, tag.as_ref(), at)? {
                             Value::String(text) => text,
                             _ => String::new(),
                         });
                     }
                 }
-                finish_value(&mut path, &mut expecting_key);
+                finish_value(&mut self.path, &mut self.expecting_key);
             }
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 if in_key_position {
@@ -173,26 +229,31 @@ fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
                         "a map key must be a plain value, not a list or a map",
                     ));
                 }
-                if path.len() >= MAX_DEPTH {
+                if self.path.len() >= MAX_DEPTH {
                     return Err(err(at, format!("nesting deeper than {MAX_DEPTH} levels")));
                 }
                 let is_map = matches!(event, Event::MappingStart(..));
-                path.push(None);
-                expecting_key.push(is_map);
+                self.path.push(None);
+                self.expecting_key.push(is_map);
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                path.pop();
-                expecting_key.pop();
-                finish_value(&mut path, &mut expecting_key);
+                self.path.pop();
+                self.expecting_key.pop();
+                finish_value(&mut self.path, &mut self.expecting_key);
             }
         }
+        Ok(Fed::More)
     }
-    Ok(Some(ManifestHead {
-        kind: head.kind.unwrap_or_default(),
-        name: head.name.unwrap_or_default(),
-        namespace: head.namespace.unwrap_or_default(),
-        hook: head.hook,
-    }))
+
+    fn head(&mut self) -> ManifestHead {
+        let head = std::mem::take(&mut self.head);
+        ManifestHead {
+            kind: head.kind.unwrap_or_default(),
+            name: head.name.unwrap_or_default(),
+            namespace: head.namespace.unwrap_or_default(),
+            hook: head.hook,
+        }
+    }
 }
 
 /// A repeated key replaces its whole value (the last one wins), so what its first value gave
@@ -625,5 +686,52 @@ mod tests {
             }
         }
         assert!(checked > 100, "only {checked} documents checked");
+    }
+
+    /// The two passes [`checked_head_events`] stands for, one after the other.
+    fn in_two_passes(text: &str) -> Result<Option<ManifestHead>, YamlError> {
+        check_keys_given_once(text)?;
+        scan_head_events(text)
+    }
+
+    /// Blocks of top-level entries that, strung together, make documents the quick line
+    /// check leaves to the event passes: keys repeated before and after other findings (a
+    /// top-level key used by two blocks repeats too), aliases, merge keys, keys that are
+    /// lists, multi-line quoted text, broken syntax, a second document.
+    fn block() -> impl proptest::strategy::Strategy<Value = &'static str> {
+        proptest::sample::select(vec![
+            "kind: Pod",
+            "kind: Service",
+            "metadata:\n  name: a\n  namespace: n",
+            "metadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install",
+            "metadata:\n  name: a\n  name: b",
+            "spec:\n  d: \"one\n    two\"",
+            "spec:\n  ? [k]\n  : v",
+            "status:\n  ? {k: 1}\n  : v",
+            "a: &x {p: 1}\nb: *x",
+            "c: *unknown",
+            "e:\n  <<: {m: 1}",
+            "f: \"bad \\q escape\"",
+            "g: [1, 2",
+            "h: 'single\n  quoted'",
+            "list:\n- a\n- b: 1\n  b: 2",
+            "i: .NaN",
+            "---\nname: top",
+            "z: 1",
+        ])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_finds_what_the_key_check_and_the_head_scan_found_one_after_the_other(
+            blocks in proptest::collection::vec(block(), 1..8)
+        ) {
+            let text = blocks.join("\n") + "\n";
+            proptest::prop_assert_eq!(
+                format!("{:?}", checked_head_events(&text)),
+                format!("{:?}", in_two_passes(&text)),
+                "{}", text
+            );
+        }
     }
 }

@@ -114,11 +114,22 @@ pub mod readers {
 /// [`parse_manifest_documents`] gives; `None` when there is none or the text does not read as
 /// YAML. For JSON, whose readers keep the last value silently.
 pub fn first_duplicate_key(text: &str, first_line: usize) -> Option<YamlError> {
+    first_duplicate_key_observed(text, first_line, &mut |_, _| {})
+}
+
+/// [`first_duplicate_key`], handing `observe` each event it reads, in order, with where it
+/// starts (as [`Events`] gives it): another check of the same text can ride on this pass
+/// instead of parsing it again. Reading stops at the first error, repeated key or not.
+pub(crate) fn first_duplicate_key_observed(
+    text: &str,
+    first_line: usize,
+    observe: &mut dyn FnMut(&Event, Position),
+) -> Option<YamlError> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
     loader.keys_only = true;
     loader.line_offset = first_line.saturating_sub(1);
-    match loader.read() {
+    match loader.read_observed(observe) {
         Err(e) if loader.found_duplicate => Some(e),
         _ => None,
     }
@@ -157,7 +168,7 @@ pub fn parse_document_if_keys_unique(text: &str) -> Option<Value> {
     let mut loader = Loader::new(text, false);
     loader.unique_keys = true;
     // Not `read`: on a repeated key it reads the text again to find the first line.
-    loader.read_events().ok()?;
+    loader.read_events(&mut |_, _| {}).ok()?;
     Some(loader.docs.into_iter().next().unwrap_or(Value::Null))
 }
 
@@ -283,7 +294,15 @@ impl<'a> Loader<'a> {
     /// where every key was given would cost more than the values themselves); when one repeats,
     /// the text is read again up to it, noting where that map first gave the key.
     fn read(&mut self) -> Result<(), YamlError> {
-        let outcome = self.read_events();
+        self.read_observed(&mut |_, _| {})
+    }
+
+    /// [`Loader::read`], handing `observe` each event of the first pass.
+    fn read_observed(
+        &mut self,
+        observe: &mut dyn FnMut(&Event, Position),
+    ) -> Result<(), YamlError> {
+        let outcome = self.read_events(observe);
         let Some(repeated) = self.duplicate.as_ref().filter(|d| d.first_line == 0) else {
             return outcome;
         };
@@ -294,7 +313,7 @@ impl<'a> Loader<'a> {
         again.first_only = self.first_only;
         again.line_offset = self.line_offset;
         again.first_given = Some((self.maps_begun_at_duplicate(), repeated.key.clone(), None));
-        let second = again.read_events();
+        let second = again.read_events(&mut |_, _| {});
         if again.duplicate.as_ref().is_some_and(|d| d.first_line > 0) {
             self.duplicate = again.duplicate;
             return second;
@@ -310,7 +329,7 @@ impl<'a> Loader<'a> {
         }
     }
 
-    fn read_events(&mut self) -> Result<(), YamlError> {
+    fn read_events(&mut self, observe: &mut dyn FnMut(&Event, Position)) -> Result<(), YamlError> {
         let mut in_document = false;
         let mut document_value: Option<Value> = None;
         loop {
@@ -320,6 +339,7 @@ impl<'a> Loader<'a> {
                 position.line += self.line_offset;
                 YamlError { position, message }
             })?;
+            observe(&event, at);
             at.line += self.line_offset;
             match event {
                 Event::StreamStart | Event::Nothing => {}
