@@ -298,6 +298,19 @@ impl Chart {
         let _ = self.go_templates.set(go);
     }
 
+    /// A chart of the given `(path, text)` files, for tests (Chart.yaml among them).
+    #[cfg(test)]
+    pub(crate) fn of_test_files(files: &[(&str, &str)]) -> Chart {
+        let files = files
+            .iter()
+            .map(|(path, text)| ChartFile {
+                path: (*path).to_owned(),
+                text: (*text).into(),
+            })
+            .collect();
+        Chart::from_files("test", files).expect("a valid chart")
+    }
+
     /// Builds a chart from its files (paths relative to the chart root).
     pub fn from_files(origin: &str, mut files: Vec<ChartFile>) -> Result<Chart, ChartError> {
         if let Some(bad) = files.iter().find(|f| f.path.chars().any(char::is_control)) {

@@ -394,7 +394,7 @@ fn match_tokens(tokens: &[Token], text: &[char]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{FileBytes, Files, Glob};
-    use crate::chart::{Chart, ChartFile};
+    use crate::chart::Chart;
 
     fn glob(pattern: &str, path: &str) -> bool {
         Glob::parse(pattern).expect("a valid glob").matches(path)
@@ -422,18 +422,10 @@ mod tests {
     }
 
     fn chart_with_file(path: &str, text: &str) -> Chart {
-        let file = |path: &str, text: &str| ChartFile {
-            path: path.to_owned(),
-            text: text.into(),
-        };
-        Chart::from_files(
-            "test",
-            vec![
-                file("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
-                file(path, text),
-            ],
-        )
-        .expect("a valid chart")
+        Chart::of_test_files(&[
+            ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+            (path, text),
+        ])
     }
 
     #[test]

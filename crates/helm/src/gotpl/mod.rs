@@ -422,21 +422,13 @@ fn top_level(
 #[cfg(test)]
 mod tests {
     use super::{has_go_only_action, is_go_template_chart};
-    use crate::chart::{Chart, ChartFile};
+    use crate::chart::Chart;
 
     fn chart_with_template(text: &str) -> Chart {
-        let file = |path: &str, text: &str| ChartFile {
-            path: path.to_owned(),
-            text: text.into(),
-        };
-        Chart::from_files(
-            "test",
-            vec![
-                file("Chart.yaml", "apiVersion: v2\nname: t\nversion: 0.1.0\n"),
-                file("templates/a.yaml", text),
-            ],
-        )
-        .expect("a valid chart")
+        Chart::of_test_files(&[
+            ("Chart.yaml", "apiVersion: v2\nname: t\nversion: 0.1.0\n"),
+            ("templates/a.yaml", text),
+        ])
     }
 
     #[test]

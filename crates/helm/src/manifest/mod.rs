@@ -439,16 +439,19 @@ mod tests {
         split_documents(s).into_iter().map(|d| d.text).collect()
     }
 
-    #[test]
-    fn the_stream_is_written_into_one_buffer_of_exactly_its_length() {
-        let document = |template: &str, text: &str| RenderedDocument {
+    fn document(template: &str, text: &str) -> RenderedDocument {
+        RenderedDocument {
             template: template.to_owned(),
             text: text.to_owned(),
             kind: String::new(),
             name: String::new(),
             namespace: String::new(),
             hook: None,
-        };
+        }
+    }
+
+    #[test]
+    fn the_stream_is_written_into_one_buffer_of_exactly_its_length() {
         let rendered = Rendered {
             chart_name: "linkerd-crds".to_owned(),
             documents: vec![
@@ -467,14 +470,6 @@ mod tests {
 
     #[test]
     fn the_stream_written_a_document_at_a_time_is_the_stream_built_whole() {
-        let document = |template: &str, text: &str| RenderedDocument {
-            template: template.to_owned(),
-            text: text.to_owned(),
-            kind: String::new(),
-            name: String::new(),
-            namespace: String::new(),
-            hook: None,
-        };
         let mut rendered = Rendered {
             chart_name: "c".to_owned(),
             documents: vec![
