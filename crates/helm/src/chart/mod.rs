@@ -149,34 +149,67 @@ pub struct ChartFile {
 
 /// A chart file's text, shared instead of copied: the subcharts in a parent's folder, the Go
 /// front end's list of templates and its parse trees all hold the chart's own text (a chart of
-/// CRDs holds megabytes), and a file read as bytes becomes one without a copy.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SharedText(std::sync::Arc<String>);
+/// CRDs holds megabytes), a file read as bytes becomes one without a copy, and a text compiled
+/// into the binary (the embedded release lines' templates) is used where it lies.
+#[derive(Clone, Debug)]
+pub struct SharedText(Text);
+
+#[derive(Clone, Debug)]
+enum Text {
+    Shared(std::sync::Arc<String>),
+    Static(&'static str),
+}
 
 impl SharedText {
-    /// The shared text itself, for a holder that keeps it (parse trees).
-    pub fn shared(&self) -> &std::sync::Arc<String> {
-        &self.0
+    /// A text compiled into the binary, used without a copy.
+    pub fn from_static(text: &'static str) -> SharedText {
+        SharedText(Text::Static(text))
+    }
+
+    /// The shared text itself, for a holder that keeps it (parse trees); a text compiled in is
+    /// copied into one (only the Go front end asks, and embedded charts are not Go's).
+    pub fn shared(&self) -> std::sync::Arc<String> {
+        match &self.0 {
+            Text::Shared(text) => text.clone(),
+            Text::Static(text) => std::sync::Arc::new((*text).to_owned()),
+        }
     }
 }
+
+impl Default for SharedText {
+    fn default() -> Self {
+        SharedText::from_static("")
+    }
+}
+
+impl PartialEq for SharedText {
+    fn eq(&self, other: &SharedText) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for SharedText {}
 
 impl std::ops::Deref for SharedText {
     type Target = str;
 
     fn deref(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Text::Shared(text) => text,
+            Text::Static(text) => text,
+        }
     }
 }
 
 impl From<String> for SharedText {
     fn from(text: String) -> Self {
-        SharedText(std::sync::Arc::new(text))
+        SharedText(Text::Shared(std::sync::Arc::new(text)))
     }
 }
 
 impl From<&str> for SharedText {
     fn from(text: &str) -> Self {
-        SharedText(std::sync::Arc::new(text.to_owned()))
+        SharedText::from(text.to_owned())
     }
 }
 

@@ -84,8 +84,8 @@ mod tests {
             .file("crds/big.yaml")
             .expect("the subchart holds it");
         assert!(std::sync::Arc::ptr_eq(
-            in_parent.text.shared(),
-            in_sub.text.shared()
+            &in_parent.text.shared(),
+            &in_sub.text.shared()
         ));
     }
 

@@ -236,7 +236,7 @@ pub fn render(
         .collect();
     let mut set = template_set(chart, opts);
     // Every template of every chart, by full name: (node, path under templates/).
-    let mut owner: HashMap<String, (usize, &std::sync::Arc<String>)> = HashMap::new();
+    let mut owner: HashMap<String, (usize, std::sync::Arc<String>)> = HashMap::new();
     for (index, node) in nodes.iter().enumerate() {
         for template in &node.chart.templates {
             let name = format!("{}/templates/{}", node.path, template.path);
@@ -246,7 +246,7 @@ pub fn render(
     let mut names: Vec<String> = owner.keys().cloned().collect();
     helm_order(&mut names);
     for name in &names {
-        set.parse_shared(name, owner[name].1)
+        set.parse_shared(name, &owner[name].1)
             .map_err(|e| template_error(name, &e, true))?;
     }
     let data: Vec<Value> = nodes

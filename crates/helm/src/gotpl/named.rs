@@ -74,7 +74,7 @@ impl NamedTemplates {
                 node.chart.templates.iter().map(|template| {
                     (
                         format!("{}/templates/{}", node.path, template.path),
-                        template.text.shared().clone(),
+                        template.text.shared(),
                     )
                 })
             })

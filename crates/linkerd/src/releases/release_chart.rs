@@ -8,7 +8,7 @@
 //! packaged chart hold reads like the release's own files, comments and all.
 
 use super::{ReleaseError, ReleaseRow, TemplateSet, CONTROL_PLANE_CHART};
-use crate::chart::ChartFile;
+use crate::chart::{ChartFile, SharedText};
 
 /// The files of chart `chart` of `set` for release `row`.
 pub(super) fn release_files(
@@ -43,7 +43,7 @@ pub(super) fn release_files(
     };
     let mut files = Vec::with_capacity(embedded.files.len());
     for (path, text) in embedded.files {
-        let text: String = match *path {
+        let text: SharedText = match *path {
             "Chart.yaml" => {
                 let mut text = retag_header(text, "description:", set.name, row.release, None);
                 for (key, value) in [
@@ -54,7 +54,7 @@ pub(super) fn release_files(
                     text = set_scalar(&text, &[key], &value)
                         .ok_or_else(|| misfit(path, key.into()))?;
                 }
-                text
+                text.into()
             }
             "values/values.yaml" => {
                 let mut text = retag_header(
@@ -81,13 +81,14 @@ pub(super) fn release_files(
                     };
                     text = edited.ok_or_else(|| misfit(path, (*key).into()))?;
                 }
-                text
+                text.into()
             }
-            _ => (*text).to_owned(),
+            // The templates as compiled in: no copy of a hundred kilobytes of CRD text.
+            _ => SharedText::from_static(text),
         };
         files.push(ChartFile {
             path: (*path).to_owned(),
-            text: text.into(),
+            text,
         });
     }
     Ok(files)
