@@ -123,7 +123,7 @@ fn scan_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
         match scan.feed(&event, at)? {
             Fed::More => {}
             Fed::FullReaderNeeded => return Ok(None),
-            Fed::End => return Ok(Some(scan.head())),
+            Fed::End => return Ok(Some(scan.into_head())),
         }
     }
 }
@@ -153,7 +153,7 @@ fn checked_head_events(text: &str) -> Result<Option<ManifestHead>, YamlError> {
     match decided {
         Some(Err(e)) => Err(e),
         Some(Ok(Fed::FullReaderNeeded)) => Ok(None),
-        Some(Ok(Fed::End)) => Ok(Some(scan.head())),
+        Some(Ok(Fed::End)) => Ok(Some(scan.into_head())),
         Some(Ok(Fed::More)) | None => scan_head_events(text),
     }
 }
@@ -164,7 +164,7 @@ enum Fed {
     More,
     /// An alias or a merge key: only the full reader's expansion rules can tell the head.
     FullReaderNeeded,
-    /// The stream ended: [`HeadScan::head`] is the head.
+    /// The stream ended: [`HeadScan::into_head`] is the head.
     End,
 }
 
@@ -245,8 +245,8 @@ impl HeadScan {
         Ok(Fed::More)
     }
 
-    fn head(&mut self) -> ManifestHead {
-        let head = std::mem::take(&mut self.head);
+    fn into_head(self) -> ManifestHead {
+        let head = self.head;
         ManifestHead {
             kind: head.kind.unwrap_or_default(),
             name: head.name.unwrap_or_default(),
@@ -719,6 +719,23 @@ mod tests {
             "---\nname: top",
             "z: 1",
         ])
+    }
+
+    #[test]
+    fn a_key_check_stopped_early_leaves_the_head_to_a_pass_of_its_own() {
+        // Each stops the key check before the end (an alias to no anchor, an unclosed list, a
+        // bad escape): the outcome is still the two passes'.
+        for text in [
+            "c: *unknown\n",
+            "kind: Pod\ng: [1, 2\n",
+            "f: \"bad \\q escape\"\n",
+        ] {
+            assert_eq!(
+                format!("{:?}", checked_head_events(text)),
+                format!("{:?}", in_two_passes(text)),
+                "{text}"
+            );
+        }
     }
 
     proptest::proptest! {

@@ -19,7 +19,7 @@
 //!   {{- Files.Glob("config/*.conf").AsConfig() | nindent(2) }}
 //! ```
 
-use crate::chart::{Chart, SharedText};
+use crate::chart::{Chart, ChartFile, SharedText};
 use minijinja::value::{Enumerator, Object, ObjectExt, ObjectRepr, Value};
 use minijinja::{Error, ErrorKind, State};
 use std::collections::BTreeMap;
@@ -93,47 +93,38 @@ fn kept_by_helm(path: &str) -> bool {
 impl Files {
     /// The files of `chart` a template can read.
     pub(crate) fn of(chart: &Chart) -> Files {
-        // Only the files a template may read are copied: Helm's own (templates, subcharts'
+        // Only the files a template may read are taken: Helm's own (templates, subcharts'
         // folders and archives) are most of a chart's bytes and are left where they are.
         // Chart.yaml and the templates are never among them, so they are not looked at.
         let text = chart
             .default_values
             .iter()
             .chain(&chart.value_overlays)
-            .chain(&chart.other_files)
-            .map(|f| (f.path.as_str(), FileBytes::Text(f.text.clone())));
-        let binary = chart.binary_files.iter().map(|(path, bytes)| {
-            (
-                path.as_str(),
-                FileBytes::Binary(Arc::from(bytes.as_slice())),
-            )
-        });
-        Files::readable(text.chain(binary))
+            .chain(&chart.other_files);
+        Files::readable(text, &chart.binary_files)
     }
 
     /// The files a template may read among `files` (a chart's, moved out of it), in the order
     /// [`Files::of`] takes them: text files first, a later one of a path winning.
     pub(crate) fn from_parts(files: &FileParts) -> Files {
-        let text = files
-            .text
-            .iter()
-            .map(|f| (f.path.as_str(), FileBytes::Text(f.text.clone())));
-        let binary = files.binary.iter().map(|(path, bytes)| {
-            (
-                path.as_str(),
-                FileBytes::Binary(Arc::from(bytes.as_slice())),
-            )
-        });
-        Files::readable(text.chain(binary))
+        Files::readable(files.text.iter(), &files.binary)
     }
 
-    fn readable<'a>(files: impl Iterator<Item = (&'a str, FileBytes)>) -> Files {
-        Files(
-            files
-                .filter(|(path, _)| !kept_by_helm(path))
-                .map(|(path, bytes)| (path.to_owned(), bytes))
-                .collect(),
-        )
+    /// The files among `text` and `binary` that Helm lets templates read: text shared with the
+    /// chart, the others copied.
+    fn readable<'a>(
+        text: impl Iterator<Item = &'a ChartFile>,
+        binary: &'a [(String, Vec<u8>)],
+    ) -> Files {
+        let text = text
+            .filter(|f| !kept_by_helm(&f.path))
+            .map(|f| (f.path.clone(), FileBytes::Text(f.text.clone())));
+        // Filtered before the copy: a subchart's archive under charts/ stays where it is.
+        let binary = binary
+            .iter()
+            .filter(|(path, _)| !kept_by_helm(path))
+            .map(|(path, bytes)| (path.clone(), FileBytes::Binary(Arc::from(bytes.as_slice()))));
+        Files(text.chain(binary).collect())
     }
 
     /// The files whose paths match the glob `pattern` (Helm's `Files.Glob`).

@@ -9,7 +9,7 @@ mod repeated_metadata;
 pub use reader::{assemble, render, render_with_a_helper, DocumentReader};
 pub use repeated_metadata::later_labels_and_annotations_win;
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// Helm 3.17.1's install order, as observed (kinds not listed sort after these, alphabetically).
 pub const INSTALL_ORDER: &[&str] = &[
@@ -200,21 +200,21 @@ impl fmt::Display for RenderedDocument {
 impl Rendered {
     /// The multi-document stream `helm template` prints.
     pub fn to_stream(&self) -> String {
-        // Sized exactly (see write_framed): a buffer that doubles copies the whole stream, and
-        // its fresh pages fault again.
-        let framing = "---\n# Source: /\n\n".len() + self.chart_name.len();
+        // Sized exactly: a buffer that doubles copies the whole stream, and its fresh pages
+        // fault again.
         let mut out = String::with_capacity(
             self.documents
                 .iter()
-                .map(|d| framing + d.template.len() + d.text.len())
+                .flat_map(|doc| framed(&self.chart_name, doc))
+                .map(str::len)
                 .sum::<usize>()
-                .max(1),
+                .max(EMPTY_STREAM.len()),
         );
         for doc in &self.documents {
-            write_framed(&mut out, &self.chart_name, doc);
+            out.extend(framed(&self.chart_name, doc));
         }
-        if out.is_empty() {
-            out.push('\n');
+        if self.documents.is_empty() {
+            out.push_str(EMPTY_STREAM);
         }
         out
     }
@@ -223,12 +223,12 @@ impl Rendered {
     /// it: a CRD chart's stream is a quarter of a megabyte, a block of fresh memory to fault in.
     pub fn write_stream(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         for doc in &self.documents {
-            write!(out, "---\n# Source: {}/{}\n", self.chart_name, doc.template)?;
-            out.write_all(doc.text.as_bytes())?;
-            out.write_all(b"\n")?;
+            for piece in framed(&self.chart_name, doc) {
+                out.write_all(piece.as_bytes())?;
+            }
         }
         if self.documents.is_empty() {
-            out.write_all(b"\n")?;
+            out.write_all(EMPTY_STREAM.as_bytes())?;
         }
         Ok(())
     }
@@ -245,18 +245,27 @@ impl Rendered {
                     files.len() - 1
                 }
             };
-            write_framed(&mut files[index].1, &self.chart_name, doc);
+            files[index].1.extend(framed(&self.chart_name, doc));
         }
         files
     }
 }
 
-fn write_framed(out: &mut String, chart_name: &str, doc: &RenderedDocument) {
-    let _ = write!(
-        out,
-        "---\n# Source: {chart_name}/{}\n{}\n",
-        doc.template, doc.text
-    );
+/// What `helm template` prints for a render without documents.
+const EMPTY_STREAM: &str = "\n";
+
+/// Document `doc` of chart `chart_name` as `helm template` frames it, in pieces: the
+/// separator, the `# Source:` line, the text and its newline.
+fn framed<'d>(chart_name: &'d str, doc: &'d RenderedDocument) -> [&'d str; 7] {
+    [
+        "---\n# Source: ",
+        chart_name,
+        "/",
+        &doc.template,
+        "\n",
+        &doc.text,
+        "\n",
+    ]
 }
 
 /// A render's documents (in template order) as `helm template` prints them: the others in
