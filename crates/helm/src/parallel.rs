@@ -24,14 +24,130 @@ use std::sync::OnceLock;
 pub const STACK_BYTES: usize = 64 << 20;
 
 /// A rayon pool of `threads` threads (`None`: one per core) with [`STACK_BYTES`] stacks, named
-/// `meshchart-<role>-N`.
+/// `meshchart-<role>-N`, each started on another core than the thread that starts it
+/// ([`placement`]).
 fn build(threads: Option<usize>, role: &'static str) -> Result<rayon::ThreadPool, String> {
+    let cpus = placement::Cpus::of_this_thread();
+    let widen_to = cpus.clone();
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .stack_size(STACK_BYTES)
         .thread_name(move |index| format!("meshchart-{role}-{index}"))
+        .spawn_handler(move |thread| {
+            let index = thread.index();
+            let mut builder = std::thread::Builder::new();
+            if let Some(name) = thread.name() {
+                builder = builder.name(name.to_owned());
+            }
+            if let Some(bytes) = thread.stack_size() {
+                builder = builder.stack_size(bytes);
+            }
+            let started = builder.spawn(move || thread.run())?;
+            if let Some(cpus) = &cpus {
+                cpus.steer_away(&started, index);
+            }
+            Ok(())
+        })
+        .start_handler(move |_| {
+            if let Some(cpus) = &widen_to {
+                cpus.widen_this_thread();
+            }
+        })
         .build()
         .map_err(|e| format!("cannot start the threads: {e}"))
+}
+
+/// Where a new thread first runs.
+///
+/// Linux queues a new thread where it sees room, and on a virtual machine that is often the
+/// starting thread's own core: measured on our 2-core CI machine, about half the threads started
+/// while their starter was busy waited for it to sleep (2 ms in a 2 ms busy loop) instead of
+/// taking the idle core. A render's helper, started as its render begins, then compiled nothing.
+/// So each pool thread is pinned, as it is started, to a core other than the starter's (one of
+/// those the process may use, in turn), and widened back to all of them once it runs, so that
+/// the kernel balances it from then on as any other thread.
+mod placement {
+    /// The cores this process may use, and those of them other than the starting thread's.
+    #[derive(Clone)]
+    pub(super) struct Cpus {
+        #[cfg(target_os = "linux")]
+        allowed: libc::cpu_set_t,
+        #[cfg(target_os = "linux")]
+        others: Vec<usize>,
+        /// The core the starting thread ran on (what the tests check against).
+        #[cfg(all(test, target_os = "linux"))]
+        here: usize,
+    }
+
+    impl Cpus {
+        /// This thread's cores, or `None` where there is no other core to steer to (or the
+        /// platform does not say).
+        #[cfg(target_os = "linux")]
+        pub(super) fn of_this_thread() -> Option<Cpus> {
+            // SAFETY: a zeroed cpu_set_t is the empty set; the calls write within its size.
+            unsafe {
+                let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+                if libc::sched_getaffinity(0, std::mem::size_of_val(&allowed), &mut allowed) != 0 {
+                    return None;
+                }
+                let here = usize::try_from(libc::sched_getcpu()).ok()?;
+                let others: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&cpu| cpu != here && libc::CPU_ISSET(cpu, &allowed))
+                    .collect();
+                (!others.is_empty()).then_some(Cpus {
+                    allowed,
+                    others,
+                    #[cfg(test)]
+                    here,
+                })
+            }
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        pub(super) fn of_this_thread() -> Option<Cpus> {
+            None
+        }
+
+        /// Pins the just started `thread` (the pool's `index`th) to one of the other cores:
+        /// the kernel moves it there at once, whether it has run yet or not.
+        #[cfg(target_os = "linux")]
+        pub(super) fn steer_away<T>(&self, thread: &std::thread::JoinHandle<T>, index: usize) {
+            use std::os::unix::thread::JoinHandleExt;
+            let cpu = self.others[index % self.others.len()];
+            // SAFETY: the handle names a live thread (not joined); the set is on our stack.
+            unsafe {
+                let mut one: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(cpu, &mut one);
+                // Advice only: a thread left where the kernel put it still works.
+                libc::pthread_setaffinity_np(
+                    thread.as_pthread_t(),
+                    std::mem::size_of_val(&one),
+                    &one,
+                );
+            }
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        pub(super) fn steer_away<T>(&self, _thread: &std::thread::JoinHandle<T>, _index: usize) {}
+
+        /// Lets this thread run on every core the process may use again.
+        #[cfg(target_os = "linux")]
+        pub(super) fn widen_this_thread(&self) {
+            // SAFETY: the set is a copy of what sched_getaffinity filled.
+            unsafe {
+                libc::sched_setaffinity(0, std::mem::size_of_val(&self.allowed), &self.allowed);
+            }
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        pub(super) fn widen_this_thread(&self) {}
+
+        /// The core the starting thread ran on when these were read.
+        #[cfg(all(test, target_os = "linux"))]
+        pub(super) fn starter(&self) -> usize {
+            self.here
+        }
+    }
 }
 
 /// A pool of `threads` workers (`None`: one per core) for one piece of work, such as a fleet.
@@ -94,4 +210,43 @@ pub fn beside<R>(
             .map_err(|e| format!("cannot start a thread: {e}"))?;
         Ok(own_work())
     })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::placement::Cpus;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    fn this_cpu() -> usize {
+        // SAFETY: no arguments; -1 only where the kernel cannot say.
+        usize::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(usize::MAX)
+    }
+
+    #[test]
+    fn a_steered_thread_runs_on_another_core_than_its_starter() {
+        let Some(cpus) = Cpus::of_this_thread() else {
+            eprintln!("SKIPPED: this test needs two cores the process may use");
+            return;
+        };
+        let steered = Arc::new(AtomicBool::new(false));
+        let told = Arc::clone(&steered);
+        let widen = cpus.clone();
+        let thread = std::thread::spawn(move || {
+            while !told.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            let steered_to = this_cpu();
+            widen.widen_this_thread();
+            steered_to
+        });
+        cpus.steer_away(&thread, 0);
+        steered.store(true, Ordering::Release);
+        let ran_on = thread.join().expect("the steered thread ends");
+        assert_ne!(
+            ran_on,
+            cpus.starter(),
+            "the thread ran on its starter's core"
+        );
+    }
 }
