@@ -10,7 +10,12 @@ static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::Capped
 
 fn main() -> ExitCode {
     // Small blocks come from a huge-page arena (see meshchart::arena), big ones from the system.
-    meshchart::arena::start();
+    // The helper thread pages its start in on the second core while this one goes on; until
+    // then blocks come from the system allocator.
+    meshchart::arena::reserve();
+    if !meshchart::parallel::ahead(meshchart::arena::page_in_and_open) {
+        meshchart::arena::open();
+    }
     meshchart::limits::catch_stack_overflow();
     let limits = meshchart::limits::set_ceiling_from_env()
         .and_then(|()| meshchart::limits::start_deadline());

@@ -7,8 +7,31 @@ use std::collections::BTreeMap;
 #[global_allocator]
 static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
 
+/// As the binary starts it: the region reserved, paged in and opened by the helper thread
+/// while the tests' first blocks come from the system allocator.
 fn start() {
-    meshchart::arena::start();
+    meshchart::arena::reserve();
+    if !meshchart::parallel::ahead(meshchart::arena::page_in_and_open) {
+        meshchart::arena::open();
+    }
+}
+
+#[test]
+fn blocks_taken_before_the_region_opens_go_back_to_the_system_allocator_after() {
+    meshchart::arena::reserve();
+    let before: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 48 + i]).collect();
+    meshchart::arena::page_in_and_open();
+    let after = vec![7u8; 48];
+    assert!(meshchart::arena::owns(after.as_ptr().cast_mut()));
+    assert!(before
+        .iter()
+        .enumerate()
+        .all(|(i, block)| block.iter().all(|&b| b == i as u8)));
+    drop(before);
+    let reused: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 48 + i]).collect();
+    assert!(reused
+        .iter()
+        .all(|block| meshchart::arena::owns(block.as_ptr().cast_mut())));
 }
 
 #[test]

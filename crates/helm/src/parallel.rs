@@ -172,6 +172,25 @@ fn helper() -> Option<&'static rayon::ThreadPool> {
         .as_ref()
 }
 
+/// Starts the process's helper thread now and gives it `first_work`, without waiting for it;
+/// false (and `first_work` unrun) when there is no second core for it or it cannot start.
+///
+/// For work a process can do ahead, on its otherwise idle second core, while its main thread
+/// parses flags (the binary pages its allocator's region in this way); the render that uses
+/// the helper next finds it started and waits for `first_work` to end.
+pub fn ahead(first_work: impl FnOnce() + Send + 'static) -> bool {
+    if placement::Cpus::of_this_thread().is_none() {
+        return false;
+    }
+    match helper() {
+        Some(pool) => {
+            pool.spawn(first_work);
+            true
+        }
+        None => false,
+    }
+}
+
 /// Runs `helper_work` on the kept helper thread while this thread runs `own_work`, and returns
 /// when both are done. Renders on several threads at once share the helper, each taking it
 /// when it is free. When the helper cannot start, `helper_work` is dropped unrun: `own_work`
