@@ -21,7 +21,7 @@ fn blocks_taken_before_the_region_opens_go_back_to_the_system_allocator_after() 
     meshchart::arena::reserve();
     let before: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 48 + i]).collect();
     meshchart::arena::page_in_and_open();
-    let after = vec![7u8; 48];
+    let after: Box<[u8]> = Box::new([7u8; 48]);
     assert!(meshchart::arena::owns(after.as_ptr().cast_mut()));
     assert!(before
         .iter()
