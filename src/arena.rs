@@ -95,8 +95,8 @@ pub fn start() {
     open();
 }
 
-/// Reserves the region without serving from it yet: blocks come from the system allocator until
-/// [`open`] (or [`page_in_and_open`]) runs.
+/// Reserves the region without serving from it yet: small blocks come from a static buffer
+/// (the first 1 MiB, see `EARLY_BYTES`) until [`open`] (or [`page_in_and_open`]) runs.
 pub fn reserve() {
     // A second region would leave the first one's blocks unrecognised by [`owns`].
     static RESERVE: Once = Once::new();
@@ -116,8 +116,8 @@ const PAGED_IN_AHEAD: usize = HUGE_PAGE;
 
 /// Pages in the start of the reserved region, then [`open`]s it: for a thread on another core,
 /// at start-up. The kernel zeroes a huge page as it is first touched, about 250 us on our CI
-/// machine; done here, the main thread's first blocks come from the system allocator meanwhile
-/// instead of waiting for that.
+/// machine; done here, the main thread's first blocks come from the static early buffer
+/// meanwhile instead of waiting for that.
 pub fn page_in_and_open() {
     let start = RESERVED.load(Ordering::Relaxed);
     if start != 0 {
@@ -185,14 +185,58 @@ fn serves(layout: Layout) -> bool {
 pub fn owns(ptr: *mut u8) -> bool {
     let address = ptr as usize;
     let start = START.load(Ordering::Acquire);
-    start != 0 && address >= start && address < END.load(Ordering::Relaxed)
+    (start != 0 && address >= start && address < END.load(Ordering::Relaxed))
+        || EARLY.holds(address)
 }
+
+/// What the arena serves between [`reserve`] and [`open`] (while the helper pages the region
+/// in), carved from a static buffer: so that those blocks do not come from the system
+/// allocator, whose first use on each thread maps memory and may unmap some again (musl's
+/// gives back every block it maps on its own; each unmapping interrupts the process's other
+/// cores). Freed, they join the free lists like any block of the region.
+const EARLY_BYTES: usize = 1 << 20;
+
+#[repr(C, align(4096))]
+struct Early(UnsafeCell<[u8; EARLY_BYTES]>);
+
+// SAFETY: each byte of the buffer is handed out once ([`EARLY_NEXT`] is an atomic bump), and
+// from then on belongs to the block's owner.
+unsafe impl Sync for Early {}
+
+impl Early {
+    fn start(&self) -> usize {
+        self.0.get() as usize
+    }
+
+    fn holds(&self, address: usize) -> bool {
+        address >= self.start() && address < self.start() + EARLY_BYTES
+    }
+
+    /// `bytes` (a multiple of 16) carved from the buffer, or null once it is used up.
+    fn carve(&self, bytes: usize) -> *mut u8 {
+        match EARLY_NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+            (next + bytes <= EARLY_BYTES).then_some(next + bytes)
+        }) {
+            Ok(offset) => (self.start() + offset) as *mut u8,
+            Err(_) => std::ptr::null_mut(),
+        }
+    }
+}
+
+static EARLY: Early = Early(UnsafeCell::new([0; EARLY_BYTES]));
+static EARLY_NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// A block for `layout`, or null when the arena does not serve it (not started, too large,
 /// over-aligned, region used up).
 pub fn alloc(layout: Layout) -> *mut u8 {
-    if !serves(layout) || START.load(Ordering::Acquire) == 0 {
+    if !serves(layout) {
         return std::ptr::null_mut();
+    }
+    if START.load(Ordering::Acquire) == 0 {
+        if RESERVED.load(Ordering::Relaxed) == 0 {
+            return std::ptr::null_mut();
+        }
+        return EARLY.carve(class_of(layout.size()).1);
     }
     let (class, bytes) = class_of(layout.size());
     HEAP.try_with(|heap| {

@@ -11,7 +11,7 @@ static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::Capped
 fn main() -> ExitCode {
     // Small blocks come from a huge-page arena (see meshchart::arena), big ones from the system.
     // The helper thread pages its start in on the second core while this one goes on; until
-    // then blocks come from the system allocator.
+    // then small blocks come from the arena's static early buffer.
     meshchart::arena::reserve();
     if !meshchart::parallel::ahead(meshchart::arena::page_in_and_open) {
         meshchart::arena::open();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::CappedAllocator;
 
 /// As the binary starts it: the region reserved, paged in and opened by the helper thread
-/// while the tests' first blocks come from the system allocator.
+/// while the tests' first blocks come from the arena's early buffer.
 fn start() {
     meshchart::arena::reserve();
     if !meshchart::parallel::ahead(meshchart::arena::page_in_and_open) {
@@ -17,9 +17,12 @@ fn start() {
 }
 
 #[test]
-fn blocks_taken_before_the_region_opens_go_back_to_the_system_allocator_after() {
+fn blocks_taken_before_the_region_opens_are_the_arenas_and_are_reused_after() {
     meshchart::arena::reserve();
     let before: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 48 + i]).collect();
+    assert!(before
+        .iter()
+        .all(|block| meshchart::arena::owns(block.as_ptr().cast_mut())));
     meshchart::arena::page_in_and_open();
     let after: Box<[u8]> = Box::new([7u8; 48]);
     assert!(meshchart::arena::owns(after.as_ptr().cast_mut()));
