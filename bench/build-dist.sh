@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Builds what we ship and benchmark, and prints the executable's path: `cargo build --profile
 # dist` (fat LTO, opt-level 3 everywhere). On x86_64 Linux the executable is also linked
-# statically (glibc's libc.a, from Debian's libc6-dev, which a Rust toolchain on Linux needs
-# anyway) at a fixed address: no dynamic loader, no shared libraries to map and relocate at each
-# start, which made a whole-process render 0.85x the time (bench/paired.py, 80 rounds). It needs
-# an explicit --target, so build scripts and proc-macros stay dynamic; the executable lands in
-# target/x86_64-unknown-linux-gnu/dist/. Its code starts with the functions a render and an inject
+# statically against musl at a fixed address: no dynamic loader, no shared libraries to map and
+# relocate at each start (static glibc made a whole-process render 0.85x the time), and none of
+# glibc's start-up, which runs about a hundred `cpuid` instructions to size the caches, each an
+# exit to the hypervisor on a virtual machine (0.45 ms of every process on ours; src/copy.rs
+# says more, and replaces musl's slow memcpy). It needs an explicit --target, so build scripts
+# and proc-macros stay native; the executable lands in target/x86_64-unknown-linux-musl/dist/.
+# The target's standard library comes from rustup (added here when missing); ring's few C files
+# are compiled by the system's gcc, and Rust's own lld links (its gcc-ld wrapper), since it
+# reads the symbol order. The executable's code starts with the functions a render and an inject
 # run, in one block (bench/hot-symbols.txt, from bench/hot-text.sh): a whole line (both charts)
-# takes 0.95x the time. DYNAMIC=1 builds the ordinary dynamic executable.
+# took 0.95x the time. DYNAMIC=1 builds the ordinary dynamic executable.
 #
 # usage: bench/build-dist.sh   (PROFILE=NAME for another profile; CARGO_TARGET_DIR is honoured)
 set -euo pipefail
@@ -15,13 +19,21 @@ cd "$(dirname "$0")/.."
 profile=${PROFILE:-dist}
 target_dir=${CARGO_TARGET_DIR:-target}
 if [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 && -z ${DYNAMIC:-} ]]; then
+  target=x86_64-unknown-linux-musl
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+    rustup target add "$target" >&2
+  fi
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  gcc_ld="$(rustc --print sysroot)/lib/rustlib/$host/bin/gcc-ld"
   # The functions a render runs, gathered at the start of the code (bench/hot-text.sh says how
-  # the list is made and why); rust-lld, the linker Rust uses here, reads the list.
+  # the list is made and why).
+  CC_x86_64_unknown_linux_musl=${CC_x86_64_unknown_linux_musl:-gcc} \
   RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static \
+-C link-arg=-B$gcc_ld -C link-arg=-fuse-ld=lld \
 -C link-arg=-Wl,--symbol-ordering-file=$PWD/bench/hot-symbols.txt \
 -C link-arg=-Wl,--no-warn-symbol-ordering" \
-    cargo build --profile "$profile" --target x86_64-unknown-linux-gnu --quiet
-  echo "$target_dir/x86_64-unknown-linux-gnu/$profile/meshchart"
+    cargo build --profile "$profile" --target "$target" --quiet
+  echo "$target_dir/$target/$profile/meshchart"
 else
   cargo build --profile "$profile" --quiet
   echo "$target_dir/$profile/meshchart"

@@ -7,7 +7,7 @@
 //! [`package`], [`output`], ...) and `meshchart-linkerd` (the release lines, [`identity`],
 //! [`inject`], and the commands over both: [`render`], [`fleet`], [`lint`], [`diff`],
 //! [`golden`]). What belongs to the process alone lives here: [`limits`], the ceilings on its
-//! heap and running time, and [`arena`], its heap. [`flags`] re-exports `meshchart-cli`, the
+//! heap and running time, [`arena`], its heap, and [`copy`], its byte copies on musl. [`flags`] re-exports `meshchart-cli`, the
 //! command line's flag groups, for the tests that read golden cases as the command line does. The
 //! command line (`main.rs`, `cli/`, one file per command) is a thin layer of clap over these.
 
@@ -16,6 +16,7 @@
 #![warn(unreachable_pub)]
 
 pub mod arena;
+pub mod copy;
 pub mod limits;
 
 /// The command line's flag groups (the `meshchart-cli` crate), for the tests that read golden

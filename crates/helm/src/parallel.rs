@@ -121,8 +121,10 @@ mod placement {
                 let mut one: libc::cpu_set_t = std::mem::zeroed();
                 libc::CPU_SET(cpu, &mut one);
                 // Advice only: a thread left where the kernel put it still works.
+                // std calls musl's pthread_t an integer, the libc crate a pointer.
+                #[allow(clippy::unnecessary_cast)]
                 libc::pthread_setaffinity_np(
-                    thread.as_pthread_t(),
+                    thread.as_pthread_t() as libc::pthread_t,
                     std::mem::size_of_val(&one),
                     &one,
                 );
