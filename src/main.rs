@@ -13,7 +13,10 @@ fn main() -> ExitCode {
     // The helper thread pages its start in on the second core while this one goes on; until
     // then small blocks come from the arena's static early buffer.
     meshchart::arena::reserve();
-    if !meshchart::parallel::ahead(meshchart::arena::page_in_and_open) {
+    if !meshchart::parallel::ahead(|| {
+        meshchart::arena::page_in_and_open();
+        learn_the_processors_features();
+    }) {
         meshchart::arena::open();
     }
     meshchart::limits::catch_stack_overflow();
@@ -63,6 +66,17 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Has std and ring ask the processor for its features (for the SIMD searches and the SHA-256
+/// code they choose), which each does once per process, on first use. Each `cpuid` instruction
+/// exits to the hypervisor on a virtual machine (6.4 us on ours), and the two ask some fifteen
+/// times: asked by the helper at start-up, while the main thread parses flags, the answers are
+/// kept when the render needs them.
+fn learn_the_processors_features() {
+    #[cfg(target_arch = "x86_64")]
+    let _ = std::arch::is_x86_feature_detected!("avx2");
+    let _ = meshchart::digest::sha256(b"");
 }
 
 /// Flushes stdout and ends the process with status 0, at once. std's `process::exit` would
