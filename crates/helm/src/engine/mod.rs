@@ -1,5 +1,6 @@
 //! The engine: compiles a chart's templates once and renders them with Helm's semantics.
 
+mod ahead;
 mod context;
 pub(crate) mod convert;
 mod error;
@@ -13,6 +14,7 @@ mod run;
 mod static_text;
 
 pub use crate::limits::{FUEL_PER_RENDER, MAX_LIST_ITEMS, MAX_STRING_BYTES, TEMPLATE_DATA_BYTES};
+pub use ahead::build_environment_ahead;
 pub use context::{ApiVersions, KubeVersion, DEFAULT_API_VERSIONS};
 pub use convert::{from_jinja, to_jinja};
 pub use error::RenderError;
@@ -175,91 +177,7 @@ impl<'source> Engine<'source> {
 
     /// An engine for `chart` with our syntax, functions and filters and no template yet.
     fn without_templates(chart: &Chart) -> Engine<'source> {
-        let mut env = Environment::new();
-        env.set_auto_escape_callback(|_| AutoEscape::None);
-        // Go templates keep a template's final newline; Jinja drops it by default.
-        let syntax = minijinja::syntax::SyntaxConfig::builder()
-            .keep_trailing_newline(true)
-            .build();
-        if let Ok(syntax) = syntax {
-            env.set_syntax(syntax);
-        }
-        env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
-        env.set_fuel(Some(FUEL_PER_RENDER));
-        env.set_recursion_limit(200);
-        env.set_debug(true);
-        env.set_formatter(|out, state, value| {
-            if value.is_undefined() && state.undefined_behavior() != UndefinedBehavior::Lenient {
-                return Err(minijinja::Error::from(minijinja::ErrorKind::UndefinedError));
-            }
-            // A list prints at least two bytes an item: refuse a long one before walking it (a
-            // lazy list doubled with `+` claims billions of items).
-            // The kind first: a string's length is a count of its characters.
-            let listed = matches!(
-                value.kind(),
-                minijinja::value::ValueKind::Seq
-                    | minijinja::value::ValueKind::Iterable
-                    | minijinja::value::ValueKind::Map
-            );
-            if let Some(len) = listed.then(|| value.len()).flatten() {
-                if len.saturating_mul(2) > MAX_STRING_BYTES {
-                    return Err(minijinja::Error::new(
-                        minijinja::ErrorKind::InvalidOperation,
-                        format!(
-                            "the {} printed here has {len} items: more than the limit of \
-                             {MAX_STRING_BYTES} bytes (10 MiB) once printed",
-                            if value.kind() == minijinja::value::ValueKind::Map {
-                                "map"
-                            } else {
-                                "list"
-                            }
-                        ),
-                    ));
-                }
-            }
-            // Printing walks the value recursively: refuse one nested past the limit first.
-            if listed && convert::nested_too_deep(value) {
-                return Err(minijinja::Error::new(
-                    minijinja::ErrorKind::InvalidOperation,
-                    format!(
-                        "the value printed here is nested deeper than {} levels",
-                        crate::limits::MAX_NESTING
-                    ),
-                ));
-            }
-            let write_failed = |e| {
-                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
-                    .with_source(e)
-            };
-            // Most printed values are strings: they are written without a copy, as are the
-            // template's own lifted runs of text.
-            if let Some(lifted) = value.downcast_object_ref::<static_text::LiftedText>() {
-                return out.write_str(lifted.text()).map_err(write_failed);
-            }
-            let mut built = String::new();
-            let text = match (value.kind(), value.as_str()) {
-                (minijinja::value::ValueKind::String, Some(text)) => text,
-                _ => {
-                    gofmt::write_display(&mut built, value); // stops early past the cap
-                    &built
-                }
-            };
-            if text.len() > MAX_STRING_BYTES {
-                return Err(minijinja::Error::new(
-                    minijinja::ErrorKind::InvalidOperation,
-                    format!(
-                        "the value printed here is {} bytes, more than the limit of \
-                         {MAX_STRING_BYTES} (10 MiB)",
-                        text.len()
-                    ),
-                ));
-            }
-            out.write_str(text).map_err(write_failed)
-        });
-        env.add_function("include", include::include);
-        env.add_function("tpl", include::tpl);
-        env.add_filter("tpl", include::tpl);
-        functions::register(&mut env);
+        let env = ahead::take_or_build();
         Engine {
             env,
             chart_name: chart.metadata.name.clone(),
@@ -452,4 +370,95 @@ impl<'source> Engine<'source> {
             .map_err(|e| self.template_error(&e))?;
         template.render(&ctx).map_err(|e| self.template_error(&e))
     }
+}
+
+/// A minijinja environment with our syntax, limits, output formatting, functions and filters,
+/// and no template: what every engine starts from, whatever its chart.
+fn our_environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    // Go templates keep a template's final newline; Jinja drops it by default.
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .build();
+    if let Ok(syntax) = syntax {
+        env.set_syntax(syntax);
+    }
+    env.set_undefined_behavior(UndefinedBehavior::SemiStrict);
+    env.set_fuel(Some(FUEL_PER_RENDER));
+    env.set_recursion_limit(200);
+    env.set_debug(true);
+    env.set_formatter(|out, state, value| {
+        if value.is_undefined() && state.undefined_behavior() != UndefinedBehavior::Lenient {
+            return Err(minijinja::Error::from(minijinja::ErrorKind::UndefinedError));
+        }
+        // A list prints at least two bytes an item: refuse a long one before walking it (a
+        // lazy list doubled with `+` claims billions of items).
+        // The kind first: a string's length is a count of its characters.
+        let listed = matches!(
+            value.kind(),
+            minijinja::value::ValueKind::Seq
+                | minijinja::value::ValueKind::Iterable
+                | minijinja::value::ValueKind::Map
+        );
+        if let Some(len) = listed.then(|| value.len()).flatten() {
+            if len.saturating_mul(2) > MAX_STRING_BYTES {
+                return Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!(
+                        "the {} printed here has {len} items: more than the limit of \
+                         {MAX_STRING_BYTES} bytes (10 MiB) once printed",
+                        if value.kind() == minijinja::value::ValueKind::Map {
+                            "map"
+                        } else {
+                            "list"
+                        }
+                    ),
+                ));
+            }
+        }
+        // Printing walks the value recursively: refuse one nested past the limit first.
+        if listed && convert::nested_too_deep(value) {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!(
+                    "the value printed here is nested deeper than {} levels",
+                    crate::limits::MAX_NESTING
+                ),
+            ));
+        }
+        let write_failed = |e| {
+            minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "could not write output")
+                .with_source(e)
+        };
+        // Most printed values are strings: they are written without a copy, as are the
+        // template's own lifted runs of text.
+        if let Some(lifted) = value.downcast_object_ref::<static_text::LiftedText>() {
+            return out.write_str(lifted.text()).map_err(write_failed);
+        }
+        let mut built = String::new();
+        let text = match (value.kind(), value.as_str()) {
+            (minijinja::value::ValueKind::String, Some(text)) => text,
+            _ => {
+                gofmt::write_display(&mut built, value); // stops early past the cap
+                &built
+            }
+        };
+        if text.len() > MAX_STRING_BYTES {
+            return Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!(
+                    "the value printed here is {} bytes, more than the limit of \
+                     {MAX_STRING_BYTES} (10 MiB)",
+                    text.len()
+                ),
+            ));
+        }
+        out.write_str(text).map_err(write_failed)
+    });
+    env.add_function("include", include::include);
+    env.add_function("tpl", include::tpl);
+    env.add_filter("tpl", include::tpl);
+    functions::register(&mut env);
+    env
 }
