@@ -11,11 +11,13 @@ static ALLOCATOR: meshchart::limits::CappedAllocator = meshchart::limits::Capped
 fn main() -> ExitCode {
     // Small blocks come from a huge-page arena (see meshchart::arena), big ones from the system.
     // The helper thread pages its start in on the second core while this one goes on; until
-    // then small blocks come from the arena's static early buffer. Before that it builds the
-    // template environment and asks the processor for its features, which the main thread
-    // needs sooner: as it reads flags and chooses the release, and as it starts to render.
+    // then small blocks come from the arena's static early buffer, whose pages it maps first.
+    // Before paging in it builds the template environment and asks the processor for its
+    // features, which the main thread needs sooner: as it reads flags and chooses the release,
+    // and as it starts to render.
     meshchart::arena::reserve();
     if !meshchart::parallel::ahead(|| {
+        meshchart::arena::populate_early();
         meshchart::engine::build_environment_ahead();
         learn_the_processors_features();
         meshchart::arena::page_in_and_open();
