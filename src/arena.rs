@@ -144,8 +144,12 @@ const EARLY_POPULATED: usize = 640 << 10;
 /// a page fault (about 1.8 us on a virtual machine, some 120 of them at a render's start); the
 /// kernel maps a range asked for at once for a fraction of that. Pages another thread reaches
 /// first are left as they are. Mapped by the main thread before it starts the others, the
-/// same pages made a render slower (1.08x a CRD render), so the helper does it.
+/// same pages made a render slower (1.08x a CRD render), so the helper does it. Without a
+/// reserved region the buffer serves nothing, and nothing is mapped.
 pub fn populate_early() {
+    if RESERVED.load(Ordering::Relaxed) == 0 {
+        return;
+    }
     #[cfg(target_os = "linux")]
     // SAFETY: advice on our own static buffer; populating writes nothing into it. A kernel
     // without MADV_POPULATE_WRITE (before 5.14) refuses it, and the pages fault in as usual.
