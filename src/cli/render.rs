@@ -174,9 +174,9 @@ pub fn one(
     if let Some(dir) = &output_dir {
         render::refuse_output_overlap(dir, chart.chart.as_deref(), &request, None)?;
     }
-    // This process renders one chart and exits: what a Go chart's render parsed is left to the
-    // exit, not freed node by node.
-    meshchart_helm::gotpl::keep_until_exit();
+    // This process renders one chart and exits: what the render built (templates, engine,
+    // values) is left to the exit, not freed node by node.
+    meshchart_helm::process::keep_until_exit();
     let chosen = render::choose_chart(
         &chart.source(),
         request.overrides(),

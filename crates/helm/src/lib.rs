@@ -7,8 +7,8 @@
 //! checks them against a chart's schema; [`engine`] renders templates with Helm's functions;
 //! [`manifest`] splits, checks, orders and frames what they render; [`package`] writes chart
 //! archives. [`redact`] keeps private keys out of messages, [`epoch`] reads the one clock input
-//! (`SOURCE_DATE_EPOCH`), [`limits`] holds the budgets a render runs on and [`parallel`] the
-//! threads it runs on.
+//! (`SOURCE_DATE_EPOCH`), [`limits`] holds the budgets a render runs on, [`parallel`] the
+//! threads it runs on and [`process`] what a process that renders once leaves to its exit.
 
 #![deny(missing_docs)]
 // What is `pub` is the crate's surface: an item only the crate uses says `pub(crate)`.
@@ -28,5 +28,6 @@ pub mod manifest;
 pub mod output;
 pub mod package;
 pub mod parallel;
+pub mod process;
 pub mod redact;
 pub mod values;

@@ -350,7 +350,11 @@ pub fn render(
     };
     let templates = engine.finish_render(work, &options, &reader)?;
     let rendered = crate::manifest::assemble(engine.chart_name(), templates, &options)?;
-    with_notes(chart, &values, rendered, notes)
+    let outcome = with_notes(chart, &values, rendered, notes);
+    // A one-shot process leaves the compiled templates and the values to its exit.
+    meshchart_helm::process::release(engine);
+    meshchart_helm::process::release(values);
+    outcome
 }
 
 /// Renders a chart written in Go templates (see [`meshchart_helm::gotpl`]): its values read

@@ -194,20 +194,6 @@ fn template_error(file: &str, error: &meshchart_gotemplate::Error, parse: bool) 
     }
 }
 
-/// Whether renders leave their parsed templates and data to the process's end (see
-/// [`keep_until_exit`]).
-static KEPT_UNTIL_EXIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Asks every later [`render`] to leave its parsed templates and template data unfreed, for a
-/// process that renders one chart and then exits (the command line's `render`): freeing the
-/// trees of every template and helper of a chart and its subcharts took about a twentieth of
-/// such a process's instructions, only to hand the memory back just before the system does. A
-/// caller that goes on rendering (a fleet, a library user) must not ask this: each render's
-/// templates would stay allocated.
-pub fn keep_until_exit() {
-    KEPT_UNTIL_EXIT.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Renders a Go-template chart with `values` (already coalesced with its defaults) and its
 /// enabled subcharts, each template's output read by `reader`; the results in the order of
 /// the templates' full names (`chart/charts/sub/templates/...` before `chart/templates/...`),
@@ -329,10 +315,9 @@ pub fn render(
         }
         read.push(documents);
     }
-    if KEPT_UNTIL_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
-        std::mem::forget(set);
-        std::mem::forget(data);
-    }
+    // See crate::process: a one-shot process leaves the parsed templates to its exit.
+    crate::process::release(set);
+    crate::process::release(data);
     Ok(read)
 }
 
