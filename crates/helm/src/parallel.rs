@@ -236,6 +236,42 @@ pub fn alongside<R>(helper_work: impl FnOnce() + Send, own_work: impl FnOnce() -
     }
 }
 
+/// How long a render thread waiting for its partner keeps running before it sleeps: a thread
+/// that sleeps took 0.1-0.5 ms to wake on a virtual machine whose idle core halts, longer than
+/// the waits of a render (a template compiling on the other thread, the values read before
+/// the helper may render).
+const SPIN_BEFORE_SLEEPING: Duration = Duration::from_millis(1);
+
+/// Waits until `done` holds: running for up to [`SPIN_BEFORE_SLEEPING`], then yielding the
+/// core between looks, for a condition another thread is about to make true.
+pub fn wait_until(done: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        if started.elapsed() < SPIN_BEFORE_SLEEPING {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// [`std::sync::mpsc::Receiver::recv`], running for up to [`SPIN_BEFORE_SLEEPING`] before it
+/// sleeps: for a message the other render thread is about to send.
+pub fn receive_soon<T>(
+    receiver: &std::sync::mpsc::Receiver<T>,
+) -> Result<T, std::sync::mpsc::RecvError> {
+    use std::sync::mpsc::TryRecvError;
+    let started = Instant::now();
+    while started.elapsed() < SPIN_BEFORE_SLEEPING {
+        match receiver.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(std::sync::mpsc::RecvError),
+            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+        }
+    }
+    receiver.recv()
+}
+
 /// The stack of a coordinator thread ([`beside`]): it hands work to a pool and waits, and
 /// renders nothing itself.
 const COORDINATOR_STACK_BYTES: usize = 256 << 10;

@@ -310,14 +310,12 @@ pub fn render(
     let rendering: OnceLock<RenderWork<Vec<RenderedDocument>>> = OnceLock::new();
     let (helper_engine, helper_compiling, helper_rendering, helper_reader) =
         (&engine, &compiling, &rendering, &reader);
-    // Made here, so that whichever side stops early drops its ends and the other stops waiting.
-    let (compiled, helper_compiled) = mpsc::sync_channel::<()>(1);
+    // Made here, so that whichever side stops early drops its end and the other stops waiting.
     let (start, helper_may_render) = mpsc::sync_channel::<bool>(1);
     let values = crate::parallel::alongside(
         move || {
             helper_engine.compile(helper_compiling);
-            let _ = compiled.send(());
-            if helper_may_render.recv() == Ok(true) {
+            if crate::parallel::receive_soon(&helper_may_render) == Ok(true) {
                 if let Some(work) = helper_rendering.get() {
                     helper_engine.render_shared(work, helper_reader);
                 }
@@ -326,8 +324,7 @@ pub fn render(
         || {
             let values = values_for(chart, request, stdin, clock);
             engine.compile(&compiling);
-            // The helper may still be compiling the last template it took.
-            let _ = helper_compiled.recv();
+            // Waits for the templates the helper is still compiling, if it took any.
             let prepared = engine
                 .finish_compile(&compiling, chart)
                 .map_err(Error::from)

@@ -104,7 +104,19 @@ type Objects = [(&'static str, JValue); 5];
 #[derive(Default)]
 pub struct CompileWork {
     next: AtomicUsize,
+    /// Templates whose compile has ended, with or without an error.
+    finished: AtomicUsize,
     first_error: Mutex<Option<(usize, minijinja::Error)>>,
+}
+
+/// Counts a template's compile as ended when dropped, even by a panic, so that nothing waits
+/// for it forever.
+struct Finishing<'a>(&'a AtomicUsize);
+
+impl Drop for Finishing<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
 }
 
 fn is_partial(name: &str) -> bool {
@@ -225,6 +237,7 @@ impl<'source> Engine<'source> {
             let Some(name) = self.templates.get(index) else {
                 return;
             };
+            let _finishing = Finishing(&work.finished);
             if let Err(e) = self.env.get_template(name) {
                 let mut first = work.first_error.lock().unwrap_or_else(|p| p.into_inner());
                 if first.as_ref().is_none_or(|(at, _)| index < *at) {
@@ -234,8 +247,13 @@ impl<'source> Engine<'source> {
         }
     }
 
-    /// The first syntax error in path order, as a sequential compile would report it.
+    /// The first syntax error in path order, as a sequential compile would report it. Call it
+    /// after [`Engine::compile`] on this thread, which leaves no template untaken; it waits for
+    /// the templates other threads are still compiling, and only for those: a helper that has
+    /// not started yet took none.
     pub fn finish_compile(&self, work: &CompileWork, chart: &Chart) -> Result<(), RenderError> {
+        let total = self.templates.len();
+        crate::parallel::wait_until(|| work.finished.load(Ordering::Acquire) >= total);
         let first = work
             .first_error
             .lock()
