@@ -13,6 +13,13 @@
 # run, in one block (bench/hot-symbols.txt, from bench/hot-text.sh): a whole line (both charts)
 # took 0.95x the time. DYNAMIC=1 builds the ordinary dynamic executable.
 #
+# The static executable is also optimised from a profile of its own runs: an instrumented build
+# (the pgo-training feature, in a target folder of its own) runs bench/pgo-train.sh, LLVM's
+# llvm-profdata (rustup's llvm-tools, added here when missing) merges what it counted, and the
+# executable is built again with it, so that the compiler lays out and inlines for the branches a
+# render takes. Paired against the same build without it: a control plane took 0.857x the time,
+# a CRD chart 0.924x. It doubles the build time; NO_PGO=1 leaves it out.
+#
 # usage: bench/build-dist.sh   (PROFILE=NAME for another profile; CARGO_TARGET_DIR is honoured)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,12 +34,33 @@ if [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 && -z ${DYNAMIC:-} ]]; then
   gcc_ld="$(rustc --print sysroot)/lib/rustlib/$host/bin/gcc-ld"
   # The functions a render runs, gathered at the start of the code (bench/hot-text.sh says how
   # the list is made and why).
-  CC_x86_64_unknown_linux_musl=${CC_x86_64_unknown_linux_musl:-gcc} \
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static \
+  static_flags="-C target-feature=+crt-static -C relocation-model=static \
 -C link-arg=-B$gcc_ld -C link-arg=-fuse-ld=lld \
 -C link-arg=-Wl,--symbol-ordering-file=$PWD/bench/hot-symbols.txt \
--C link-arg=-Wl,--no-warn-symbol-ordering" \
-    cargo build --profile "$profile" --target "$target" --quiet
+-C link-arg=-Wl,--no-warn-symbol-ordering"
+  export CC_x86_64_unknown_linux_musl=${CC_x86_64_unknown_linux_musl:-gcc}
+  pgo_flags=
+  if [[ -z ${NO_PGO:-} ]]; then
+    if ! rustup component list --installed 2>/dev/null | grep -q '^llvm-tools'; then
+      rustup component add llvm-tools >&2
+    fi
+    profdata="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
+    training_dir="$target_dir/pgo-training"
+    # A fixed folder, so that the flags stay the same from one build to the next and cargo
+    # rebuilds only what changed; the counts of an earlier training go first.
+    mkdir -p "$target_dir"
+    profiles="$(cd "$target_dir" && pwd)/pgo-profile"
+    rm -rf "$profiles"
+    mkdir -p "$profiles"
+    RUSTFLAGS="$static_flags -C profile-generate=$profiles" CARGO_TARGET_DIR="$training_dir" \
+      cargo build --profile "$profile" --target "$target" --features pgo-training --quiet
+    LLVM_PROFILE_FILE="$profiles/%m.profraw" \
+      bench/pgo-train.sh "$training_dir/$target/$profile/meshchart"
+    "$profdata" merge -o "$profiles/merged.profdata" "$profiles"/*.profraw
+    # A function the profile does not know (the training feature's few lines) is no error.
+    pgo_flags="-C profile-use=$profiles/merged.profdata -C llvm-args=-no-pgo-warn-mismatch"
+  fi
+  RUSTFLAGS="$static_flags $pgo_flags" cargo build --profile "$profile" --target "$target" --quiet
   echo "$target_dir/$target/$profile/meshchart"
 else
   cargo build --profile "$profile" --quiet

@@ -100,6 +100,16 @@ fn exit_successfully() -> ! {
             1
         }
     };
+    // _exit runs no exit handlers, and the instrumented binary of a profile-guided build writes
+    // its profile in one: written here instead.
+    #[cfg(feature = "pgo-training")]
+    {
+        extern "C" {
+            fn __llvm_profile_write_file() -> libc::c_int;
+        }
+        // SAFETY: the LLVM profiler runtime linked into an instrumented build provides it.
+        unsafe { __llvm_profile_write_file() };
+    }
     // SAFETY: _exit ends the process without running anything of ours.
     unsafe { libc::_exit(status) }
 }
