@@ -17,8 +17,9 @@
 # (the pgo-training feature, in a target folder of its own) runs bench/pgo-train.sh, LLVM's
 # llvm-profdata (rustup's llvm-tools, added here when missing) merges what it counted, and the
 # executable is built again with it, so that the compiler lays out and inlines for the branches a
-# render takes. Paired against the same build without it: a control plane took 0.857x the time,
-# a CRD chart 0.924x. It doubles the build time; NO_PGO=1 leaves it out.
+# render takes. Paired against the same code built without it, both executables freshly copied
+# (a copy's page-cache state alone moved a render by up to 0.89x here): a control plane took
+# 0.898x the time, a CRD chart 1.015x. It doubles the build time; NO_PGO=1 leaves it out.
 #
 # usage: bench/build-dist.sh   (PROFILE=NAME for another profile; CARGO_TARGET_DIR is honoured)
 set -euo pipefail
