@@ -297,7 +297,7 @@ pub fn beside<R>(
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::placement::Cpus;
-    use super::stay_awake_until;
+    use super::{receive_soon, stay_awake_until, wait_until};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
@@ -353,5 +353,37 @@ mod tests {
         wanted.store(true, Ordering::Relaxed);
         waiting.join().expect("the waiting thread ends");
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_waiting_render_thread_sees_a_condition_set_after_it_stopped_spinning() {
+        let done = Arc::new(AtomicBool::new(false));
+        let setter = Arc::clone(&done);
+        let setting = std::thread::spawn(move || {
+            // Past the spinning, into the yielding part of the wait.
+            std::thread::sleep(Duration::from_millis(5));
+            setter.store(true, Ordering::Release);
+        });
+        wait_until(|| done.load(Ordering::Acquire));
+        setting.join().expect("the setting thread ends");
+        assert!(done.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn a_message_sent_after_the_spinning_still_arrives() {
+        let (send, receive) = std::sync::mpsc::sync_channel::<u32>(1);
+        let sending = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(5));
+            send.send(7).expect("the receiver waits");
+        });
+        assert_eq!(receive_soon(&receive), Ok(7));
+        sending.join().expect("the sending thread ends");
+    }
+
+    #[test]
+    fn a_receiver_whose_sender_is_gone_stops_waiting() {
+        let (send, receive) = std::sync::mpsc::sync_channel::<u32>(1);
+        drop(send);
+        assert!(receive_soon(&receive).is_err());
     }
 }
