@@ -211,8 +211,20 @@ const AWAKE_FOR_A_RENDER: Duration = Duration::from_micros(1_500);
 /// CRD render 0.90x the time and a control plane 0.94x (bench/paired.py-style runs, 150 rounds).
 /// At most `limit` of one core is spent on it, once per process.
 fn stay_awake_until(wanted: &AtomicBool, limit: Duration) {
-    let until = Instant::now() + limit;
-    while !wanted.load(Ordering::Relaxed) && Instant::now() < until {
+    spin_until(limit, || wanted.load(Ordering::Relaxed));
+}
+
+/// Runs, without sleeping, until `done` holds or `limit` has passed; whether `done` held. The
+/// one busy wait of the render threads (see [`stay_awake_until`] for why they do not sleep).
+fn spin_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            return false;
+        }
         std::hint::spin_loop();
     }
 }
@@ -245,13 +257,11 @@ const SPIN_BEFORE_SLEEPING: Duration = Duration::from_millis(1);
 /// Waits until `done` holds: running for up to [`SPIN_BEFORE_SLEEPING`], then yielding the
 /// core between looks, for a condition another thread is about to make true.
 pub fn wait_until(done: impl Fn() -> bool) {
-    let started = Instant::now();
+    if spin_until(SPIN_BEFORE_SLEEPING, &done) {
+        return;
+    }
     while !done() {
-        if started.elapsed() < SPIN_BEFORE_SLEEPING {
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
+        std::thread::yield_now();
     }
 }
 
@@ -261,15 +271,16 @@ pub fn receive_soon<T>(
     receiver: &std::sync::mpsc::Receiver<T>,
 ) -> Result<T, std::sync::mpsc::RecvError> {
     use std::sync::mpsc::TryRecvError;
-    let started = Instant::now();
-    while started.elapsed() < SPIN_BEFORE_SLEEPING {
-        match receiver.try_recv() {
-            Ok(message) => return Ok(message),
-            Err(TryRecvError::Disconnected) => return Err(std::sync::mpsc::RecvError),
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
-        }
+    let mut outcome = Err(TryRecvError::Empty);
+    spin_until(SPIN_BEFORE_SLEEPING, || {
+        outcome = receiver.try_recv();
+        !matches!(outcome, Err(TryRecvError::Empty))
+    });
+    match outcome {
+        Ok(message) => Ok(message),
+        Err(TryRecvError::Disconnected) => Err(std::sync::mpsc::RecvError),
+        Err(TryRecvError::Empty) => receiver.recv(),
     }
-    receiver.recv()
 }
 
 /// The stack of a coordinator thread ([`beside`]): it hands work to a pool and waits, and
