@@ -2,8 +2,8 @@
 # The training run of bench/build-dist.sh's profile-guided build: what users run most, run by the
 # instrumented executable MESHCHART, which counts the branches and calls it takes. Both charts of
 # every template era's line (the control plane with the pinned material of tests/certs, then
-# with --ha, then with other proxy settings), the 2021 line, and inject and uninject of the
-# golden inputs. Everything it reads is in the repository; it takes a few seconds.
+# with --ha, then with other proxy settings), the 2021 line, and inject of eleven golden inputs.
+# Everything it reads is in the repository; it takes a few seconds.
 #
 # usage: bench/pgo-train.sh MESHCHART   (the profile goes where LLVM_PROFILE_FILE says)
 set -euo pipefail
