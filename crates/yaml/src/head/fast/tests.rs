@@ -34,7 +34,7 @@ fn every_character_at_every_offset_of_a_block_is_judged_as_defined() {
         .chain([0x2028, 0x2029, 0xfeff, 0xfffe, 0xffff, 0x1f600])
         .filter_map(char::from_u32);
     for c in samples {
-        for at in [0, 1, 63, 64, 65, base.len()] {
+        for at in [0, 1, 31, 32, 33, 63, 64, 65, base.len() - 1, base.len()] {
             let mut text = base.clone();
             text.insert(at, c);
             assert_eq!(

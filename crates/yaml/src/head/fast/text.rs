@@ -48,15 +48,7 @@ impl<'t> Iterator for Lines<'t> {
 
 /// No tabs, carriage returns or characters YAML readers reject or treat specially.
 pub(crate) fn characters_are_plain(text: &str) -> bool {
-    // Printable ASCII and newlines, the usual case: a block of bytes at a time, without an
-    // early exit inside a block, so the compiler compares 16 bytes per instruction. (Counting
-    // the unusual bytes instead widened each byte to 64 bits: half of this check's time.)
-    let usual = text.as_bytes().chunks(64).all(|block| {
-        block.iter().fold(true, |ok, &b| {
-            ok & ((b.wrapping_sub(0x20) < 0x5f) | (b == b'\n'))
-        })
-    });
-    if usual {
+    if usual_bytes_only(text.as_bytes()) {
         return true;
     }
     let ascii_ok = text.bytes().all(|b| b >= 0x20 || b == b'\n');
@@ -71,4 +63,28 @@ pub(crate) fn characters_are_plain(text: &str) -> bool {
                     ..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
             )
         })
+}
+
+/// Whether `bytes` holds printable ASCII and newlines only, the usual case.
+///
+/// Blocks of a fixed 32 bytes, each folded into one byte without an early exit, are what the
+/// compiler turns into vector compares whatever it inlines this into. The shipped executable
+/// had compiled an earlier form (blocks of up to 64 bytes, folded as bools) into a loop over
+/// single bytes: two fifths of the line check's time on a CRD chart.
+#[inline(never)]
+fn usual_bytes_only(bytes: &[u8]) -> bool {
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        let mut unusual = 0u8;
+        for &b in block {
+            unusual |= u8::from((b.wrapping_sub(0x20) >= 0x5f) & (b != b'\n'));
+        }
+        if unusual != 0 {
+            return false;
+        }
+    }
+    blocks
+        .remainder()
+        .iter()
+        .all(|&b| (b.wrapping_sub(0x20) < 0x5f) | (b == b'\n'))
 }
